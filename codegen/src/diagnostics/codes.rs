@@ -1,0 +1,69 @@
+//! The one table of diagnostic codes: one line per code with its default severity and summary.
+//!
+//! agent-bundle's codes keep their meaning (so its docs transfer); abgen-only checks use
+//! AB5100–AB5999: AB51xx static schemas, AB52xx host profiles and the host matrix, AB53xx
+//! bundling, run time and the compiler's own input handling.
+
+use super::Severity;
+
+macro_rules! codes {
+    ($($code:ident $severity:ident $summary:literal;)*) => {
+        /// A diagnostic code. `Code::AB4805.as_str() == "AB4805"`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code { $($code,)* }
+
+        impl Code {
+            /// Every code, in table order.
+            pub const ALL: &'static [Code] = &[$(Code::$code,)*];
+
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Code::$code => stringify!($code),)* }
+            }
+
+            /// The severity a diagnostic of this code has unless its constructor says otherwise.
+            pub const fn default_severity(self) -> Severity {
+                match self { $(Code::$code => Severity::$severity,)* }
+            }
+
+            /// One line saying what the code means.
+            pub const fn summary(self) -> &'static str {
+                match self { $(Code::$code => $summary,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    AB4000 Error "`plugin.name` is missing or not a non-empty string";
+    AB4001 Error "`plugin.version` is declared but is not a non-empty string";
+    AB4011 Warning "package.json is unreadable or not a JSON object";
+    AB4100 Error "unknown target";
+    AB4800 Error "an MCP server has route modules and an entry claim, without an explicit `routes.servers` mode";
+    AB4802 Error "two modules derive the same route id";
+    AB4803 Error "unsafe identity segment in a route path";
+    AB4804 Error "bad `routes` override";
+    AB4805 Error "rejected `config` declaration shape or non-object config value";
+    AB4806 Error "dynamic `config` initializer outside the static grammar";
+    AB4810 Error "route definition is not statically readable, or an MCP route misses its schemas or async default";
+    AB4811 Error "MCP route exports `execute` or `render`";
+    AB4812 Error "App route without a static non-empty `config.resourceUri`";
+    AB4823 Error "event route outside the event vocabulary";
+    AB4824 Error "event route selects an unknown target or an unsupported event capability";
+    AB4825 Error "event `config.targets` is not a non-empty array of non-empty names";
+    AB4829 Error "two App routes of one server share a `resourceUri`";
+    AB4830 Error "layout module breaks the layout contract";
+    AB4831 Error "two layout modules for one scope";
+    AB4832 Error "server layout for a server with no tool, resource or prompt routes";
+    AB4835 Error "malformed `config.render`";
+    AB4836 Error "malformed `config.execution`, or declared on a resource or prompt";
+    AB4940 Error "provider module's default export is not a function";
+    AB4941 Error "two providers share one key";
+    AB4942 Error "provider key `processLifetime` is reserved";
+    AB5300 Error "source file does not parse";
+    AB5301 Error "source file cannot be read";
+    AB5302 Error "source file is not UTF-8 text";
+    AB5303 Error "`'use client'` in a route module: Agent Documents have no client components";
+    AB5304 Info "`file/change` is accepted as an alias of `file/saved`";
+    AB5305 Error "no `agent-bundle.config.*` or package.json gives the project a plugin name";
+    AB5306 Error "two config files where one is expected";
+}

@@ -1,0 +1,1 @@
+//! Renderers of diagnostics, one file per output format.

@@ -1,0 +1,13 @@
+//! abgen: the compiler. Reads an agent-plugin project statically (never executing author code)
+//! and turns it into a route graph, diagnostics and, later, native host plugins.
+//!
+//! Data flows one way through the stages, one folder each:
+//! `project` (config, discovery) → `extract` (per file, parallel) → `graph` (ids, identity rules).
+//! `diagnostics` is shared by every stage. The entry call is [`check::check_project`].
+
+pub mod check;
+pub mod cli;
+pub mod diagnostics;
+pub mod extract;
+pub mod graph;
+pub mod project;

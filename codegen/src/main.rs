@@ -1,0 +1,5 @@
+//! The `abgen` command.
+
+fn main() {
+    std::process::exit(2);
+}

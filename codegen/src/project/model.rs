@@ -1,0 +1,41 @@
+//! Plain types describing a project's discovered modules.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// The scope a layout wraps.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(tag = "scope", rename_all = "kebab-case")]
+pub enum LayoutScope {
+    /// `src/layout.{ts,tsx}`.
+    Root,
+    /// `src/mcp/<server>/layout.{ts,tsx}`.
+    Server { server: String },
+}
+
+/// What a discovered module is, by its path alone.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ModuleKind {
+    Tool { server: String, name: String },
+    Resource { server: String, name: String },
+    Prompt { server: String, name: String },
+    App { server: String, name: String },
+    /// `src/events/<family>/<event>` (`event` = `<family>/<event>`) or `src/events/<name>`.
+    Event { event: String },
+    Layout(LayoutScope),
+    Provider { name: String },
+    /// `src/mcp/<server>.{ts,tsx}`: a hand-written server entry that claims the server id.
+    ServerEntry { server: String },
+}
+
+/// A source module found by discovery.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SourceModule {
+    /// Project-relative, `/`-separated path.
+    pub path: String,
+    #[serde(skip)]
+    pub absolute: PathBuf,
+    pub kind: ModuleKind,
+}

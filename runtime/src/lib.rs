@@ -1,0 +1,4 @@
+//! abgen-runtime: the runtime shipped in every artifact as `bin/abgen-host`.
+//!
+//! It owns the compiled artifact manifest types (`manifest`), which the compiler depends on;
+//! the compiler never depends on anything else here, and this crate never depends on the compiler.
