@@ -102,7 +102,8 @@ pub struct ExtractedModule {
     /// The static options object (the `defineTool` / `events.*` first argument or the
     /// `config` export) without `inputSchema`/`resultSchema`. Empty when absent or rejected.
     pub config: Map<String, Value>,
-    /// Where each top-level key of `config` was written, for diagnostics of later stages.
+    /// Where every value of `config` was written, keyed by JSON Pointer (`/resourceUri`,
+    /// `/tools/0`), for diagnostics of later stages.
     pub config_locations: BTreeMap<String, Location>,
     /// Where the definition call or `config` export stands.
     pub definition_location: Option<Location>,
