@@ -1,0 +1,55 @@
+/**
+ * The request context of one render: `agent()` and `useAgent()` read it from an
+ * AsyncLocalStorage that the worker installs around the route's handler and its render.
+ *
+ * Invariant: a context belongs to exactly one render; once that render has ended, progress
+ * reports are refused with a `handoff-required` error instead of being sent nowhere.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** A progress report, as `agent().progress.report()` takes it. */
+export interface ProgressReport {
+  completed: number;
+  total?: number;
+  message?: string;
+}
+
+/** What a route can learn about the render it is part of. */
+export interface AgentContext {
+  route: { id: string; kind: 'tool' | 'event' };
+  input: unknown;
+  event?: unknown;
+  signal: AbortSignal;
+  progress: { report(report: ProgressReport): void };
+  provider<T = unknown>(key: string): Promise<T>;
+}
+
+/** The error a producer gets when its render has already completed. */
+export class HandoffRequiredError extends Error {
+  readonly code = 'handoff-required';
+  constructor(what: string) {
+    super(`${what} after the render completed; nothing can receive it`);
+    this.name = 'HandoffRequiredError';
+  }
+}
+
+const storage = new AsyncLocalStorage<AgentContext>();
+
+/** Runs `body` with `context` as the current request context. Used by the worker. */
+export function runWithAgentContext<T>(context: AgentContext, body: () => T): T {
+  return storage.run(context, body);
+}
+
+/** The current request context; throws outside a render. */
+export function agent(): AgentContext {
+  const context = storage.getStore();
+  if (context === undefined) {
+    throw new Error('agent() was called outside a route render');
+  }
+  return context;
+}
+
+/** The current request context, for use inside components (same value as `agent()`). */
+export function useAgent(): AgentContext {
+  return agent();
+}

@@ -1,0 +1,98 @@
+/**
+ * The Agent elements: host elements with reserved `agent-*` tag names.
+ *
+ * `Agent.Markdown` is the string `'agent-markdown'`, so `<Agent.Markdown>` compiles to a plain
+ * host element that React Flight serializes as an element tuple without executing anything; the
+ * runtime's Flight decoder turns those tuples into Agent Document nodes. Their props are typed
+ * through `JSX.IntrinsicElements` below, which is also what lets `tsc` accept `<agent-markdown>`.
+ */
+import type { ReactNode } from 'react';
+
+/** Props of `<Agent.Result>`: the document root; `value` becomes the document's value. */
+export interface ResultProps {
+  value?: unknown;
+  children?: ReactNode;
+}
+
+/** Props of the text-carrying elements: Markdown, Text, Context, Notice. */
+export interface TextContentProps {
+  children: string | number | ReadonlyArray<string | number>;
+}
+
+/** Props of `<Agent.Json>`: any value; Map, Set, Date and BigInt are converted for JSON. */
+export interface JsonProps {
+  value: unknown;
+}
+
+/** Props of `<Agent.Progress>`: usually a Suspense fallback. */
+export interface ProgressProps {
+  completed: number;
+  total?: number;
+  message?: string;
+}
+
+/** Props of `<Agent.Image>` and `<Agent.Audio>`: raw bytes or a base64 string. */
+export interface MediaProps {
+  data: Uint8Array | string;
+  mimeType: string;
+}
+
+/** Props of `<Agent.Resource>`: a link to, or the embedded text of, a resource. */
+export interface ResourceProps {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+}
+
+/** Props of `<Agent.Error>`: a represented error (the invocation still completes). */
+export interface ErrorProps {
+  code: string;
+  message: string;
+}
+
+/** Props of `<Agent.Deny>`: refuse the action a hook event is about. */
+export interface DenyProps {
+  reason: string;
+}
+
+/** The reserved tag names, one per Agent Document node kind. */
+export const Agent = {
+  Result: 'agent-result',
+  Markdown: 'agent-markdown',
+  Text: 'agent-text',
+  Json: 'agent-json',
+  Progress: 'agent-progress',
+  Image: 'agent-image',
+  Audio: 'agent-audio',
+  Resource: 'agent-resource',
+  Error: 'agent-error',
+  Context: 'agent-context',
+  Deny: 'agent-deny',
+  Notice: 'agent-notice',
+} as const;
+
+/** One of the reserved tag names. */
+export type AgentTagName = (typeof Agent)[keyof typeof Agent];
+
+/** Props of each reserved tag name. */
+export interface AgentIntrinsicElements {
+  'agent-result': ResultProps;
+  'agent-markdown': TextContentProps;
+  'agent-text': TextContentProps;
+  'agent-json': JsonProps;
+  'agent-progress': ProgressProps;
+  'agent-image': MediaProps;
+  'agent-audio': MediaProps;
+  'agent-resource': ResourceProps;
+  'agent-error': ErrorProps;
+  'agent-context': TextContentProps;
+  'agent-deny': DenyProps;
+  'agent-notice': TextContentProps;
+}
+
+declare module 'react' {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace JSX {
+    interface IntrinsicElements extends AgentIntrinsicElements {}
+  }
+}

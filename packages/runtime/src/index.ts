@@ -1,0 +1,20 @@
+/**
+ * The public surface of `@agent-bundle/runtime`: the Agent elements with their prop types and the
+ * request context. Named exports only; the Node worker entry is the `./worker` subpath.
+ */
+export { Agent } from './elements.ts';
+export { agent, useAgent, HandoffRequiredError } from './context.ts';
+
+export type {
+  AgentIntrinsicElements,
+  AgentTagName,
+  DenyProps,
+  ErrorProps,
+  JsonProps,
+  MediaProps,
+  ProgressProps,
+  ResourceProps,
+  ResultProps,
+  TextContentProps,
+} from './elements.ts';
+export type { AgentContext, ProgressReport } from './context.ts';
