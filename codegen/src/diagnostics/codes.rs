@@ -66,4 +66,5 @@ codes! {
     AB5304 Info "`file/change` is accepted as an alias of `file/saved`";
     AB5305 Error "no `agent-bundle.config.*` or package.json gives the project a plugin name";
     AB5306 Error "two config files where one is expected";
+    AB5307 Error "a config field has the wrong shape";
 }
