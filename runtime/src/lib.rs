@@ -2,3 +2,5 @@
 //!
 //! It owns the compiled artifact manifest types (`manifest`), which the compiler depends on;
 //! the compiler never depends on anything else here, and this crate never depends on the compiler.
+
+pub mod manifest;

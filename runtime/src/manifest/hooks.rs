@@ -1,0 +1,67 @@
+//! The per-host hook tables of the manifest, and [`HookView`], the part of the manifest the hook
+//! client reads alone.
+//!
+//! `abgen-host hook --host H --event E` must answer inside a host deadline of about a second,
+//! so it deserializes only [`HookView`] (identity, digest, `hooks`): serde skips every other
+//! top-level member of the manifest without building values for it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::Application;
+
+/// Host name (`claude`, …) → the bindings of that host, sorted by canonical event.
+pub type HookTables = BTreeMap<String, Vec<HookBinding>>;
+
+/// One native hook registration and the route it serves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookBinding {
+    /// The host's event name (`PostToolUse`).
+    pub native_event: String,
+    /// The host matcher written in the host's hook document, when the binding filters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// The route ids that answer; one event route per canonical event today.
+    pub routes: Vec<String>,
+    /// The canonical event (`tool/after`), as passed to `abgen-host hook --event`.
+    pub event: String,
+    /// The runtime's own budget: it answers (or gives up) within this many milliseconds.
+    pub deadline_ms: u64,
+    /// The timeout written into the host's hook document, in seconds.
+    pub timeout_sec: u64,
+    /// Which envelope decoder reads the host's stdin payload.
+    pub decoder: String,
+    /// Which encoder writes the host's native output.
+    pub encoder: String,
+    pub fallback: HookFallback,
+}
+
+/// What a hook does when no warm runtime answers in time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HookFallback {
+    /// Answer honestly with no guidance.
+    #[default]
+    None,
+    /// Start the worker once for this event.
+    Standalone,
+}
+
+/// The slice of the manifest the hook client needs.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookView {
+    pub manifest_version: u32,
+    pub application: Application,
+    pub digest: String,
+    pub hooks: HookTables,
+}
+
+impl HookView {
+    /// The binding for `event` on `host`, if the artifact registered one.
+    pub fn binding(&self, host: &str, event: &str) -> Option<&HookBinding> {
+        self.hooks.get(host)?.iter().find(|binding| binding.event == event)
+    }
+}

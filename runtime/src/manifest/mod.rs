@@ -1,0 +1,20 @@
+//! The compiled artifact manifest, `abgen.manifest.json`: the one contract between build time
+//! and run time (schema: `schemas/abgen-manifest.schema.json`).
+//!
+//! The compiler builds a [`Manifest`] and writes it last into the artifact; the runtime reads it
+//! with [`read_manifest`], and the hook client reads only the small [`HookView`] (identity,
+//! digest, hook tables) with [`read_hook_view`], never the route schemas. Invariant: every type
+//! here serializes to exactly what the schema accepts, and parsing then re-serializing a valid
+//! manifest gives back the same value.
+
+mod hooks;
+mod model;
+mod read;
+
+pub use hooks::{HookBinding, HookFallback, HookTables, HookView};
+pub use model::{
+    Application, FileEntry, Limits, MANIFEST_FILE_NAME, MANIFEST_VERSION, Manifest, REACT_VERSION,
+    RenderLimits, Route, RouteKind, RouteSchemas, SchemaProjection, SchemaSource, Server,
+    ServerMode, WORKER_PROTOCOL_VERSION,
+};
+pub use read::{ManifestReadError, read_hook_view, read_manifest};

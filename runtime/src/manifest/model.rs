@@ -1,0 +1,177 @@
+//! The serde types of `abgen.manifest.json` except the hook tables (see `hooks.rs`).
+//!
+//! Field names are camelCase on the wire. Optional members are omitted when absent, never
+//! written as `null`, so the canonical bytes of a manifest do not depend on how it was built.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::hooks::HookTables;
+
+/// The manifest's file name at the artifact root.
+pub const MANIFEST_FILE_NAME: &str = "abgen.manifest.json";
+/// The manifest format version this crate reads and writes.
+pub const MANIFEST_VERSION: u32 = 1;
+/// The React version the render worker is bundled with; the worker's `hello` must match it.
+pub const REACT_VERSION: &str = "19.3.1";
+/// The version of the host ↔ worker frame protocol.
+pub const WORKER_PROTOCOL_VERSION: u32 = 1;
+
+/// The whole `abgen.manifest.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    /// Always [`MANIFEST_VERSION`].
+    pub manifest_version: u32,
+    pub application: Application,
+    /// The artifact epoch: sha256 (lowercase hex) of the canonical JSON of [`Manifest::files`].
+    pub digest: String,
+    /// The pinned React version of the bundled worker ([`REACT_VERSION`]).
+    pub react: String,
+    /// [`WORKER_PROTOCOL_VERSION`].
+    pub worker_protocol: u32,
+    /// Every route, sorted by id.
+    pub routes: Vec<Route>,
+    /// Every MCP server, sorted by id.
+    pub servers: Vec<Server>,
+    /// Per host (`claude`, …), the native hook bindings the hook client answers.
+    pub hooks: HookTables,
+    pub limits: Limits,
+    /// Every file of the artifact except the manifest itself, sorted by path.
+    pub files: Vec<FileEntry>,
+}
+
+/// Who the plugin is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Application {
+    /// The plugin name (a slug): the Claude plugin name and the marketplace prefix.
+    pub name: String,
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// What kind of module a route is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteKind {
+    Tool,
+    Resource,
+    Prompt,
+    App,
+    Event,
+}
+
+/// One route of the project.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Route {
+    /// `tool:<server>/<name>`, `event:<family>/<event>`, …
+    pub id: String,
+    pub kind: RouteKind,
+    /// The route module, relative to the project root, `/`-separated.
+    pub source: String,
+    /// The MCP wire name (the last id segment); MCP routes only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire_name: Option<String>,
+    /// The owning server id; MCP routes only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The canonical event (`tool/after`); event routes only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// The route's static options as written (without `inputSchema`/`resultSchema`).
+    pub config: Map<String, Value>,
+    pub schemas: RouteSchemas,
+}
+
+/// Where a route's input and result schemas come from, and their printed forms.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteSchemas {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<SchemaProjection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<SchemaProjection>,
+}
+
+/// One schema of a route. Later versions add host-profile projections beside `jsonSchema`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaProjection {
+    pub source: SchemaSource,
+    /// The canonical JSON Schema 2020-12; absent when `source` is `runtime`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_schema: Option<Value>,
+}
+
+/// How a schema is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchemaSource {
+    /// Translated from the zod expression at build time.
+    Static,
+    /// Computed by the worker from the real zod schema at run time.
+    Runtime,
+    /// A literal `inputJsonSchema` in the route options.
+    Literal,
+}
+
+/// How a server is served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServerMode {
+    /// Served by `abgen-host mcp --server <id>` from the routes below.
+    Generated,
+}
+
+/// One MCP server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Server {
+    pub id: String,
+    pub mode: ServerMode,
+    /// Route ids served, sorted.
+    pub routes: Vec<String>,
+}
+
+/// Bounds the runtime enforces.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    pub render: RenderLimits,
+    /// The largest hook stdin envelope read before the payload is refused.
+    pub hook_input_max_bytes: u64,
+}
+
+/// Bounds of one render.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderLimits {
+    /// A render still running after this long is aborted.
+    pub max_elapsed_ms: u64,
+    /// The most Flight bytes one render may produce.
+    pub max_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            render: RenderLimits { max_elapsed_ms: 60_000, max_bytes: 8 * 1024 * 1024 },
+            hook_input_max_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// One artifact file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEntry {
+    /// Relative to the artifact root, `/`-separated.
+    pub path: String,
+    /// sha256 of the bytes, lowercase hex.
+    pub sha256: String,
+    /// Unix permission bits (`0o644` = 420, `0o755` = 493).
+    pub mode: u32,
+}
