@@ -1,0 +1,267 @@
+/**
+ * The render worker entry (`@agent-bundle/runtime/worker`): `startWorker` speaks the worker
+ * protocol of schemas/worker-protocol.schema.json on file descriptors 3 (host → worker) and
+ * 4 (worker → host) and renders routes with React's own Flight server.
+ *
+ * Run as `node --conditions=react-server worker.mjs` with NODE_ENV=production, so React emits
+ * production Flight (digest-only errors). Invariant: only this module writes to fd 4, and only
+ * whole frames; author output on stdout/stderr never reaches the protocol.
+ */
+import { createReadStream, writeSync } from 'node:fs';
+import { createElement, isValidElement, version as reactVersion, type ReactNode } from 'react';
+import { renderToReadableStream } from 'react-server-dom-webpack/server';
+import { safeParseAsync } from 'zod/mini';
+import type * as z from 'zod';
+
+import { HandoffRequiredError, runWithAgentContext, type AgentContext, type ProgressReport } from './context.ts';
+import { flightDigest } from './digest.ts';
+import { encodeFrame, FrameReader, type Frame } from './framing.ts';
+
+/** The protocol version this worker speaks. */
+export const WORKER_PROTOCOL = 1;
+
+/** What the generated worker entry passes to `startWorker`. */
+export interface WorkerOptions {
+  protocol: typeof WORKER_PROTOCOL;
+  /** The artifact digest (the epoch); the host refuses a worker with another one. */
+  artifact: string;
+  /** Route id → lazy import of its module, so a cold start does not grow with the plugin. */
+  routes: Record<string, () => Promise<unknown>>;
+  /** Provider key → lazy import of `src/providers/<key>.ts` (its default export is the factory). */
+  providers?: Record<string, () => Promise<unknown>>;
+  /** Where frames are read and written; fd 3 and fd 4 unless a test says otherwise. */
+  fds?: { input: number; output: number };
+}
+
+/** A render request, as the host sends it. */
+interface RenderMessage {
+  type: 'render';
+  id: number;
+  route: string;
+  kind: 'tool' | 'event';
+  input: unknown;
+  context?: Record<string, unknown>;
+  limits?: { maxFlightBytes?: number; maxElapsedMs?: number };
+}
+
+/** An error as it travels in `error` frames and in Flight digests. */
+interface WireError {
+  code: string;
+  message: string;
+}
+
+/** A route module reduced to what rendering needs, whichever form it was written in. */
+interface RouteDefinition {
+  inputSchema?: z.core.$ZodType;
+  resultSchema?: z.core.$ZodType;
+  render(input: unknown, context: AgentContext): ReactNode | Promise<ReactNode>;
+}
+
+/** Starts the worker: sends `hello`, then serves render and abort frames until fd 3 closes. */
+export function startWorker(options: WorkerOptions): void {
+  if (options.protocol !== WORKER_PROTOCOL) {
+    throw new Error(`worker entry speaks protocol ${options.protocol}, this runtime speaks ${WORKER_PROTOCOL}`);
+  }
+  const fds = options.fds ?? { input: 3, output: 4 };
+  const send = (header: Frame['header'], payload?: Uint8Array) => writeAll(fds.output, encodeFrame(header, payload));
+  const renders = new Map<number, AbortController>();
+
+  process.on('unhandledRejection', (reason) => {
+    console.error('abgen worker: unhandled rejection:', reason);
+  });
+
+  send({ type: 'hello', protocol: WORKER_PROTOCOL, react: reactVersion, artifact: options.artifact });
+
+  const reader = new FrameReader();
+  const input = createReadStream('', { fd: fds.input, autoClose: false });
+  input.on('data', (chunk) => {
+    let frames: Frame[];
+    try {
+      frames = reader.push(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk);
+    } catch (error) {
+      console.error(`abgen worker: malformed frame from the host: ${messageOf(error)}`);
+      process.exit(2);
+    }
+    for (const frame of frames) {
+      const header = frame.header;
+      if (header.type === 'render') {
+        const message = header as unknown as RenderMessage;
+        const controller = new AbortController();
+        renders.set(message.id, controller);
+        void serveRender(options, message, controller, send).finally(() => renders.delete(message.id));
+      } else if (header.type === 'abort') {
+        const reason = typeof header.reason === 'string' ? header.reason : 'aborted by the host';
+        renders.get(Number(header.id))?.abort(wireError('aborted', reason));
+      } else {
+        console.error(`abgen worker: ignoring a frame of unknown type \`${header.type}\``);
+      }
+    }
+  });
+  input.on('end', () => process.exit(0));
+  input.on('error', (error) => {
+    console.error(`abgen worker: reading fd ${fds.input} failed: ${error.message}`);
+    process.exit(2);
+  });
+}
+
+async function serveRender(
+  options: WorkerOptions,
+  message: RenderMessage,
+  controller: AbortController,
+  send: (header: Frame['header'], payload?: Uint8Array) => void,
+): Promise<void> {
+  const { id } = message;
+  const fail = (error: WireError) => send({ type: 'error', id, error: { code: error.code, message: error.message } });
+  const load = options.routes[message.route];
+  if (load === undefined) {
+    return fail(wireError('unknown-route', `no route \`${message.route}\` in this worker`));
+  }
+  let definition: RouteDefinition;
+  try {
+    definition = routeDefinition(await load(), message.route, message.kind);
+  } catch (error) {
+    return fail(wireError('route-load-failed', `route \`${message.route}\` failed to load: ${messageOf(error)}`));
+  }
+
+  let input = message.input;
+  if (message.kind === 'tool' && definition.inputSchema !== undefined) {
+    const parsed = await safeParseAsync(definition.inputSchema, input);
+    if (!parsed.success) return fail(wireError('invalid-input', describeIssues(parsed.error.issues)));
+    input = parsed.data;
+  }
+
+  let ended = false;
+  const providers = new Map<string, Promise<unknown>>();
+  const context: AgentContext = {
+    route: { id: message.route, kind: message.kind },
+    input,
+    event: message.kind === 'event' ? input : undefined,
+    signal: controller.signal,
+    progress: {
+      report(report: ProgressReport) {
+        if (ended) throw new HandoffRequiredError('a progress report');
+        if (typeof report?.completed !== 'number') throw new TypeError('progress.report needs a numeric `completed`');
+        send({ type: 'progress', id, completed: report.completed, total: report.total, message: report.message });
+      },
+    },
+    provider<T>(key: string): Promise<T> {
+      if (ended) return Promise.reject(new HandoffRequiredError(`provider \`${key}\` requested`));
+      let value = providers.get(key);
+      if (value === undefined) {
+        value = loadProvider(options, key);
+        providers.set(key, value);
+      }
+      return value as Promise<T>;
+    },
+  };
+
+  async function Route(): Promise<ReactNode> {
+    const node = await definition.render(input, context);
+    if (definition.resultSchema !== undefined) await checkResult(definition.resultSchema, node);
+    return node;
+  }
+
+  const limits = message.limits ?? {};
+  const timer =
+    typeof limits.maxElapsedMs === 'number'
+      ? setTimeout(
+          () => controller.abort(wireError('limit-exceeded', `render took longer than ${limits.maxElapsedMs} ms`)),
+          limits.maxElapsedMs,
+        )
+      : undefined;
+  try {
+    const stream = runWithAgentContext(context, () =>
+      renderToReadableStream(createElement(Route), {}, { onError: flightDigest, signal: controller.signal }),
+    );
+    const reader = stream.getReader();
+    let sent = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      sent += value.byteLength;
+      send({ type: 'flight', id }, value);
+      if (typeof limits.maxFlightBytes === 'number' && sent > limits.maxFlightBytes && !controller.signal.aborted) {
+        controller.abort(wireError('limit-exceeded', `render produced more than ${limits.maxFlightBytes} bytes`));
+      }
+    }
+    send({ type: 'end', id });
+  } catch (error) {
+    fail(wireError('render-failed', messageOf(error)));
+  } finally {
+    ended = true;
+    clearTimeout(timer);
+  }
+}
+
+/** Reads either route form: `defineTool`/`events.*` objects, or `config` + default component. */
+function routeDefinition(module: unknown, route: string, kind: 'tool' | 'event'): RouteDefinition {
+  const exports = (module ?? {}) as Record<string, unknown>;
+  const main = exports.default as Record<string, unknown> | ((props: unknown) => ReactNode) | undefined;
+  if (typeof main === 'object' && main !== null && typeof main.handler === 'function') {
+    if (main.kind !== kind) throw new Error(`route \`${route}\` is a ${String(main.kind)} route, not a ${kind} route`);
+    const handler = main.handler as (...args: unknown[]) => ReactNode | Promise<ReactNode>;
+    const routeOptions = (main.options ?? {}) as Record<string, unknown>;
+    return {
+      inputSchema: routeOptions.inputSchema as z.core.$ZodType | undefined,
+      resultSchema: routeOptions.resultSchema as z.core.$ZodType | undefined,
+      render: (input, context) =>
+        kind === 'tool' ? handler(input, context) : handler(eventProps(input, context.signal)),
+    };
+  }
+  if (typeof main === 'function') {
+    const Component = main;
+    return {
+      inputSchema: exports.inputSchema as z.core.$ZodType | undefined,
+      resultSchema: exports.resultSchema as z.core.$ZodType | undefined,
+      render: (input, context) =>
+        createElement(Component, (kind === 'tool' ? { input } : eventProps(input, context.signal)) as never),
+    };
+  }
+  throw new Error(`route \`${route}\` has no default export made by defineTool, events.*, or a component`);
+}
+
+function eventProps(input: unknown, signal: AbortSignal): Record<string, unknown> {
+  const event = (input ?? {}) as Record<string, unknown>;
+  return { canonical: event.canonical, native: event.native ?? {}, provenance: event.provenance, signal };
+}
+
+/** Validates `<Agent.Result value>` when the route returns its result element directly. */
+async function checkResult(schema: z.core.$ZodType, node: ReactNode): Promise<void> {
+  if (!isValidElement(node) || typeof node.type !== 'string' || !node.type.startsWith('agent-')) return;
+  const value = node.type === 'agent-result' ? (node.props as { value?: unknown }).value : undefined;
+  const parsed = await safeParseAsync(schema, value);
+  if (!parsed.success) {
+    throw Object.assign(new Error(`result value: ${describeIssues(parsed.error.issues)}`), { code: 'invalid-result' });
+  }
+}
+
+async function loadProvider(options: WorkerOptions, key: string): Promise<unknown> {
+  const load = options.providers?.[key];
+  if (load === undefined) throw new Error(`no provider \`${key}\` in this worker`);
+  const module = (await load()) as { default?: unknown };
+  return typeof module.default === 'function' ? await (module.default as () => unknown)() : module.default;
+}
+
+function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return path === '' ? issue.message : `\`${path}\`: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+function wireError(code: string, message: string): WireError & Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) {
+    offset += writeSync(fd, bytes, offset, bytes.length - offset);
+  }
+}
