@@ -1,0 +1,16 @@
+/**
+ * The public surface of `agent-bundle/config`: what `agent-bundle.config.ts` imports.
+ * Every export here is public API; add one only on purpose. Named exports only, no wildcards.
+ */
+
+export { defineConfig } from './define-config.js';
+
+export type {
+  AgentBundleConfig,
+  McpAppConfig,
+  McpServerConfig,
+  PluginAuthor,
+  PluginConfig,
+  ServerMode,
+  Target,
+} from './define-config.js';

@@ -1,0 +1,44 @@
+/**
+ * Config shapes of the routes written in the `export const config = {...} satisfies XConfig`
+ * form (resources, prompts, Apps), and `appResourceUri` for linking a tool to an App.
+ *
+ * These are types for the author's editor only: the compiler reads the literal statically.
+ */
+
+/** `export const config` of a resource route (`src/mcp/<server>/resources/<name>.tsx`). */
+export interface ResourceConfig {
+  /** The URI clients read the resource by (`curator://shelf`). */
+  readonly uri: string;
+  readonly mimeType?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/** `export const config` of a prompt route (`src/mcp/<server>/prompts/<name>.tsx`). */
+export interface PromptConfig {
+  readonly title?: string;
+  readonly description?: string;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/** `export const config` of an MCP App route (`src/mcp/<server>/apps/<name>.tsx`). */
+export interface AppConfig {
+  /** The `ui://` URI the App's HTML is served under; tools link to it in `_meta.ui.resourceUri`. */
+  readonly resourceUri: `ui://${string}`;
+  readonly title?: string;
+  readonly description?: string;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Refers to an App route's `config.resourceUri` by name (`'shelf_viewer'`, `'library/shelf_viewer'`
+ * or `'app:library/shelf_viewer'`), so a tool's `_meta.ui.resourceUri` cannot drift from the App.
+ *
+ * The compiler substitutes the App's declared URI when it reads the tool's options; that
+ * substituted value is what clients see. Evaluated at run time (where nothing reads it), the call
+ * returns an unresolved `ui://app-ref/<name>` placeholder instead of guessing the URI.
+ */
+export function appResourceUri(app: string): `ui://${string}` {
+  return `ui://app-ref/${app}`;
+}
