@@ -38,6 +38,8 @@ codes! {
     AB4001 Error "`plugin.version` is declared but is not a non-empty string";
     AB4011 Warning "package.json is unreadable or not a JSON object";
     AB4100 Error "unknown target";
+    AB4201 Error "`tools` on an event route whose event does not concern a tool";
+    AB4202 Error "bad tool selector in an event route's `tools`";
     AB4800 Error "an MCP server has route modules and an entry claim, without an explicit `routes.servers` mode";
     AB4802 Error "two modules derive the same route id";
     AB4803 Error "unsafe identity segment in a route path";
@@ -67,4 +69,10 @@ codes! {
     AB5305 Error "no `agent-bundle.config.*` or package.json gives the project a plugin name";
     AB5306 Error "two config files where one is expected";
     AB5307 Error "a config field has the wrong shape";
+    AB5310 Error "malformed event `config.delivery`";
+    AB5311 Error "event `config.timeoutMs` is not a positive integer";
+    AB5312 Error "event `config.runtime` is not `shared` or `standalone`";
+    AB5313 Error "event `config.fallback` is not `none` or `standalone`";
+    AB5314 Error "event `config.native` is not an array of field names";
+    AB5315 Warning "unknown key in an event route's `config`";
 }
