@@ -358,7 +358,7 @@ fn object_schema(
     depth: usize,
     indent: usize,
 ) {
-    let pad = "  ".repeat(indent + 1);
+    let pad = "  ".repeat(indent);
     src.push_str("z.object({\n");
     for field in rng.distinct(&FIELDS, fields) {
         let _ = write!(src, "{pad}  {field}: ");
