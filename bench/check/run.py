@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""Benchmark driver for `abgen check` (python3 standard library only).
+
+Builds the release binaries, generates synthetic projects, and measures in one interleaved run:
+  abgen  -- `abgen check --root DIR`
+  floor  -- `parse-floor DIR`: read + oxc-parse the same files in parallel, nothing else
+  ts     -- `node ts-walk.mjs DIR`: the TypeScript compiler API peer (createSourceFile + walk)
+Each contender runs several rounds, the order rotating every round because the machine is
+shared and noisy; we report the median wall time, the minimum, CPU time and peak RSS (from
+os.wait4 rusage of each child). Timing never fails the run; a contender that exits non-zero or
+finds the wrong number of routes does.
+
+  python3 bench/check/run.py            # 100, 1,000, 10,000 routes -> bench/check/results.md
+  python3 bench/check/run.py --quick    # 100 and 1,000 routes, fewer rounds (CI)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+EVENT_ROUTES = 5  # fixed event routes every generated project has (see src/generate.rs)
+
+TARGETS = {
+    "floor_ratio_max": 2.0,  # at 1,000 routes: abgen <= 2x the parse floor
+    "ts_speedup_min": 20.0,  # at 1,000 routes: abgen >= 20x faster than the TS peer
+    "linear_ratio_max": 11.0,  # t(10,000) / t(1,000): linear, with 10% slack for noise
+    "rss_max_mb": 500.0,  # at 10,000 routes
+}
+
+
+@dataclass
+class Sample:
+    wall_ms: float
+    cpu_ms: float
+    rss_mb: float
+    stderr: str
+
+
+@dataclass
+class Contender:
+    name: str
+    argv: list[str]
+    samples: list[Sample] = field(default_factory=list)
+    failure: str | None = None
+
+    def median(self, attr: str) -> float:
+        return statistics.median(getattr(s, attr) for s in self.samples)
+
+    def minimum(self, attr: str) -> float:
+        return min(getattr(s, attr) for s in self.samples)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def target_dir() -> Path:
+    return Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")).resolve()
+
+
+def run_once(argv: list[str], cwd: Path) -> tuple[int, Sample, str]:
+    """Runs argv to completion; output goes to temp files so no pipe stalls the child."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    # ru_maxrss is in KiB on Linux (bytes on macOS).
+    rss_kib = usage.ru_maxrss / 1024 if sys.platform == "darwin" else usage.ru_maxrss
+    sample = Sample(wall * 1e3, (usage.ru_utime + usage.ru_stime) * 1e3, rss_kib / 1024, stderr)
+    return child.returncode, sample, stdout
+
+
+def validate(contender: Contender, code: int, stdout: str, stderr: str, routes: int) -> str | None:
+    """None when the run did the whole job, else why not."""
+    if code != 0:
+        tail = (stdout + stderr).strip().splitlines()[-5:]
+        return f"exit {code}: " + " | ".join(tail)
+    if contender.name == "floor":
+        if "errors=0" not in stdout or f"files={routes + EVENT_ROUTES + 1} " not in stdout:
+            return f"unexpected floor output: {stdout.strip()}"
+    if contender.name == "ts" and f"tools={routes} " not in stdout:
+        return f"unexpected ts-walk output: {stdout.strip()}"
+    return None
+
+
+def git_rev() -> str:
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return rev + (" (working tree has uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "unknown"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+
+    def version(argv: list[str]) -> str:
+        try:
+            return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return "unknown"
+
+    return {
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "memory": mem,
+        "os": f"{platform.system()} {platform.release()}",
+        "rustc": version(["rustc", "-V"]),
+        "node": version(["node", "--version"]),
+        "typescript": version(["node", "-p", "require('typescript').version"]),
+    }
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def build(skip: bool) -> None:
+    if skip:
+        return
+    log("building release binaries (abgen, gen-projects, parse-floor)...")
+    subprocess.run(["cargo", "build", "--release", "-p", "abgen", "-p", "abgen-bench-check"],
+                   cwd=ROOT, check=True)
+
+
+def ensure_typescript() -> None:
+    probe = ["node", "-p", "require('typescript').version"]
+    found = subprocess.run(probe, cwd=ROOT, capture_output=True, text=True)
+    if found.returncode != 0:
+        log("typescript is not installed; running npm install at the repository root...")
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=ROOT, check=True)
+        found = subprocess.run(probe, cwd=ROOT, capture_output=True, text=True, check=True)
+    if found.stdout.strip() != "5.9.3":
+        log(f"warning: typescript {found.stdout.strip()} installed; the peer is pinned at 5.9.3")
+
+
+def measure(size: int, project: Path, rounds: int, bins: Path) -> list[Contender]:
+    contenders = [
+        Contender("abgen", [str(bins / "abgen"), "check", "--root", str(project)]),
+        Contender("floor", [str(bins / "parse-floor"), str(project)]),
+        Contender("ts", ["node", str(HERE / "ts-walk.mjs"), str(project)]),
+    ]
+    # Warm-up: fills the page cache and proves each contender does the whole job.
+    for contender in contenders:
+        try:
+            code, sample, stdout = run_once(contender.argv, ROOT)
+        except OSError as error:
+            contender.failure = f"cannot run {contender.argv[0]}: {error}"
+        else:
+            contender.failure = validate(contender, code, stdout, sample.stderr, size)
+        if contender.failure:
+            log(f"  {contender.name}: FAILED ({contender.failure})")
+    live = [c for c in contenders if not c.failure]
+    for round_index in range(rounds):
+        shift = round_index % len(live) if live else 0
+        order = live[shift:] + live[:shift]
+        if round_index % 2:
+            order.reverse()
+        for contender in order:
+            _, sample, _ = run_once(contender.argv, ROOT)
+            contender.samples.append(sample)
+        log(f"  {size} routes: round {round_index + 1}/{rounds} done (load {loadavg()})")
+    return contenders
+
+
+def ts_walk_ms(contender: Contender) -> float | None:
+    """The peer's in-process time after `typescript` was imported (excludes Node start and load)."""
+    values = []
+    for sample in contender.samples:
+        for token in sample.stderr.split():
+            if token.startswith("walk_ms="):
+                values.append(float(token.split("=", 1)[1]))
+    return statistics.median(values) if values else None
+
+
+def fmt_ms(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def report(results: dict[int, list[Contender]], args: argparse.Namespace, info: dict[str, str],
+           load_before: str, load_after: str, command: str) -> tuple[str, bool]:
+    lines: list[str] = []
+    add = lines.append
+    add("# `abgen check` benchmark results")
+    add("")
+    add(f"- Command: `{command}`")
+    add(f"- Date (UTC): {dt.datetime.now(dt.timezone.utc).strftime('%Y-%m-%d %H:%M')}")
+    add(f"- Git revision: {git_rev()}")
+    add(f"- Machine: {info['nproc']} CPUs ({info['cpu']}), {info['memory']} RAM, {info['os']}")
+    add(f"- Load average (1/5/15 min): {load_before} before, {load_after} after "
+        "(other builds were running on the same machine: treat absolute times as noisy, ratios as "
+        "the result)")
+    add(f"- Toolchains: {info['rustc']}; node {info['node']}; typescript {info['typescript']}")
+    add(f"- Method: {args.rounds} interleaved rounds per size after one warm-up run each (warm page "
+        "cache), order rotated every round; wall = median (min in parentheses); CPU = user+sys "
+        "median; RSS = peak resident set of the child process (max over rounds).")
+    add("")
+    add("| routes | contender | wall ms | CPU ms | peak RSS MB |")
+    add("| ---: | --- | ---: | ---: | ---: |")
+    for size, contenders in results.items():
+        for c in contenders:
+            if c.failure or not c.samples:
+                add(f"| {size:,} | {c.name} | failed: {c.failure} | | |")
+                continue
+            add(f"| {size:,} | {c.name} | {fmt_ms(c.median('wall_ms'))} ({fmt_ms(c.minimum('wall_ms'))}) "
+                f"| {fmt_ms(c.median('cpu_ms'))} | {max(s.rss_mb for s in c.samples):.1f} |")
+    add("")
+    add("| routes | abgen / floor (wall) | abgen / floor (CPU) | ts / abgen (wall) | "
+        "ts in-process walk / abgen | abgen µs per route |")
+    add("| ---: | ---: | ---: | ---: | ---: | ---: |")
+
+    def get(size: int, name: str) -> Contender | None:
+        for c in results.get(size, []):
+            if c.name == name and c.samples and not c.failure:
+                return c
+        return None
+
+    for size in results:
+        abgen, floor, ts = get(size, "abgen"), get(size, "floor"), get(size, "ts")
+        cells = []
+        if abgen and floor:
+            cells.append(f"{abgen.median('wall_ms') / floor.median('wall_ms'):.2f}×")
+            cells.append(f"{abgen.median('cpu_ms') / floor.median('cpu_ms'):.2f}×")
+        else:
+            cells += ["n/a", "n/a"]
+        walk = ts_walk_ms(ts) if ts else None
+        if abgen and ts:
+            cells.append(f"{ts.median('wall_ms') / abgen.median('wall_ms'):.1f}×")
+            cells.append(f"{walk / abgen.median('wall_ms'):.1f}×" if walk else "n/a")
+        else:
+            cells += ["n/a", "n/a"]
+        cells.append(f"{abgen.median('wall_ms') * 1e3 / size:.1f}" if abgen else "n/a")
+        add(f"| {size:,} | " + " | ".join(cells) + " |")
+    add("")
+
+    add("## Targets")
+    add("")
+    verdicts: list[tuple[str, str, str]] = []
+    all_met = True
+
+    def verdict(name: str, measured: str, met: bool | None) -> None:
+        nonlocal all_met
+        if met is False:
+            all_met = False
+        state = "not measured" if met is None else ("met" if met else "**missed**")
+        verdicts.append((name, measured, state))
+
+    a1, f1, t1 = get(1000, "abgen"), get(1000, "floor"), get(1000, "ts")
+    if a1 and f1:
+        ratio = a1.median("wall_ms") / f1.median("wall_ms")
+        verdict("1,000 routes: abgen ≤ 2× floor", f"{ratio:.2f}×", ratio <= TARGETS["floor_ratio_max"])
+    else:
+        verdict("1,000 routes: abgen ≤ 2× floor", "n/a", None)
+    if a1 and t1:
+        speedup = t1.median("wall_ms") / a1.median("wall_ms")
+        verdict("1,000 routes: abgen ≥ 20× faster than the TS peer", f"{speedup:.1f}×",
+                speedup >= TARGETS["ts_speedup_min"])
+    else:
+        verdict("1,000 routes: abgen ≥ 20× faster than the TS peer", "n/a", None)
+    a10 = get(10000, "abgen")
+    if a10 and a1:
+        growth = a10.median("wall_ms") / a1.median("wall_ms")
+        verdict("1,000 → 10,000 routes: linear (time ratio ≤ 11)", f"{growth:.2f}×",
+                growth <= TARGETS["linear_ratio_max"])
+        rss = max(s.rss_mb for s in a10.samples)
+        verdict("10,000 routes: peak RSS < 500 MB", f"{rss:.0f} MB", rss < TARGETS["rss_max_mb"])
+    else:
+        verdict("10,000 routes: linear growth", "n/a (not run)" if 10000 not in results else "n/a", None)
+        verdict("10,000 routes: peak RSS < 500 MB", "n/a (not run)" if 10000 not in results else "n/a", None)
+    add("| target | measured | verdict |")
+    add("| --- | ---: | --- |")
+    for name, measured, state in verdicts:
+        add(f"| {name} | {measured} | {state} |")
+    add("")
+    return "\n".join(lines), all_met
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="100 and 1,000 routes, 3 rounds (CI)")
+    parser.add_argument("--sizes", help="comma-separated route counts (default 100,1000,10000)")
+    parser.add_argument("--rounds", type=int, help="timed rounds per size (default 7; --quick 3)")
+    parser.add_argument("--out", type=Path, help="Markdown results file (default bench/check/results.md; "
+                        "--quick: target/bench-check/results-quick.md)")
+    parser.add_argument("--workdir", type=Path, help="where to generate projects (default: a temp dir)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated projects")
+    parser.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    args = parser.parse_args()
+
+    sizes = [int(s.replace("_", "").replace(",", "")) for s in args.sizes.split(",")] if args.sizes else (
+        [100, 1000] if args.quick else [100, 1000, 10000])
+    if args.rounds is None:
+        args.rounds = 3 if args.quick else 7
+    out = args.out or (target_dir() / "bench-check" / "results-quick.md" if args.quick else HERE / "results.md")
+    command = "python3 bench/check/run.py " + " ".join(sys.argv[1:])
+
+    build(args.no_build)
+    ensure_typescript()
+    bins = target_dir() / "release"
+    info = machine()
+    load_before = loadavg()
+
+    workdir = Path(tempfile.mkdtemp(prefix="abgen-bench-check-", dir=args.workdir))
+    results: dict[int, list[Contender]] = {}
+    try:
+        for size in sizes:
+            project = workdir / f"routes-{size}"
+            subprocess.run([str(bins / "gen-projects"), "--routes", str(size), "--out", str(project)],
+                           check=True, stdout=subprocess.DEVNULL)
+            log(f"measuring {size:,} routes in {project}")
+            results[size] = measure(size, project, args.rounds, bins)
+    finally:
+        if args.keep:
+            log(f"projects kept in {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    text, all_met = report(results, args, info, load_before, loadavg(), command.strip())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(text)
+    log(f"wrote {out}" + ("" if all_met else " (some targets missed; timing never fails the run)"))
+    failed = [f"{size}:{c.name}" for size, cs in results.items() for c in cs if c.failure]
+    if failed:
+        log("contenders that did not complete: " + ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
