@@ -135,10 +135,21 @@ export function bookSummary(book: Book) {
   return { id, title, authors: [...authors], year, genre, shelf, ...(rating === undefined ? {} : { rating }) };
 }
 
-/** A BibTeX citation key: first author's surname + year (`leguin1974`). */
+/** A BibTeX citation key: first author's surname + year (`leguin1974`, `brooks1975`). */
 export function citationKey(book: Book): string {
-  const surname = book.authors[0]?.split(' ').at(-1) ?? 'anon';
-  return `${normalize(surname).replace(/[^a-z0-9]/g, '')}${book.year}`;
+  return `${surnameOf(book.authors[0] ?? 'anon').replace(/[^a-z0-9]/g, '')}${book.year}`;
+}
+
+const NAME_SUFFIXES = new Set(['jr', 'sr', 'ii', 'iii', 'iv']);
+const SURNAME_PARTICLES = new Set(['le', 'la', 'de', 'da', 'di', 'du', 'van', 'von', 'der', 'del']);
+
+/** `Ursula K. Le Guin` → `leguin`, `Frederick P. Brooks Jr.` → `brooks`. */
+function surnameOf(author: string): string {
+  const words = normalize(author).replace(/[.,]/g, '').split(/\s+/).filter(Boolean);
+  while (words.length > 1 && NAME_SUFFIXES.has(words.at(-1) ?? '')) words.pop();
+  let start = words.length - 1;
+  while (start > 1 && SURNAME_PARTICLES.has(words[start - 1] ?? '')) start -= 1;
+  return words.slice(start).join('');
 }
 
 /** One BibTeX `@book` entry. */

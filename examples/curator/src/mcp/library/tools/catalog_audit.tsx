@@ -26,8 +26,7 @@ export default defineTool(
   {
     title: 'Audit the catalog',
     description:
-      'Check the whole catalog for books that need attention: unshelved books, finished books without a rating, ' +
-      'possible duplicates and reads that have stalled. Read-only; reports progress while it runs.',
+      'Check the whole catalog for books that need attention: unshelved books, finished books without a rating, possible duplicates and reads that have stalled. Read-only; reports progress while it runs.',
     inputSchema: z.object({
       checks: z
         .array(checkSchema)

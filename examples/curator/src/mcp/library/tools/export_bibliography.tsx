@@ -15,8 +15,7 @@ export default defineTool(
   {
     title: 'Export a bibliography',
     description:
-      'Export BibTeX entries for books in the catalog, chosen by id or by shelf. ' +
-      'Citation keys are the first author\'s surname and the year, made unique with a letter.',
+      'Export BibTeX entries for books in the catalog, chosen by id or by shelf. Citation keys are the first author’s surname and the year, made unique with a letter.',
     inputSchema: z.object({
       bookIds: z
         .array(z.string().min(1).max(80))

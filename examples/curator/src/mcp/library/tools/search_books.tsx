@@ -36,8 +36,7 @@ export default defineTool(
   {
     title: 'Search books',
     description:
-      'Search the library catalog by title, author or topic. Every word of the query must match. ' +
-      'Use the returned ids with shelve_book and review_request.',
+      'Search the library catalog by title, author or topic. Every word of the query must match. Use the returned ids with shelve_book and review_request.',
     inputSchema: z.object({
       query: z.string().min(1).max(200).describe('Words to find in titles, authors and tags, e.g. "le guin winter"'),
       genres: z.array(genreSchema).max(5).optional().describe('Only books in these genres'),

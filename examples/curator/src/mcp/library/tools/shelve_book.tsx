@@ -21,8 +21,7 @@ export default defineTool(
   {
     title: 'Shelve a book',
     description:
-      'Move a catalogued book to a shelf: to-read, reading, finished or reference. ' +
-      'Find the book id with search_books first.',
+      'Move a catalogued book to a shelf: to-read, reading, finished or reference. Find the book id with search_books first.',
     inputSchema: z.object({
       bookId: z
         .string()
