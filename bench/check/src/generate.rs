@@ -284,6 +284,15 @@ pub fn tool_source(index: usize) -> String {
     let (verb, noun) = name.split_once('_').map_or(("get", "items"), |(v, rest)| {
         (v, rest.rsplit_once('_').map_or(rest, |(n, _)| n))
     });
+    if rng.chance(70) {
+        let _ = write!(
+            src,
+            "/**\n * {} {} in {server}. The summary goes out at once; the details stream in behind a\n \
+             * Suspense boundary, so a client that renders progressively shows them as they arrive.\n */\n",
+            capitalized(verb),
+            noun,
+        );
+    }
     src.push_str("export default defineTool(\n  {\n");
     if rng.chance(50) {
         let _ = writeln!(src, "    title: '{} {}',", capitalized(verb), noun);
@@ -331,7 +340,7 @@ pub fn tool_source(index: usize) -> String {
     );
     match rng.below(3) {
         0 => src.push_str(
-            "        <Suspense fallback={<Agent.Markdown>Loading details...</Agent.Markdown>}>\n          \
+            "        <Suspense fallback={<Agent.Progress completed={0} message=\"Loading details\" />}>\n          \
              <Details rows={rows} limit={5} />\n        </Suspense>\n",
         ),
         1 => src.push_str(
@@ -384,7 +393,12 @@ fn field_schema(src: &mut String, rng: &mut Rng, consts: &[&str], depth: usize, 
         }
         3 => {
             let max = [10, 100, 1000, 86_400_000][rng.below(4)];
-            let _ = write!(src, "z.number().int().min(0).max({max})");
+            let int = if rng.chance(50) {
+                "z.int()"
+            } else {
+                "z.number().int()"
+            };
+            let _ = write!(src, "{int}.min(0).max({max})");
             if rng.chance(50) {
                 let _ = write!(src, ".default({})", rng.below(10));
             }
