@@ -3,4 +3,6 @@
 //! It owns the compiled artifact manifest types (`manifest`), which the compiler depends on;
 //! the compiler never depends on anything else here, and this crate never depends on the compiler.
 
+pub mod document;
+pub mod flight;
 pub mod manifest;

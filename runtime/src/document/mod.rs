@@ -1,0 +1,13 @@
+//! The Agent Document: the immutable result of one render, and the render events that lead to it.
+//!
+//! Entry types: [`Document`] (the final value and every snapshot) and [`RenderEvent`] (the stream
+//! the decoder produces: shell, progress, replace, error, complete). Invariant: the serde JSON of
+//! these types is exactly the contract of ARCHITECTURE.md §7 and schemas/agent-document.schema.json.
+
+mod event;
+mod limits;
+mod node;
+
+pub use event::{RenderEvent, RenderEventKind};
+pub use limits::DocumentLimits;
+pub use node::{BoundaryState, Document, DocumentError, Node, Status};

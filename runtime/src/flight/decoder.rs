@@ -1,0 +1,299 @@
+//! The incremental decoder: Flight bytes in, render events out.
+//!
+//! Entry: [`FlightDecoder::push`]. After each complete row that a snapshot waited for, the document
+//! is rebuilt and compared with the previous snapshot: the first snapshot whose root region is
+//! complete is the `shell`; a boundary that became resolved is a `replace`; one that failed is an
+//! `error`. Invariant: events depend only on the sequence of rows, never on how the bytes were
+//! split, and nothing follows `complete`.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::Number;
+
+use super::chunks::Chunks;
+use super::error::FlightError;
+use super::rows::{Row, RowReader};
+use super::snapshot::{
+    BoundaryIds, Snapshot, build_snapshot, flatten_boundaries, visible_boundaries,
+};
+use crate::document::{
+    BoundaryState, Document, DocumentError, DocumentLimits, RenderEvent, RenderEventKind,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    AwaitingShell,
+    Streaming,
+    Complete,
+}
+
+/// Decodes one render's Flight stream into render events.
+#[derive(Debug)]
+pub struct FlightDecoder {
+    rows: RowReader,
+    chunks: Chunks,
+    ids: BoundaryIds,
+    limits: DocumentLimits,
+    route: String,
+    phase: Phase,
+    /// Rows the last snapshot waited for; only their arrival can change the document.
+    wanted: BTreeSet<u32>,
+    /// Boundary states of the last emitted snapshot.
+    boundaries: HashMap<String, BoundaryState>,
+    bytes: usize,
+    sequence: u64,
+}
+
+impl FlightDecoder {
+    /// A decoder for one render of `route` (used in error messages; may be empty).
+    pub fn new(route: impl Into<String>, limits: DocumentLimits) -> Self {
+        let route = route.into();
+        Self {
+            rows: RowReader::new(limits.max_bytes),
+            chunks: Chunks::default(),
+            ids: BoundaryIds::default(),
+            limits,
+            route: if route.is_empty() {
+                String::new()
+            } else {
+                format!("route `{route}` ")
+            },
+            phase: Phase::AwaitingShell,
+            wanted: BTreeSet::from([0]),
+            boundaries: HashMap::new(),
+            bytes: 0,
+            sequence: 0,
+        }
+    }
+
+    /// Whether `complete` has been emitted.
+    pub fn is_complete(&self) -> bool {
+        self.phase == Phase::Complete
+    }
+
+    /// Feeds Flight bytes; returns the events they cause.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<RenderEvent> {
+        let mut events = Vec::new();
+        if self.is_complete() {
+            return events;
+        }
+        self.bytes = self.bytes.saturating_add(bytes.len());
+        if self.bytes > self.limits.max_bytes {
+            let error = FlightError::LimitExceeded(format!(
+                "the Flight stream is longer than the {}-byte limit",
+                self.limits.max_bytes
+            ));
+            self.fail_into(error.to_document_error(), &mut events);
+            return events;
+        }
+        let mut rows = Vec::new();
+        let framed = self.rows.push(bytes, &mut rows);
+        for row in rows {
+            self.row(row, &mut events);
+            if self.is_complete() {
+                return events;
+            }
+        }
+        if let Err(error) = framed {
+            self.fail_into(error.to_document_error(), &mut events);
+        }
+        events
+    }
+
+    /// A progress report from the worker.
+    pub fn progress(
+        &mut self,
+        completed: Number,
+        total: Option<Number>,
+        message: Option<String>,
+    ) -> Vec<RenderEvent> {
+        let mut events = Vec::new();
+        if !self.is_complete() {
+            self.emit(
+                RenderEventKind::Progress {
+                    completed,
+                    total,
+                    message,
+                },
+                &mut events,
+            );
+        }
+        events
+    }
+
+    /// Ends the render with a failure that did not come from the stream (a worker error, a timeout).
+    pub fn fail(&mut self, error: DocumentError) -> Vec<RenderEvent> {
+        let mut events = Vec::new();
+        if !self.is_complete() {
+            self.fail_into(error, &mut events);
+        }
+        events
+    }
+
+    /// The stream ended: boundaries still waiting fail, and the final document is emitted.
+    pub fn finish(&mut self) -> Vec<RenderEvent> {
+        let mut events = Vec::new();
+        if self.is_complete() {
+            return events;
+        }
+        if let Err(error) = self.rows.finish() {
+            self.fail_into(error.to_document_error(), &mut events);
+            return events;
+        }
+        match build_snapshot(&self.chunks, &mut self.ids, &self.limits, &self.route, true) {
+            Err(error) => self.fail_into(error.to_document_error(), &mut events),
+            Ok(_) if self.chunks.get(0).is_none() => {
+                let error =
+                    FlightError::Incomplete("the Flight stream ended before its root row".into());
+                self.fail_into(error.to_document_error(), &mut events);
+            }
+            Ok(snapshot) => {
+                if self.phase == Phase::Streaming || snapshot.region.error.is_some() {
+                    self.advance(&snapshot, &mut events);
+                } else {
+                    self.emit_shell(&snapshot, &mut events);
+                }
+                if !self.is_complete() {
+                    let document = Document::new(flatten_boundaries(snapshot.root), snapshot.value);
+                    self.emit(RenderEventKind::Complete { document }, &mut events);
+                }
+            }
+        }
+        events
+    }
+
+    fn row(&mut self, row: Row, events: &mut Vec<RenderEvent>) {
+        let id = row.id;
+        match self.chunks.apply(row) {
+            Err(error) => return self.fail_into(error.to_document_error(), events),
+            Ok(false) => return,
+            Ok(true) if !self.wanted.contains(&id) => return,
+            Ok(true) => {}
+        }
+        match build_snapshot(
+            &self.chunks,
+            &mut self.ids,
+            &self.limits,
+            &self.route,
+            false,
+        ) {
+            Err(error) => self.fail_into(error.to_document_error(), events),
+            Ok(snapshot) => {
+                self.wanted = snapshot.wanted.clone();
+                self.advance(&snapshot, events);
+            }
+        }
+    }
+
+    /// Emits what changed between the last snapshot and `snapshot`.
+    fn advance(&mut self, snapshot: &Snapshot, events: &mut Vec<RenderEvent>) {
+        if let Some(error) = &snapshot.region.error {
+            return self.fail_into(error.clone(), events);
+        }
+        if snapshot.region.pending {
+            return;
+        }
+        if self.phase == Phase::AwaitingShell {
+            return self.emit_shell(snapshot, events);
+        }
+        let mut visible = Vec::new();
+        visible_boundaries(&snapshot.root, &mut visible);
+        for (id, state, error) in visible {
+            let before = self.boundaries.insert(id.clone(), state);
+            if before == Some(state) {
+                continue;
+            }
+            match (state, error) {
+                (BoundaryState::Resolved, _) if before == Some(BoundaryState::Pending) => {
+                    let document = snapshot_document(snapshot);
+                    self.emit(
+                        RenderEventKind::Replace {
+                            boundary_id: id,
+                            document,
+                        },
+                        events,
+                    );
+                }
+                (BoundaryState::Error, Some(error)) => {
+                    self.emit(
+                        RenderEventKind::Error {
+                            boundary_id: Some(id),
+                            error,
+                        },
+                        events,
+                    );
+                }
+                _ => {}
+            }
+            if self.is_complete() {
+                return;
+            }
+        }
+    }
+
+    fn emit_shell(&mut self, snapshot: &Snapshot, events: &mut Vec<RenderEvent>) {
+        let mut visible = Vec::new();
+        visible_boundaries(&snapshot.root, &mut visible);
+        self.phase = Phase::Streaming;
+        self.emit(
+            RenderEventKind::Shell {
+                document: snapshot_document(snapshot),
+            },
+            events,
+        );
+        for (id, state, error) in visible {
+            self.boundaries.insert(id.clone(), state);
+            if let (BoundaryState::Error, Some(error)) = (state, error) {
+                self.emit(
+                    RenderEventKind::Error {
+                        boundary_id: Some(id),
+                        error,
+                    },
+                    events,
+                );
+            }
+        }
+    }
+
+    fn fail_into(&mut self, error: DocumentError, events: &mut Vec<RenderEvent>) {
+        let document = Document::failed(&error);
+        self.push_event(
+            RenderEventKind::Error {
+                boundary_id: None,
+                error,
+            },
+            events,
+        );
+        self.push_event(RenderEventKind::Complete { document }, events);
+        self.phase = Phase::Complete;
+    }
+
+    /// Emits a non-final event, failing the render instead when the event budget would run out.
+    fn emit(&mut self, kind: RenderEventKind, events: &mut Vec<RenderEvent>) {
+        let is_complete = matches!(kind, RenderEventKind::Complete { .. });
+        // Two events stay in reserve so an overflow can still be reported as error + complete.
+        if !is_complete && self.sequence + 2 >= self.limits.max_events as u64 {
+            let error = FlightError::LimitExceeded(format!(
+                "the render emitted more than {} events",
+                self.limits.max_events
+            ));
+            return self.fail_into(error.to_document_error(), events);
+        }
+        self.push_event(kind, events);
+        if is_complete {
+            self.phase = Phase::Complete;
+        }
+    }
+
+    fn push_event(&mut self, kind: RenderEventKind, events: &mut Vec<RenderEvent>) {
+        events.push(RenderEvent {
+            sequence: self.sequence,
+            kind,
+        });
+        self.sequence += 1;
+    }
+}
+
+fn snapshot_document(snapshot: &Snapshot) -> Document {
+    Document::new(snapshot.root.clone(), snapshot.value.clone())
+}

@@ -1,0 +1,617 @@
+//! Snapshots: the document as the chunks received so far describe it.
+//!
+//! Entry: [`build_snapshot`]. A Suspense element becomes a boundary node: pending (children = its
+//! fallback) while a chunk its content needs is missing, error when one of them failed, resolved
+//! otherwise. Missing or failed chunks outside every boundary mark the root region, which holds the
+//! shell back or fails the invocation. Invariant: boundary ids depend only on where the Suspense
+//! element sits in the stream (row id and path), so they are stable from one snapshot to the next.
+
+use std::collections::{BTreeSet, HashMap};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Number, Value};
+
+use super::chunks::{Chunk, Chunks};
+use super::error::FlightError;
+use super::values::{Escape, is_element, parse_escape, truncate};
+use crate::document::{BoundaryState, DocumentError, DocumentLimits, Node};
+
+/// What the content of the root or of one boundary still waits for or failed on.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Region {
+    pub pending: bool,
+    pub error: Option<DocumentError>,
+}
+
+/// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
+#[derive(Debug, Default)]
+pub struct BoundaryIds {
+    by_place: HashMap<(u32, String), String>,
+}
+
+impl BoundaryIds {
+    fn id_for(&mut self, chunk: u32, path: &str) -> String {
+        let next = self.by_place.len() + 1;
+        self.by_place
+            .entry((chunk, path.to_owned()))
+            .or_insert_with(|| format!("b{next}"))
+            .clone()
+    }
+}
+
+/// One snapshot of the document.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// Always a result node.
+    pub root: Node,
+    /// The `value` of the first `<Agent.Result>`.
+    pub value: Option<Value>,
+    /// The state of everything outside boundaries.
+    pub region: Region,
+    /// Row ids whose arrival could change this snapshot.
+    pub wanted: BTreeSet<u32>,
+}
+
+/// Builds the snapshot of `chunks`. With `closed`, missing chunks count as failed (the stream ended).
+pub fn build_snapshot(
+    chunks: &Chunks,
+    ids: &mut BoundaryIds,
+    limits: &DocumentLimits,
+    route: &str,
+    closed: bool,
+) -> Result<Snapshot, FlightError> {
+    let mut builder = SnapshotBuilder {
+        chunks,
+        ids,
+        limits,
+        route,
+        closed,
+        region: Region::default(),
+        wanted: BTreeSet::new(),
+        nodes: 0,
+        value: None,
+    };
+    let mut top = Vec::new();
+    if builder.chunk(0).is_some() {
+        builder.children_of_chunk(0, 0, &mut top)?;
+    }
+    let root = match <[Node; 1]>::try_from(top) {
+        Ok([root @ Node::Result { .. }]) => root,
+        Ok([other]) => Node::Result {
+            children: vec![other],
+        },
+        Err(children) => Node::Result { children },
+    };
+    Ok(Snapshot {
+        root,
+        value: builder.value,
+        region: builder.region,
+        wanted: builder.wanted,
+    })
+}
+
+/// The walk over chunks that builds one snapshot.
+pub struct SnapshotBuilder<'a> {
+    chunks: &'a Chunks,
+    ids: &'a mut BoundaryIds,
+    limits: &'a DocumentLimits,
+    route: &'a str,
+    closed: bool,
+    region: Region,
+    wanted: BTreeSet<u32>,
+    nodes: usize,
+    value: Option<Value>,
+}
+
+impl<'a> SnapshotBuilder<'a> {
+    /// The chunk `id`, or `None` after marking the region pending (or failed, once the stream closed).
+    pub fn chunk(&mut self, id: u32) -> Option<&'a Chunk> {
+        let chunk = self.chunks.get(id);
+        if chunk.is_none() {
+            if self.closed {
+                self.region_error(DocumentError::new(
+                    "stream-incomplete",
+                    format!("the Flight stream ended before row {id:x} arrived"),
+                ));
+            } else {
+                self.region.pending = true;
+                self.wanted.insert(id);
+            }
+        }
+        chunk
+    }
+
+    /// Records a failure of the current region (the first one wins).
+    pub fn region_error(&mut self, error: DocumentError) {
+        self.region.error.get_or_insert(error);
+    }
+
+    /// Counts one node or value against the limits.
+    pub fn count_node(&mut self, depth: usize) -> Result<(), FlightError> {
+        self.nodes += 1;
+        if self.nodes > self.limits.max_nodes {
+            return Err(FlightError::LimitExceeded(format!(
+                "the document has more than {} nodes and values",
+                self.limits.max_nodes
+            )));
+        }
+        if depth > self.limits.max_depth {
+            return Err(FlightError::LimitExceeded(format!(
+                "the document nests deeper than {} levels",
+                self.limits.max_depth
+            )));
+        }
+        Ok(())
+    }
+
+    fn children_of_chunk(
+        &mut self,
+        id: u32,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), FlightError> {
+        match self.chunk(id) {
+            None => {}
+            Some(Chunk::Model(model)) => self.children(model, id, "", depth + 1, out)?,
+            Some(Chunk::Text(text)) => self.push_text(text, depth, out)?,
+            Some(Chunk::Error(error)) => self.region_error(error.clone()),
+            Some(Chunk::Bytes(_) | Chunk::Stream(_)) => {
+                return Err(FlightError::Unsupported(format!(
+                    "row {id:x} is binary data or a stream, which cannot be a document child"
+                )));
+            }
+            Some(Chunk::ClientReference) => {
+                return Err(FlightError::ClientComponent {
+                    route: self.route.to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the nodes that `model` (a React node: element, text, list, reference) stands for.
+    fn children(
+        &mut self,
+        model: &'a Value,
+        chunk: u32,
+        path: &str,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), FlightError> {
+        self.count_node(depth)?;
+        match model {
+            Value::Null | Value::Bool(_) => Ok(()),
+            Value::Number(number) => self.push_text(&number.to_string(), depth, out),
+            Value::String(text) => match parse_escape(text) {
+                None => self.push_text(text, depth, out),
+                Some(Escape::Literal(literal)) => self.push_text(literal, depth, out),
+                Some(Escape::Undefined) => Ok(()),
+                Some(Escape::Chunk { id, path: None } | Escape::Lazy(id)) => {
+                    self.children_of_chunk(id, depth, out)
+                }
+                Some(Escape::Chunk {
+                    id,
+                    path: Some(inner),
+                }) => match self.follow_path(id, inner)? {
+                    Some(model) => self.children(model, id, inner, depth + 1, out),
+                    None => Ok(()),
+                },
+                Some(_) => Err(FlightError::Unsupported(format!(
+                    "the Flight value `{}` cannot be rendered as a document child",
+                    truncate(text)
+                ))),
+            },
+            Value::Array(items) if is_element(items) => {
+                self.element(items, chunk, path, depth, out)
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    self.children(item, chunk, &format!("{path}/{index}"), depth + 1, out)?;
+                }
+                Ok(())
+            }
+            Value::Object(_) => Err(FlightError::Unsupported(
+                "an object is not a valid document child; wrap data in <Agent.Json value={…}>"
+                    .into(),
+            )),
+        }
+    }
+
+    fn element(
+        &mut self,
+        items: &'a [Value],
+        chunk: u32,
+        path: &str,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), FlightError> {
+        let [_, element_type, _key, props] = items else {
+            return Err(if items.len() == 7 {
+                FlightError::DevelopmentStream
+            } else {
+                FlightError::Malformed(format!(
+                    "an element tuple has {} slots instead of 4",
+                    items.len()
+                ))
+            });
+        };
+        let props = match props {
+            Value::Object(props) => props,
+            _ => {
+                return Err(FlightError::Malformed(
+                    "element props are not an object".into(),
+                ));
+            }
+        };
+        let Value::String(tag) = element_type else {
+            return Err(FlightError::Malformed(
+                "an element type is not a string".into(),
+            ));
+        };
+        match parse_escape(tag) {
+            None => self.agent_element(tag, props, chunk, path, depth, out),
+            Some(Escape::Chunk { id, path: None }) => {
+                let Some(symbol) = self.chunk(id) else {
+                    return Ok(());
+                };
+                match symbol {
+                    Chunk::Model(Value::String(text)) => match parse_escape(text) {
+                        Some(Escape::Symbol("react.suspense")) => {
+                            self.suspense(props, chunk, path, depth, out)
+                        }
+                        Some(Escape::Symbol(
+                            "react.fragment" | "react.activity" | "react.profiler"
+                            | "react.strict_mode",
+                        )) => self.prop_children(props, chunk, path, depth, out),
+                        _ => Err(FlightError::Unsupported(format!(
+                            "the element type `{}` is not supported in Agent Documents",
+                            truncate(text)
+                        ))),
+                    },
+                    Chunk::ClientReference => Err(FlightError::ClientComponent {
+                        route: self.route.to_owned(),
+                    }),
+                    _ => Err(FlightError::Malformed(format!(
+                        "element type row {id:x} is not a symbol"
+                    ))),
+                }
+            }
+            Some(Escape::Lazy(_)) => Err(FlightError::ClientComponent {
+                route: self.route.to_owned(),
+            }),
+            Some(_) => Err(FlightError::UnknownElement {
+                element: truncate(tag),
+                route: self.route.to_owned(),
+            }),
+        }
+    }
+
+    fn prop_children(
+        &mut self,
+        props: &'a Map<String, Value>,
+        chunk: u32,
+        path: &str,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), FlightError> {
+        match props.get("children") {
+            Some(children) => {
+                self.children(children, chunk, &format!("{path}/children"), depth + 1, out)
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn suspense(
+        &mut self,
+        props: &'a Map<String, Value>,
+        chunk: u32,
+        path: &str,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), FlightError> {
+        let id = self.ids.id_for(chunk, path);
+        let outer = std::mem::take(&mut self.region);
+        let mut content = Vec::new();
+        let built = self.prop_children(props, chunk, path, depth, &mut content);
+        let inner = std::mem::replace(&mut self.region, outer);
+        built?;
+        let (state, children) = if let Some(error) = inner.error {
+            (BoundaryState::Error, vec![Node::error(&error)])
+        } else if inner.pending {
+            let mut fallback = Vec::new();
+            if let Some(model) = props.get("fallback") {
+                self.children(
+                    model,
+                    chunk,
+                    &format!("{path}/fallback"),
+                    depth + 1,
+                    &mut fallback,
+                )?;
+            }
+            (BoundaryState::Pending, fallback)
+        } else {
+            (BoundaryState::Resolved, content)
+        };
+        self.push(
+            Node::Boundary {
+                id,
+                state,
+                children,
+            },
+            depth,
+            out,
+        )
+    }
+
+    fn agent_element(
+        &mut self,
+        tag: &str,
+        props: &'a Map<String, Value>,
+        chunk: u32,
+        path: &str,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), FlightError> {
+        let node = match tag {
+            "agent-result" => {
+                if self.value.is_none()
+                    && let Some(value) = props.get("value")
+                {
+                    self.value = self.value(value, depth + 1)?;
+                }
+                let mut children = Vec::new();
+                self.prop_children(props, chunk, path, depth, &mut children)?;
+                Node::Result { children }
+            }
+            "agent-markdown" => Node::Markdown {
+                text: self.text_prop(tag, props, depth)?,
+            },
+            "agent-text" => Node::Text {
+                text: self.text_prop(tag, props, depth)?,
+            },
+            "agent-context" => Node::Context {
+                text: self.text_prop(tag, props, depth)?,
+            },
+            "agent-notice" => Node::Notice {
+                text: self.text_prop(tag, props, depth)?,
+            },
+            "agent-json" => Node::Json {
+                value: match props.get("value") {
+                    Some(value) => self.value(value, depth + 1)?.unwrap_or(Value::Null),
+                    None => Value::Null,
+                },
+            },
+            "agent-progress" => Node::Progress {
+                completed: self
+                    .number_prop(tag, props, "completed", depth)?
+                    .ok_or_else(|| missing(tag, "completed"))?,
+                total: self.number_prop(tag, props, "total", depth)?,
+                message: self.string_prop(tag, props, "message", depth)?,
+            },
+            "agent-deny" => Node::Deny {
+                reason: self
+                    .string_prop(tag, props, "reason", depth)?
+                    .ok_or_else(|| missing(tag, "reason"))?,
+            },
+            "agent-error" => Node::Error {
+                code: self
+                    .string_prop(tag, props, "code", depth)?
+                    .ok_or_else(|| missing(tag, "code"))?,
+                message: self
+                    .string_prop(tag, props, "message", depth)?
+                    .ok_or_else(|| missing(tag, "message"))?,
+            },
+            "agent-image" | "agent-audio" => {
+                let data = self.bytes_prop(tag, props, depth)?;
+                let mime_type = self
+                    .string_prop(tag, props, "mimeType", depth)?
+                    .ok_or_else(|| missing(tag, "mimeType"))?;
+                if tag == "agent-image" {
+                    Node::Image { data, mime_type }
+                } else {
+                    Node::Audio { data, mime_type }
+                }
+            }
+            "agent-resource" => Node::Resource {
+                uri: self
+                    .string_prop(tag, props, "uri", depth)?
+                    .ok_or_else(|| missing(tag, "uri"))?,
+                mime_type: self.string_prop(tag, props, "mimeType", depth)?,
+                text: self.string_prop(tag, props, "text", depth)?,
+            },
+            other => {
+                return Err(FlightError::UnknownElement {
+                    element: truncate(other),
+                    route: self.route.to_owned(),
+                });
+            }
+        };
+        self.push(node, depth, out)
+    }
+
+    /// The text of Markdown, Text, Context and Notice: strings and numbers, concatenated.
+    fn text_prop(
+        &mut self,
+        tag: &str,
+        props: &'a Map<String, Value>,
+        depth: usize,
+    ) -> Result<String, FlightError> {
+        let mut text = String::new();
+        if let Some(children) = props.get("children") {
+            self.collect_text(tag, children, depth + 1, &mut text)?;
+        }
+        Ok(text)
+    }
+
+    fn collect_text(
+        &mut self,
+        tag: &str,
+        model: &'a Value,
+        depth: usize,
+        text: &mut String,
+    ) -> Result<(), FlightError> {
+        self.count_node(depth)?;
+        match model {
+            Value::Null | Value::Bool(_) => {}
+            Value::Number(number) => text.push_str(&number.to_string()),
+            Value::Array(items) if !is_element(items) => {
+                for item in items {
+                    self.collect_text(tag, item, depth + 1, text)?;
+                }
+            }
+            Value::String(_) => match self.value(model, depth)? {
+                Some(Value::String(part)) => text.push_str(&part),
+                Some(Value::Null) | None => {}
+                Some(_) => return Err(not_text(tag)),
+            },
+            _ => return Err(not_text(tag)),
+        }
+        Ok(())
+    }
+
+    fn string_prop(
+        &mut self,
+        tag: &str,
+        props: &'a Map<String, Value>,
+        key: &str,
+        depth: usize,
+    ) -> Result<Option<String>, FlightError> {
+        match props.get(key) {
+            None => Ok(None),
+            Some(model) => match self.value(model, depth + 1)? {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(text)) => Ok(Some(text)),
+                Some(_) => Err(FlightError::Unsupported(format!(
+                    "`<{tag}>` needs a string `{key}`"
+                ))),
+            },
+        }
+    }
+
+    fn number_prop(
+        &mut self,
+        tag: &str,
+        props: &'a Map<String, Value>,
+        key: &str,
+        depth: usize,
+    ) -> Result<Option<Number>, FlightError> {
+        match props.get(key) {
+            None => Ok(None),
+            Some(model) => match self.value(model, depth + 1)? {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Number(number)) => Ok(Some(number)),
+                Some(_) => Err(FlightError::Unsupported(format!(
+                    "`<{tag}>` needs a numeric `{key}`"
+                ))),
+            },
+        }
+    }
+
+    /// `data` of Image and Audio: a base64 string as given, or a typed array encoded to base64.
+    fn bytes_prop(
+        &mut self,
+        tag: &str,
+        props: &'a Map<String, Value>,
+        depth: usize,
+    ) -> Result<String, FlightError> {
+        if let Some(Value::String(text)) = props.get("data")
+            && let Some(Escape::Chunk { id, path: None }) = parse_escape(text)
+            && let Some(Chunk::Bytes(bytes)) = self.chunks.get(id)
+        {
+            return Ok(BASE64.encode(bytes));
+        }
+        self.string_prop(tag, props, "data", depth)?
+            .ok_or_else(|| missing(tag, "data"))
+    }
+
+    fn push_text(
+        &mut self,
+        text: &str,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), FlightError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        self.push(
+            Node::Text {
+                text: text.to_owned(),
+            },
+            depth,
+            out,
+        )
+    }
+
+    fn push(&mut self, node: Node, depth: usize, out: &mut Vec<Node>) -> Result<(), FlightError> {
+        self.count_node(depth)?;
+        out.push(node);
+        Ok(())
+    }
+}
+
+fn missing(tag: &str, key: &str) -> FlightError {
+    FlightError::Unsupported(format!("`<{tag}>` is missing its `{key}` prop"))
+}
+
+fn not_text(tag: &str) -> FlightError {
+    FlightError::Unsupported(format!(
+        "the children of `<{tag}>` must be text (strings and numbers)"
+    ))
+}
+
+/// The final form of a snapshot's tree: resolved boundaries flattened into their parent, failed
+/// ones replaced by their error node. A still-pending boundary cannot reach here (see `closed`).
+pub fn flatten_boundaries(node: Node) -> Node {
+    match node {
+        Node::Result { children } => Node::Result {
+            children: flatten_children(children),
+        },
+        other => other,
+    }
+}
+
+fn flatten_children(children: Vec<Node>) -> Vec<Node> {
+    let mut flat = Vec::with_capacity(children.len());
+    for child in children {
+        match child {
+            Node::Boundary { children, .. } => flat.extend(flatten_children(children)),
+            other => flat.push(flatten_boundaries(other)),
+        }
+    }
+    flat
+}
+
+/// The boundaries visible in `node`, in document order, with their state and error.
+pub fn visible_boundaries(
+    node: &Node,
+    out: &mut Vec<(String, BoundaryState, Option<DocumentError>)>,
+) {
+    match node {
+        Node::Result { children } => children
+            .iter()
+            .for_each(|child| visible_boundaries(child, out)),
+        Node::Boundary {
+            id,
+            state,
+            children,
+        } => {
+            let error = children.iter().find_map(|child| match child {
+                Node::Error { code, message } => {
+                    Some(DocumentError::new(code.clone(), message.clone()))
+                }
+                _ => None,
+            });
+            out.push((
+                id.clone(),
+                *state,
+                error.filter(|_| *state == BoundaryState::Error),
+            ));
+            children
+                .iter()
+                .for_each(|child| visible_boundaries(child, out));
+        }
+        _ => {}
+    }
+}
