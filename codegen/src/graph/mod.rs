@@ -1,2 +1,17 @@
 //! The route graph: route ids, wire names, servers and their modes, and the identity rules
-//! that span modules (duplicate ids, shared App URIs, layout scopes).
+//! that span modules (duplicate ids, shared App URIs, layout scopes, provider keys).
+//!
+//! Entry call: [`build_graph`]; [`render_summary`] prints the human view of `abgen inspect`.
+
+mod build;
+mod ids;
+mod model;
+mod summary;
+
+pub use build::{GraphReturn, build_graph, module_location};
+pub use ids::{EVENT_VOCABULARY, is_safe_segment, provider_key};
+pub use model::{
+    FormName, LayoutNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind, RouteNode,
+    RouteSchemas, SchemaPresence, ServerModeState, ServerNode,
+};
+pub use summary::{render_routes, render_summary};

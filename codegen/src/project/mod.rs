@@ -1,6 +1,17 @@
 //! The project: its config (`agent-bundle.config.*` + package.json) and the source modules
-//! discovered by path convention.
+//! discovered by path convention, read through one [`SourceReader`] seam and extracted in
+//! parallel.
+//!
+//! Entry calls, in order: [`load_config`], [`discover_modules`], [`load_modules`].
 
+pub mod config;
+mod discover;
+mod load;
 mod model;
+mod reader;
 
+pub use config::{ConfigReturn, ProjectConfig, ServerMode, Target, load_config};
+pub use discover::{DiscoverReturn, classify, discover_modules};
+pub use load::{LoadReturn, LoadedModule, load_modules};
 pub use model::{LayoutScope, ModuleKind, SourceModule};
+pub use reader::{FsReader, ReadFailure, SourceReader, read_text};

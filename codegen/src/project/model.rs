@@ -18,16 +18,34 @@ pub enum LayoutScope {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ModuleKind {
-    Tool { server: String, name: String },
-    Resource { server: String, name: String },
-    Prompt { server: String, name: String },
-    App { server: String, name: String },
+    Tool {
+        server: String,
+        name: String,
+    },
+    Resource {
+        server: String,
+        name: String,
+    },
+    Prompt {
+        server: String,
+        name: String,
+    },
+    App {
+        server: String,
+        name: String,
+    },
     /// `src/events/<family>/<event>` (`event` = `<family>/<event>`) or `src/events/<name>`.
-    Event { event: String },
+    Event {
+        event: String,
+    },
     Layout(LayoutScope),
-    Provider { name: String },
+    Provider {
+        name: String,
+    },
     /// `src/mcp/<server>.{ts,tsx}`: a hand-written server entry that claims the server id.
-    ServerEntry { server: String },
+    ServerEntry {
+        server: String,
+    },
 }
 
 /// A source module found by discovery.

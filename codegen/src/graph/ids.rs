@@ -1,0 +1,292 @@
+//! Route identity: ids from paths, safe identity segments, the event vocabulary and provider
+//! keys.
+//!
+//! Entry call: [`identify`]. Invariant: an id depends on the module's path alone, and a module
+//! whose path cannot give a valid id gets one diagnostic and no id.
+
+use crate::diagnostics::{Code, Diagnostic, Location};
+use crate::project::{LayoutScope, ModuleKind};
+
+use super::model::RouteKind;
+
+/// The canonical events (agent-bundle's vocabulary plus abgen's `file/saved`, `notification`
+/// and `turn/interrupt`).
+pub const EVENT_VOCABULARY: &[&str] = &[
+    "session/start",
+    "session/end",
+    "prompt/submit",
+    "agent/start",
+    "agent/stop",
+    "agent/idle",
+    "tool/before",
+    "tool/after",
+    "tool/failure",
+    "permission/request",
+    "permission/denied",
+    "compact/before",
+    "compact/after",
+    "stop",
+    "stop/failure",
+    "config/change",
+    "task/create",
+    "task/complete",
+    "model-switch/before",
+    "model-switch/after",
+    "workspace/open",
+    "file/saved",
+    "notification",
+    "turn/interrupt",
+];
+
+/// agent-bundle's name for `file/saved`, accepted with an info diagnostic (AB5304).
+const FILE_CHANGE_ALIAS: (&str, &str) = ("file/change", "file/saved");
+
+/// What a module is, once its path has given it an id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Identity {
+    Route(RouteIdentity),
+    Layout {
+        id: String,
+        server: Option<String>,
+    },
+    Provider {
+        id: String,
+        key: String,
+    },
+    /// `src/mcp/<server>.{ts,tsx}` claims the server id; it is not itself in the graph.
+    ServerEntry {
+        server: String,
+    },
+}
+
+/// The identity of a route module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouteIdentity {
+    pub id: String,
+    pub kind: RouteKind,
+    /// The server of an MCP route.
+    pub server: Option<String>,
+    /// The file stem of an MCP route.
+    pub name: Option<String>,
+    /// The canonical event of an event route.
+    pub event: Option<String>,
+}
+
+/// The id of a module of `kind` at `path`, with AB4803 / AB4823 / AB5304 diagnostics.
+pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let segments: Vec<&str> = match kind {
+        ModuleKind::Tool { server, name }
+        | ModuleKind::Resource { server, name }
+        | ModuleKind::Prompt { server, name }
+        | ModuleKind::App { server, name } => vec![server, name],
+        ModuleKind::Event { event } => event.split('/').collect(),
+        ModuleKind::Layout(LayoutScope::Root) => vec![],
+        ModuleKind::Layout(LayoutScope::Server { server }) | ModuleKind::ServerEntry { server } => {
+            vec![server]
+        }
+        ModuleKind::Provider { name } => vec![name],
+    };
+    if let Some(unsafe_segment) = segments.iter().find(|segment| !is_safe_segment(segment)) {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4803,
+                format!("`{unsafe_segment}` in `{path}` is not a safe identity segment"),
+                "rename it to letters, digits, `.`, `_` and `-`, starting and ending with a letter or digit",
+            )
+            .at(Location::file(path))
+            .with_note("identity segments become route ids, wire names and file names in every host"),
+        );
+        return (None, diagnostics);
+    }
+    let identity = match kind {
+        ModuleKind::Tool { server, name } => mcp_route(RouteKind::Tool, server, name),
+        ModuleKind::Resource { server, name } => mcp_route(RouteKind::Resource, server, name),
+        ModuleKind::Prompt { server, name } => mcp_route(RouteKind::Prompt, server, name),
+        ModuleKind::App { server, name } => mcp_route(RouteKind::App, server, name),
+        ModuleKind::Event { event } => match canonical_event(event) {
+            Some(canonical) => {
+                if canonical != event {
+                    diagnostics.push(
+                        Diagnostic::new(
+                            Code::AB5304,
+                            format!("`{event}` is read as `{canonical}`"),
+                            format!("rename `{path}` to `src/events/{canonical}.ts` (or `.tsx`)"),
+                        )
+                        .at(Location::file(path)),
+                    );
+                }
+                Identity::Route(RouteIdentity {
+                    id: format!("event:{canonical}"),
+                    kind: RouteKind::Event,
+                    server: None,
+                    name: None,
+                    event: Some(canonical.to_owned()),
+                })
+            }
+            None => {
+                diagnostics.push(unknown_event(path, event));
+                return (None, diagnostics);
+            }
+        },
+        ModuleKind::Layout(LayoutScope::Root) => Identity::Layout {
+            id: "layout:root".to_owned(),
+            server: None,
+        },
+        ModuleKind::Layout(LayoutScope::Server { server }) => Identity::Layout {
+            id: format!("layout:mcp:{server}"),
+            server: Some(server.clone()),
+        },
+        ModuleKind::Provider { name } => Identity::Provider {
+            id: format!("provider:{name}"),
+            key: provider_key(name),
+        },
+        ModuleKind::ServerEntry { server } => Identity::ServerEntry {
+            server: server.clone(),
+        },
+    };
+    (Some(identity), diagnostics)
+}
+
+fn mcp_route(kind: RouteKind, server: &str, name: &str) -> Identity {
+    Identity::Route(RouteIdentity {
+        id: format!("{}:{server}/{name}", kind.as_str()),
+        kind,
+        server: Some(server.to_owned()),
+        name: Some(name.to_owned()),
+        event: None,
+    })
+}
+
+/// The vocabulary entry `event` names, following the `file/change` alias.
+fn canonical_event(event: &str) -> Option<&'static str> {
+    let event = if event == FILE_CHANGE_ALIAS.0 {
+        FILE_CHANGE_ALIAS.1
+    } else {
+        event
+    };
+    EVENT_VOCABULARY
+        .iter()
+        .copied()
+        .find(|known| *known == event)
+}
+
+fn unknown_event(path: &str, event: &str) -> Diagnostic {
+    let suggestion =
+        closest_event(event).map_or_else(String::new, |known| format!("; did you mean `{known}`?"));
+    Diagnostic::new(
+        Code::AB4823,
+        format!("`{event}` is not an event{suggestion}"),
+        "name the file after a canonical event, e.g. `src/events/tool/after.ts` or `src/events/stop.ts`",
+    )
+    .at(Location::file(path))
+    .with_note(format!("the canonical events are: {}", EVENT_VOCABULARY.join(", ")))
+}
+
+/// A vocabulary entry sharing `event`'s family, or its event name under another family.
+fn closest_event(event: &str) -> Option<&'static str> {
+    let (family, name) = event.split_once('/').unwrap_or((event, ""));
+    EVENT_VOCABULARY.iter().copied().find(|known| {
+        let (known_family, known_name) = known.split_once('/').unwrap_or((known, ""));
+        known_family == family || (!name.is_empty() && known_name == name)
+    })
+}
+
+/// `^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$`.
+pub fn is_safe_segment(segment: &str) -> bool {
+    let bytes = segment.as_bytes();
+    let (Some(first), Some(last)) = (bytes.first(), bytes.last()) else {
+        return false;
+    };
+    first.is_ascii_alphanumeric()
+        && last.is_ascii_alphanumeric()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The key a provider is read by: the camelCase of its stem (`project-auth` → `projectAuth`).
+pub fn provider_key(stem: &str) -> String {
+    let mut key = String::with_capacity(stem.len());
+    let mut upper_next = false;
+    for ch in stem.chars() {
+        if matches!(ch, '-' | '_' | '.') {
+            upper_next = !key.is_empty();
+        } else if upper_next {
+            key.extend(ch.to_uppercase());
+            upper_next = false;
+        } else {
+            key.push(ch);
+        }
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(event: &str) -> (Option<Identity>, Vec<Diagnostic>) {
+        identify(
+            "src/events/x.ts",
+            &ModuleKind::Event {
+                event: event.into(),
+            },
+        )
+    }
+
+    #[test]
+    fn segments_follow_the_reference_pattern() {
+        for safe in ["a", "search", "list_files", "v1.2", "A-b", "9"] {
+            assert!(is_safe_segment(safe), "{safe}");
+        }
+        for unsafe_ in ["", "-a", "a-", "a b", "ä", "a/b", ".a", "a."] {
+            assert!(!is_safe_segment(unsafe_), "{unsafe_}");
+        }
+    }
+
+    #[test]
+    fn provider_keys_are_camel_case() {
+        assert_eq!(provider_key("project-auth"), "projectAuth");
+        assert_eq!(provider_key("request_view"), "requestView");
+        assert_eq!(provider_key("library"), "library");
+        assert_eq!(provider_key("process-lifetime"), "processLifetime");
+    }
+
+    #[test]
+    fn events_map_to_ids() {
+        let (identity, diagnostics) = event("tool/after");
+        assert!(diagnostics.is_empty());
+        assert!(
+            matches!(identity, Some(Identity::Route(RouteIdentity { id, .. })) if id == "event:tool/after")
+        );
+        let (identity, _) = event("stop");
+        assert!(
+            matches!(identity, Some(Identity::Route(RouteIdentity { id, .. })) if id == "event:stop")
+        );
+    }
+
+    #[test]
+    fn file_change_is_an_alias_with_an_info() {
+        let (identity, diagnostics) = event("file/change");
+        assert!(
+            matches!(identity, Some(Identity::Route(RouteIdentity { id, .. })) if id == "event:file/saved")
+        );
+        let codes: Vec<Code> = diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Code::AB5304]);
+    }
+
+    #[test]
+    fn unknown_events_are_ab4823_with_a_suggestion() {
+        let (identity, diagnostics) = event("tool/afterwards");
+        assert_eq!(identity, None);
+        assert_eq!(diagnostics[0].code, Code::AB4823);
+        assert!(
+            diagnostics[0].message.contains("`tool/before`"),
+            "{}",
+            diagnostics[0].message
+        );
+        let (_, diagnostics) = event("session");
+        assert_eq!(diagnostics[0].code, Code::AB4823);
+    }
+}

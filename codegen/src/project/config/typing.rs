@@ -1,0 +1,391 @@
+//! Typing of the static config object into a [`ProjectConfig`].
+//!
+//! Entry call: [`type_config`]. Invariant: every rejected value is one diagnostic at the
+//! location where it was written (a JSON Pointer looked up in the extractor's location table,
+//! falling back to the nearest written parent, then to the config file), and typing always
+//! produces a config: a rejected field takes its default.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::model::{
+    Author, DeclaredServer, PluginMetadata, ProjectConfig, ServerMode, Target, locate,
+};
+use crate::diagnostics::{Code, Diagnostic, Location};
+
+/// `name` and `version` from the package.json beside the config.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PackageIdentity {
+    pub name: Option<String>,
+    pub version: Option<String>,
+}
+
+/// What [`type_config`] reads.
+pub struct ConfigInput<'a> {
+    /// The config object; `None` when there is no config file or its value was rejected.
+    pub value: Option<&'a Map<String, Value>>,
+    /// Where each value was written, by JSON Pointer.
+    pub locations: &'a BTreeMap<String, Location>,
+    /// Project-relative path of the config file, when there is one.
+    pub file: Option<&'a str>,
+    pub package: &'a PackageIdentity,
+    /// `--target` names, replacing the config's `targets`.
+    pub target_override: Option<&'a [String]>,
+}
+
+/// Types `input`; `name` is empty exactly when an AB4000 or AB5305 diagnostic was reported.
+pub fn type_config(input: &ConfigInput<'_>) -> (ProjectConfig, Vec<Diagnostic>) {
+    let empty = Map::new();
+    let mut typer = Typer {
+        input,
+        diagnostics: Vec::new(),
+    };
+    let root = input.value.unwrap_or(&empty);
+    let plugin = typer.plugin(root.get("plugin"));
+    let targets = match input.target_override {
+        Some(names) => typer.override_targets(names),
+        None => typer.targets(root.get("targets")),
+    };
+    let config = ProjectConfig {
+        plugin,
+        targets,
+        mcp_servers: typer.mcp_servers(root.get("mcp")),
+        route_servers: typer.route_servers(root.get("routes")),
+        skills: typer.strings(root.get("skills"), "/skills"),
+        file: input.file.map(str::to_owned),
+        locations: input.locations.clone(),
+    };
+    (config, typer.diagnostics)
+}
+
+struct Typer<'a> {
+    input: &'a ConfigInput<'a>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Typer<'_> {
+    fn plugin(&mut self, plugin: Option<&Value>) -> PluginMetadata {
+        let empty = Map::new();
+        let fields = match plugin {
+            Some(Value::Object(fields)) => fields,
+            Some(_) => {
+                self.report(
+                    Code::AB4000,
+                    "/plugin",
+                    "`plugin` is not an object, so the plugin has no `name`",
+                    "write `plugin: { name: 'my-plugin' }`",
+                );
+                &empty
+            }
+            None => &empty,
+        };
+        let package = self.input.package;
+        let name = match fields.get("name") {
+            Some(Value::String(name)) if !name.trim().is_empty() => name.clone(),
+            Some(_) => {
+                self.report(
+                    Code::AB4000,
+                    "/plugin/name",
+                    "`plugin.name` is not a non-empty string",
+                    "write the plugin's name as a string literal, e.g. `name: 'my-plugin'`",
+                );
+                String::new()
+            }
+            None if plugin.is_some_and(|p| !p.is_object()) => String::new(),
+            None => package.name.clone().unwrap_or_else(|| {
+                self.no_name();
+                String::new()
+            }),
+        };
+        let version = match fields.get("version") {
+            Some(Value::String(version)) if !version.trim().is_empty() => Some(version.clone()),
+            Some(_) => {
+                self.report(
+                    Code::AB4001,
+                    "/plugin/version",
+                    "`plugin.version` is declared but is not a non-empty string",
+                    "write the version as a string such as `'1.2.0'`, or remove it to use package.json's",
+                );
+                None
+            }
+            None => package.version.clone(),
+        };
+        PluginMetadata {
+            name,
+            version,
+            description: self.string(fields.get("description"), "/plugin/description"),
+            author: self.author(fields.get("author")),
+            homepage: self.string(fields.get("homepage"), "/plugin/homepage"),
+            repository: self.string(fields.get("repository"), "/plugin/repository"),
+            license: self.string(fields.get("license"), "/plugin/license"),
+            keywords: self.strings(fields.get("keywords"), "/plugin/keywords"),
+        }
+    }
+
+    /// No config and no package.json name is AB5305; a config without a name is AB4000.
+    fn no_name(&mut self) {
+        if self.input.file.is_some() {
+            self.report(
+                Code::AB4000,
+                "/plugin",
+                "the plugin has no name: `plugin.name` is missing and package.json has no `name`",
+                "add `plugin: { name: 'my-plugin' }` to the config",
+            );
+        } else {
+            self.diagnostics.push(Diagnostic::new(
+                Code::AB5305,
+                "no `agent-bundle.config.ts` and no package.json `name`: the project has no plugin name",
+                "create `agent-bundle.config.ts` with `export default defineConfig({ plugin: { name: 'my-plugin' } })`",
+            ));
+        }
+    }
+
+    fn author(&mut self, value: Option<&Value>) -> Option<Author> {
+        match value? {
+            Value::String(name) => Some(Author::Name(name.clone())),
+            Value::Object(person) => match person.get("name") {
+                Some(Value::String(name)) => Some(Author::Person {
+                    name: name.clone(),
+                    email: self.string(person.get("email"), "/plugin/author/email"),
+                    url: self.string(person.get("url"), "/plugin/author/url"),
+                }),
+                _ => {
+                    self.wrong_shape("/plugin/author/name", "`plugin.author.name`", "a string");
+                    None
+                }
+            },
+            _ => {
+                self.wrong_shape(
+                    "/plugin/author",
+                    "`plugin.author`",
+                    "a string or `{ name, email?, url? }`",
+                );
+                None
+            }
+        }
+    }
+
+    fn targets(&mut self, value: Option<&Value>) -> Vec<Target> {
+        let Some(value) = value else {
+            return vec![Target::Portable];
+        };
+        let Value::Array(items) = value else {
+            self.report(
+                Code::AB4100,
+                "/targets",
+                "`targets` is not an array of target names",
+                known_targets_recovery(),
+            );
+            return vec![Target::Portable];
+        };
+        let mut targets = Vec::new();
+        for (index, item) in items.iter().enumerate() {
+            let pointer = format!("/targets/{index}");
+            match item.as_str().map(|name| (name, Target::parse(name))) {
+                Some((_, Some(target))) => targets.push(target),
+                Some((name, None)) => self.report(
+                    Code::AB4100,
+                    &pointer,
+                    &format!("unknown target `{name}`"),
+                    known_targets_recovery(),
+                ),
+                None => self.report(
+                    Code::AB4100,
+                    &pointer,
+                    &format!("target {item} is not a name"),
+                    known_targets_recovery(),
+                ),
+            }
+        }
+        if items.is_empty() {
+            self.report(
+                Code::AB4100,
+                "/targets",
+                "`targets` is empty",
+                known_targets_recovery(),
+            );
+        }
+        canonical(targets)
+    }
+
+    fn override_targets(&mut self, names: &[String]) -> Vec<Target> {
+        let mut targets = Vec::new();
+        for name in names {
+            match Target::parse(name.trim()) {
+                Some(target) => targets.push(target),
+                None => self.diagnostics.push(Diagnostic::new(
+                    Code::AB4100,
+                    format!("unknown target `{name}` in `--target`"),
+                    known_targets_recovery(),
+                )),
+            }
+        }
+        canonical(targets)
+    }
+
+    fn mcp_servers(&mut self, mcp: Option<&Value>) -> BTreeMap<String, DeclaredServer> {
+        let mut servers = BTreeMap::new();
+        let Some(mcp) = mcp else { return servers };
+        let Some(declared) = self
+            .object(mcp, "/mcp", "`mcp`")
+            .and_then(|mcp| mcp.get("servers"))
+        else {
+            return servers;
+        };
+        let Some(declared) = self.object(declared, "/mcp/servers", "`mcp.servers`") else {
+            return servers;
+        };
+        for (id, server) in declared {
+            let pointer = format!("/mcp/servers/{}", escape_pointer(id));
+            let Some(fields) = self.object(server, &pointer, &format!("`mcp.servers.{id}`")) else {
+                continue;
+            };
+            let mut field = |key: &str| self.string(fields.get(key), &format!("{pointer}/{key}"));
+            let (entry, command, url) = (field("entry"), field("command"), field("url"));
+            servers.insert(
+                id.clone(),
+                DeclaredServer {
+                    pointer,
+                    entry,
+                    command,
+                    url,
+                    declaration: fields.clone(),
+                },
+            );
+        }
+        servers
+    }
+
+    fn route_servers(&mut self, routes: Option<&Value>) -> BTreeMap<String, ServerMode> {
+        let mut modes = BTreeMap::new();
+        let recovery =
+            "set each `routes.servers.<id>` to 'generated', 'custom', 'command' or 'remote'";
+        let servers = match routes {
+            None => return modes,
+            Some(Value::Object(routes)) => routes.get("servers"),
+            Some(_) => {
+                self.report(
+                    Code::AB4804,
+                    "/routes",
+                    "`routes` is not an object",
+                    recovery,
+                );
+                return modes;
+            }
+        };
+        let servers = match servers {
+            None => return modes,
+            Some(Value::Object(servers)) => servers,
+            Some(_) => {
+                self.report(
+                    Code::AB4804,
+                    "/routes/servers",
+                    "`routes.servers` is not an object",
+                    recovery,
+                );
+                return modes;
+            }
+        };
+        for (id, mode) in servers {
+            let pointer = format!("/routes/servers/{}", escape_pointer(id));
+            match mode.as_str().and_then(ServerMode::parse) {
+                Some(mode) => {
+                    modes.insert(id.clone(), mode);
+                }
+                None => self.report(
+                    Code::AB4804,
+                    &pointer,
+                    &format!("`routes.servers.{id}` is {mode}, not a server mode"),
+                    recovery,
+                ),
+            }
+        }
+        modes
+    }
+
+    fn object<'v>(
+        &mut self,
+        value: &'v Value,
+        pointer: &str,
+        name: &str,
+    ) -> Option<&'v Map<String, Value>> {
+        let object = value.as_object();
+        if object.is_none() {
+            self.wrong_shape(pointer, name, "an object");
+        }
+        object
+    }
+
+    fn string(&mut self, value: Option<&Value>, pointer: &str) -> Option<String> {
+        match value? {
+            Value::String(text) => Some(text.clone()),
+            _ => {
+                self.wrong_shape(pointer, &format!("`{}`", dotted(pointer)), "a string");
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, value: Option<&Value>, pointer: &str) -> Vec<String> {
+        let Some(value) = value else {
+            return Vec::new();
+        };
+        let name = format!("`{}`", dotted(pointer));
+        match value.as_array() {
+            Some(items) if items.iter().all(Value::is_string) => items
+                .iter()
+                .filter_map(|item| item.as_str().map(str::to_owned))
+                .collect(),
+            _ => {
+                self.wrong_shape(pointer, &name, "an array of strings");
+                Vec::new()
+            }
+        }
+    }
+
+    fn wrong_shape(&mut self, pointer: &str, name: &str, expected: &str) {
+        self.report(
+            Code::AB5307,
+            pointer,
+            &format!("{name} must be {expected}"),
+            &format!("write {name} as {expected}, or remove it"),
+        );
+    }
+
+    fn report(&mut self, code: Code, pointer: &str, message: &str, recovery: &str) {
+        let diagnostic = Diagnostic::new(code, message, recovery);
+        self.diagnostics.push(match self.locate(pointer) {
+            Some(location) => diagnostic.at(location),
+            None => diagnostic,
+        });
+    }
+
+    fn locate(&self, pointer: &str) -> Option<Location> {
+        locate(self.input.locations, self.input.file, pointer)
+    }
+}
+
+/// Sorted and deduplicated; an empty list (always reported already) falls back to the default.
+fn canonical(mut targets: Vec<Target>) -> Vec<Target> {
+    targets.sort();
+    targets.dedup();
+    if targets.is_empty() {
+        targets.push(Target::Portable);
+    }
+    targets
+}
+
+fn known_targets_recovery() -> &'static str {
+    "use one or more of 'claude', 'codex', 'cursor', 'portable'"
+}
+
+/// Escapes a key for use as one JSON Pointer segment (RFC 6901).
+pub fn escape_pointer(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// `/plugin/author/email` → `plugin.author.email`, for messages.
+fn dotted(pointer: &str) -> String {
+    pointer.trim_start_matches('/').replace('/', ".")
+}
