@@ -62,6 +62,9 @@ pub struct HookView {
 impl HookView {
     /// The binding for `event` on `host`, if the artifact registered one.
     pub fn binding(&self, host: &str, event: &str) -> Option<&HookBinding> {
-        self.hooks.get(host)?.iter().find(|binding| binding.event == event)
+        self.hooks
+            .get(host)?
+            .iter()
+            .find(|binding| binding.event == event)
     }
 }

@@ -158,7 +158,10 @@ pub struct RenderLimits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            render: RenderLimits { max_elapsed_ms: 60_000, max_bytes: 8 * 1024 * 1024 },
+            render: RenderLimits {
+                max_elapsed_ms: 60_000,
+                max_bytes: 8 * 1024 * 1024,
+            },
             hook_input_max_bytes: 1024 * 1024,
         }
     }

@@ -12,9 +12,15 @@ use super::model::{MANIFEST_VERSION, Manifest};
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestReadError {
     #[error("cannot read {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not a valid abgen manifest: {source}")]
-    Invalid { path: PathBuf, source: serde_json::Error },
+    Invalid {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     #[error("{path} has manifestVersion {found}; this abgen-host reads version {MANIFEST_VERSION}")]
     Version { path: PathBuf, found: u64 },
 }
@@ -37,8 +43,14 @@ fn read_checked<T: DeserializeOwned>(path: &Path) -> Result<T, ManifestReadError
     struct VersionOnly {
         manifest_version: u64,
     }
-    let io = |source| ManifestReadError::Io { path: path.to_owned(), source };
-    let invalid = |source| ManifestReadError::Invalid { path: path.to_owned(), source };
+    let io = |source| ManifestReadError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let invalid = |source| ManifestReadError::Invalid {
+        path: path.to_owned(),
+        source,
+    };
     let bytes = std::fs::read(path).map_err(io)?;
     let version: VersionOnly = serde_json::from_slice(&bytes).map_err(invalid)?;
     if version.manifest_version != u64::from(MANIFEST_VERSION) {

@@ -1,0 +1,69 @@
+//! Renders the worker entry: one lazy `import()` per route and provider module, handed to
+//! `startWorker` of `@agent-bundle/runtime/worker`. Entry: [`render_worker_entry`].
+
+use minijinja::Environment;
+use serde::Serialize;
+
+use super::error::BundleError;
+
+const TEMPLATE: &str = include_str!("../../../templates/worker-entry.mjs.j2");
+
+/// What the entry imports.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerEntry {
+    pub plugin: String,
+    /// The worker protocol version the entry asks for.
+    pub protocol: u32,
+    pub routes: Vec<BundleModule>,
+    pub providers: Vec<BundleModule>,
+}
+
+/// One lazily imported module.
+#[derive(Clone, Debug)]
+pub struct BundleModule {
+    /// The route id (`tool:library/search_books`) or the provider key (`catalog`).
+    pub key: String,
+    /// The module's path relative to the project root, `/`-separated (`src/…`).
+    pub source: String,
+}
+
+/// A module as the template reads it: key and specifier as JavaScript (JSON) string literals.
+#[derive(Serialize)]
+struct TemplateModule {
+    key: String,
+    specifier: String,
+}
+
+/// The entry's JavaScript source, modules sorted by key.
+pub fn render_worker_entry(entry: &WorkerEntry) -> Result<String, BundleError> {
+    let mut environment = Environment::new();
+    environment.add_template("worker-entry.mjs", TEMPLATE)?;
+    let context = minijinja::context! {
+        plugin => entry.plugin,
+        protocol => entry.protocol,
+        routes => template_modules(&entry.routes),
+        providers => template_modules(&entry.providers),
+    };
+    let mut source = environment
+        .get_template("worker-entry.mjs")?
+        .render(context)?;
+    source.push('\n');
+    Ok(source)
+}
+
+/// Modules as the template reads them, sorted by key; specifiers are project-relative.
+fn template_modules(list: &[BundleModule]) -> Vec<TemplateModule> {
+    let mut sorted: Vec<&BundleModule> = list.iter().collect();
+    sorted.sort_by(|a, b| a.key.cmp(&b.key));
+    sorted
+        .into_iter()
+        .map(|module| TemplateModule {
+            key: string_literal(&module.key),
+            specifier: string_literal(&format!("./{}", module.source)),
+        })
+        .collect()
+}
+
+fn string_literal(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
+}

@@ -1,0 +1,130 @@
+use std::fs;
+use std::path::Path;
+
+use super::{BundleRequest, bundle_worker, default_node_modules};
+use crate::bundle::{BundleError, BundleModule, WorkerEntry, render_worker_entry};
+
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = temp.path().join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    temp
+}
+
+fn request(root: &Path, routes: &[(&str, &str)]) -> BundleRequest {
+    BundleRequest {
+        project_root: root.to_owned(),
+        entry: WorkerEntry {
+            plugin: "demo".into(),
+            protocol: 1,
+            routes: routes
+                .iter()
+                .map(|(key, source)| BundleModule {
+                    key: (*key).into(),
+                    source: (*source).into(),
+                })
+                .collect(),
+            providers: vec![BundleModule {
+                key: "clock".into(),
+                source: "src/providers/clock.ts".into(),
+            }],
+        },
+        node_modules: default_node_modules(),
+    }
+}
+
+const TOOL: &str = "import { Agent } from '@agent-bundle/runtime';\n\
+    export default async function Hello() { return <Agent.Result value={{ hello: 'world' }} />; }\n";
+const PROVIDER: &str = "export default () => ({ now: () => 0 });\n";
+
+#[test]
+fn renders_one_lazy_import_per_module_sorted_by_key() {
+    let entry = request(
+        Path::new("/p"),
+        &[
+            ("tool:demo/b", "src/mcp/demo/tools/b.tsx"),
+            ("event:stop", "src/events/stop.ts"),
+        ],
+    )
+    .entry;
+    insta::assert_snapshot!(render_worker_entry(&entry).unwrap());
+}
+
+#[test]
+fn bundles_routes_without_node_modules_in_the_project_and_deterministically() {
+    let temp = project(&[
+        ("src/mcp/demo/tools/hello.tsx", TOOL),
+        ("src/providers/clock.ts", PROVIDER),
+    ]);
+    let request = request(
+        temp.path(),
+        &[("tool:demo/hello", "src/mcp/demo/tools/hello.tsx")],
+    );
+    let first = bundle_worker(&request).unwrap();
+    let text = String::from_utf8(first.clone()).unwrap();
+    assert!(
+        text.starts_with("import { createRequire as __abgenCreateRequire }"),
+        "banner first"
+    );
+    assert!(
+        text.contains("\"tool:demo/hello\": () =>"),
+        "the route is imported lazily"
+    );
+    assert!(
+        text.contains("src/mcp/demo/tools/hello.tsx"),
+        "paths are project-relative"
+    );
+    assert!(
+        !text.contains(&temp.path().display().to_string()),
+        "no machine path in the bundle"
+    );
+    assert_eq!(
+        bundle_worker(&request).unwrap(),
+        first,
+        "two runs give the same bytes"
+    );
+    // The bundle parses as an ES module under Node.
+    let out = temp.path().join("worker.mjs");
+    fs::write(&out, &first).unwrap();
+    let check = std::process::Command::new("node")
+        .arg("--check")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
+#[test]
+fn a_missing_route_module_is_an_esbuild_error_naming_it() {
+    let temp = project(&[("src/providers/clock.ts", PROVIDER)]);
+    let request = request(
+        temp.path(),
+        &[("tool:demo/gone", "src/mcp/demo/tools/gone.tsx")],
+    );
+    match bundle_worker(&request) {
+        Err(BundleError::Esbuild(message)) => {
+            assert!(message.contains("src/mcp/demo/tools/gone.tsx"), "{message}")
+        }
+        other => panic!("expected an esbuild error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_toolchain_is_named() {
+    let temp = project(&[]);
+    let mut request = request(temp.path(), &[]);
+    request.node_modules = temp.path().join("node_modules");
+    let error = bundle_worker(&request).unwrap_err();
+    assert!(
+        matches!(error, BundleError::ToolchainMissing { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("ABGEN_NODE_MODULES"));
+}

@@ -1,0 +1,14 @@
+//! The bundle stage: generates the render worker entry (`templates/worker-entry.mjs.j2`) and
+//! bundles it with the project's route modules and React into one file with esbuild, run by
+//! Node. Entry: [`bundle_worker`], which returns the bytes of `runtime/worker.mjs`.
+//!
+//! Invariant: the same request gives the same bytes: esbuild runs with the project root as its
+//! working directory, and route specifiers are project-relative.
+
+mod entry;
+mod error;
+mod esbuild;
+
+pub use entry::{BundleModule, WorkerEntry, render_worker_entry};
+pub use error::BundleError;
+pub use esbuild::{BundleRequest, NODE_ENV, NODE_MODULES_ENV, bundle_worker, default_node_modules};

@@ -1,0 +1,129 @@
+//! The emit stage's entry: turns an [`EmitInput`] into a complete artifact directory.
+//! [`plan_artifact`] computes every file and the manifest in memory (what snapshot tests look
+//! at); [`emit_artifact`] plans, then stages and swaps the result into the output directory.
+//!
+//! Invariant: the same input, options and input files give byte-identical output, whatever the
+//! order of routes, servers or targets.
+
+use std::path::{Path, PathBuf};
+
+use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest};
+
+use super::canonical_json::serialize_canonical;
+use super::claude::HOST_BINARY_PATH;
+use super::error::EmitError;
+use super::hook_table::resolve_hooks;
+use super::hosts;
+use super::input::EmitInput;
+use super::manifest::build_manifest;
+use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
+use super::stage::{check_output_dir, stage_artifact};
+
+/// The environment variable that names the `abgen-host` binary to ship.
+pub const HOST_BINARY_ENV: &str = "ABGEN_HOST";
+/// Where the bundled render worker sits in every artifact.
+pub const WORKER_BUNDLE_PATH: &str = "runtime/worker.mjs";
+
+/// How to emit.
+#[derive(Clone, Debug)]
+pub struct EmitOptions {
+    /// Target hosts (`claude`); order does not matter.
+    pub targets: Vec<String>,
+    pub out_dir: PathBuf,
+    /// The runtime binary copied to `bin/abgen-host` (see [`locate_host_binary`]).
+    pub host_binary: PathBuf,
+    /// The bundled render worker (see `crate::bundle`).
+    pub worker_bundle: Vec<u8>,
+}
+
+/// A planned artifact: every file, and the manifest describing them.
+#[derive(Debug)]
+pub struct PlannedArtifact {
+    pub files: FilePlan,
+    pub manifest: Manifest,
+    /// The manifest's canonical bytes.
+    pub manifest_json: String,
+    /// Degraded deliveries and routes left out, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// What [`emit_artifact`] wrote.
+#[derive(Debug)]
+pub struct EmitReturn {
+    /// The resolved output directory.
+    pub out_dir: PathBuf,
+    pub artifact: PlannedArtifact,
+}
+
+/// Plans every file of the artifact in memory.
+pub fn plan_artifact(
+    input: &EmitInput,
+    options: &EmitOptions,
+) -> Result<PlannedArtifact, EmitError> {
+    let mut targets: Vec<&str> = options.targets.iter().map(String::as_str).collect();
+    targets.sort_unstable();
+    targets.dedup();
+    let mut files = FilePlan::default();
+    let mut hooks = HookTables::new();
+    let mut warnings = Vec::new();
+    for target in targets {
+        let host =
+            hosts::table(target).ok_or_else(|| EmitError::UnknownTarget(target.to_owned()))?;
+        let resolution = resolve_hooks(host, &input.routes)?;
+        (host.plan_documents)(host, input, &resolution.bindings, &mut files)?;
+        warnings.extend(resolution.warnings);
+        if !resolution.bindings.is_empty() {
+            hooks.insert(host.name.to_owned(), resolution.bindings);
+        }
+    }
+    let host_binary = std::fs::read(&options.host_binary).map_err(EmitError::io(
+        "read the abgen-host binary at",
+        &options.host_binary,
+    ))?;
+    files.add(HOST_BINARY_PATH, host_binary, MODE_EXECUTABLE)?;
+    files.add(WORKER_BUNDLE_PATH, options.worker_bundle.clone(), MODE_FILE)?;
+    let table = files.file_table();
+    let digest = file_table_digest(&table)?;
+    let manifest = build_manifest(input, hooks, table, digest);
+    let manifest_json = serialize_canonical(&manifest).map_err(|source| EmitError::Serialize {
+        what: "the manifest",
+        source,
+    })?;
+    Ok(PlannedArtifact {
+        files,
+        manifest,
+        manifest_json,
+        warnings,
+    })
+}
+
+/// Plans the artifact and swaps it into `options.out_dir`.
+pub fn emit_artifact(input: &EmitInput, options: &EmitOptions) -> Result<EmitReturn, EmitError> {
+    let out_dir = check_output_dir(&input.project_root, &options.out_dir)?;
+    let artifact = plan_artifact(input, options)?;
+    stage_artifact(
+        &artifact.files,
+        MANIFEST_FILE_NAME,
+        artifact.manifest_json.as_bytes(),
+        &out_dir,
+    )?;
+    Ok(EmitReturn { out_dir, artifact })
+}
+
+/// The `abgen-host` binary to ship: `$ABGEN_HOST`, else `abgen-host` beside the running `abgen`.
+pub fn locate_host_binary() -> Result<PathBuf, EmitError> {
+    if let Some(path) = std::env::var_os(HOST_BINARY_ENV).filter(|path| !path.is_empty()) {
+        return Ok(PathBuf::from(path));
+    }
+    let executable =
+        std::env::current_exe().map_err(EmitError::io("locate", "the running abgen executable"))?;
+    let beside = executable
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(format!("abgen-host{}", std::env::consts::EXE_SUFFIX));
+    if beside.is_file() {
+        Ok(beside)
+    } else {
+        Err(EmitError::HostBinaryMissing { beside })
+    }
+}

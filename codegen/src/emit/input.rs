@@ -1,0 +1,73 @@
+//! What the emitter needs to know about a project: plain owned data, built from the route graph
+//! (or by hand in tests). Nothing here refers back to an earlier stage's types, so the emitter
+//! is testable alone.
+
+use std::path::PathBuf;
+
+use abgen_runtime::manifest::RouteKind;
+use serde_json::{Map, Value};
+
+/// Everything the emitter reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmitInput {
+    /// The project root (absolute); route sources are relative to it.
+    pub project_root: PathBuf,
+    pub plugin: PluginIdentity,
+    /// Every route (MCP routes and event routes), in any order.
+    pub routes: Vec<EmitRoute>,
+    /// Every generated MCP server, in any order.
+    pub servers: Vec<EmitServer>,
+}
+
+/// The plugin's identity from the config's `plugin` block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginIdentity {
+    /// A slug: lowercase letters, digits, `.`, `_`, `-`.
+    pub name: String,
+    /// Defaults to `0.0.0` when the config has none.
+    pub version: String,
+    pub description: Option<String>,
+}
+
+/// One route.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmitRoute {
+    pub id: String,
+    pub kind: RouteKind,
+    /// Relative to the project root, `/`-separated (`src/mcp/library/tools/search.tsx`).
+    pub source: String,
+    /// MCP routes: the owning server and the wire name.
+    pub server: Option<String>,
+    pub wire_name: Option<String>,
+    /// Event routes: the canonical event (`tool/after`).
+    pub event: Option<String>,
+    /// The static options (without `inputSchema`/`resultSchema`).
+    pub config: Map<String, Value>,
+}
+
+/// One generated MCP server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitServer {
+    pub id: String,
+    pub routes: Vec<String>,
+}
+
+impl EmitRoute {
+    /// The event routes's `targets` option allows `host` (absent = every host).
+    pub fn targets_host(&self, host: &str) -> bool {
+        match self.config.get("targets") {
+            Some(Value::Array(targets)) => {
+                targets.iter().any(|target| target.as_str() == Some(host))
+            }
+            _ => true,
+        }
+    }
+
+    /// A string-array option (`tools`, `files`), ignoring entries that are not strings.
+    pub fn string_list(&self, key: &str) -> Vec<&str> {
+        match self.config.get(key) {
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Builds the artifact manifest from the emit input, the resolved hook tables and the file
+//! table. Entry: [`build_manifest`].
+//!
+//! Routes and servers are sorted by id so that the manifest never depends on discovery order.
+//! Schemas are not invented: until the zod translation exists a tool's input schema is
+//! `source: "runtime"`, unless the route gives a literal `inputJsonSchema` (moved out of
+//! `config` into `schemas.input`).
+
+use abgen_runtime::manifest::{
+    Application, FileEntry, HookTables, Limits, MANIFEST_VERSION, Manifest, REACT_VERSION, Route,
+    RouteKind, RouteSchemas, SchemaProjection, SchemaSource, Server, ServerMode,
+    WORKER_PROTOCOL_VERSION,
+};
+
+use super::input::{EmitInput, EmitRoute};
+
+/// The options key whose literal JSON Schema replaces the zod input schema.
+const LITERAL_INPUT_SCHEMA_KEY: &str = "inputJsonSchema";
+
+/// The manifest of an artifact whose files are `files` with `digest`.
+pub fn build_manifest(
+    input: &EmitInput,
+    hooks: HookTables,
+    files: Vec<FileEntry>,
+    digest: String,
+) -> Manifest {
+    let mut routes: Vec<Route> = input.routes.iter().map(manifest_route).collect();
+    routes.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut servers: Vec<Server> = input
+        .servers
+        .iter()
+        .map(|server| {
+            let mut routes = server.routes.clone();
+            routes.sort();
+            Server {
+                id: server.id.clone(),
+                mode: ServerMode::Generated,
+                routes,
+            }
+        })
+        .collect();
+    servers.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut limits = Limits::default();
+    if let Some(max_elapsed_ms) = common_render_limit(input) {
+        limits.render.max_elapsed_ms = max_elapsed_ms;
+    }
+    Manifest {
+        manifest_version: MANIFEST_VERSION,
+        application: Application {
+            name: input.plugin.name.clone(),
+            version: input.plugin.version.clone(),
+            description: input.plugin.description.clone(),
+        },
+        digest,
+        react: REACT_VERSION.to_owned(),
+        worker_protocol: WORKER_PROTOCOL_VERSION,
+        routes,
+        servers,
+        hooks,
+        limits,
+        files,
+    }
+}
+
+fn manifest_route(route: &EmitRoute) -> Route {
+    let mut config = route.config.clone();
+    let literal_input = config
+        .shift_remove(LITERAL_INPUT_SCHEMA_KEY)
+        .filter(|schema| schema.is_object() || schema.is_boolean());
+    let input = match (literal_input, route.kind) {
+        (Some(json_schema), _) => Some(SchemaProjection {
+            source: SchemaSource::Literal,
+            json_schema: Some(json_schema),
+        }),
+        (None, RouteKind::Tool) => Some(SchemaProjection {
+            source: SchemaSource::Runtime,
+            json_schema: None,
+        }),
+        (None, _) => None,
+    };
+    let is_mcp = route.kind != RouteKind::Event;
+    Route {
+        id: route.id.clone(),
+        kind: route.kind,
+        source: route.source.clone(),
+        wire_name: route.wire_name.clone().filter(|_| is_mcp),
+        server: route.server.clone().filter(|_| is_mcp),
+        event: route.event.clone().filter(|_| !is_mcp),
+        config,
+        schemas: RouteSchemas {
+            input,
+            result: None,
+        },
+    }
+}
+
+/// The render time limit is per artifact for now: the largest `render.maxElapsedMs` a route
+/// declares, so no route is cut short (a per-route limit lands with the worker protocol).
+fn common_render_limit(input: &EmitInput) -> Option<u64> {
+    input
+        .routes
+        .iter()
+        .filter_map(|route| route.config.get("render")?.get("maxElapsedMs")?.as_u64())
+        .filter(|ms| (1..=86_400_000).contains(ms))
+        .max()
+}
