@@ -5,9 +5,11 @@
 //! `project` (config, discovery) → `extract` (per file, parallel) → `graph` (ids, identity rules).
 //! `diagnostics` is shared by every stage. The entry call is [`check::check_project`].
 
+pub mod bundle;
 pub mod check;
 pub mod cli;
 pub mod diagnostics;
+pub mod emit;
 pub mod extract;
 pub mod graph;
 pub mod project;
