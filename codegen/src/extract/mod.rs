@@ -1,16 +1,39 @@
-//! Static extraction, one module at a time: parse with oxc, resolve bindings with
-//! oxc_semantic, and read the route's definition, config, schema expressions and exports.
+//! Static extraction, one module at a time: parse with oxc, resolve the module scope's
+//! bindings, and read the route's definition, config, schema expressions and exports.
+//!
+//! Entry calls: [`extract_module`] (routes, layouts, providers) and [`extract_config_module`]
+//! (`agent-bundle.config.*`). Reading order of the files: `module` and `config_module` drive the
+//! rest; `parse` (with the `nesting` guard), `scope` (bindings, and why not `oxc_semantic`),
+//! `exports`, `definition` (the `defineTool` / `events.*` forms), `route` (options and config
+//! into the model), `literal` (the static grammar), `schema_expr` (captured schema trees),
+//! `checks/` (per-kind contracts).
 //!
 //! Architecture Invariant: extraction never executes author code; anything outside the
 //! static grammar is a diagnostic naming the construct and its position.
 
+mod checks;
+mod config_module;
+mod definition;
+mod exports;
+mod literal;
 mod model;
+mod module;
+mod nesting;
+mod parse;
+mod position;
+mod route;
+mod schema_expr;
+mod scope;
+mod syntax;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 
 pub use model::{
     Binding, ConstBinding, DefaultExport, ExtractedModule, ImportBinding, RouteForm, SchemaExpr,
 };
+pub use nesting::MAX_NESTING;
 use serde_json::{Map, Value};
 
 use crate::diagnostics::{Diagnostic, Location};
@@ -25,11 +48,7 @@ pub struct ExtractReturn {
 
 /// Reads one route, layout or provider module whose path made it a `kind`.
 pub fn extract_module(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
-    let _ = (kind, source);
-    ExtractReturn {
-        module: ExtractedModule { path: path.to_owned(), ..ExtractedModule::default() },
-        diagnostics: Vec::new(),
-    }
+    module::extract(path, kind, source)
 }
 
 /// The output of [`extract_config_module`].
@@ -45,6 +64,5 @@ pub struct ConfigModuleReturn {
 /// Reads `agent-bundle.config.{ts,mts,js,mjs,json}`: `export default defineConfig({...})` or a
 /// plain object literal (JSON files are read with the same grammar).
 pub fn extract_config_module(path: &str, source: &str) -> ConfigModuleReturn {
-    let _ = (path, source);
-    ConfigModuleReturn::default()
+    config_module::extract(path, source)
 }

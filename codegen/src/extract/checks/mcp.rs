@@ -1,0 +1,173 @@
+//! Contracts of MCP routes: tools, resources and prompts need both schemas and an async
+//! handler (AB4810), never export `execute` or `render` (AB4811), and declare `render` and
+//! `execution` well-formed (AB4835, AB4836); an App needs a static `resourceUri` (AB4812).
+//!
+//! Entry calls: [`check_mcp_route`], [`check_app`].
+
+use serde_json::Value;
+
+use super::CheckContext;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::extract::model::{DefaultExport, RouteForm};
+use crate::project::ModuleKind;
+
+/// The largest `render.maxElapsedMs`: one day.
+const MAX_ELAPSED_MS: u64 = 86_400_000;
+const TASK_SUPPORT: [&str; 3] = ["forbidden", "optional", "required"];
+
+pub fn check_mcp_route(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let module = context.module;
+    let noun = route_noun(context.kind);
+    if let Some(RouteForm::DefineEvent { event }) = &module.form {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4810,
+                format!("the {noun} route is defined with `events` (event `{event}`)"),
+                "Define MCP routes with `defineTool({ ... }, handler)`.",
+            )
+            .at(context.route_location()),
+        );
+    } else if !context.definition_rejected {
+        check_schemas_and_handler(context, noun, diagnostics);
+    }
+    for name in ["execute", "render"] {
+        if module.exports.iter().any(|export| export == name) {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::AB4811,
+                    format!("the {noun} route exports `{name}`"),
+                    "Remove the export; the route's default export is its handler.",
+                )
+                .at(context.route_location()),
+            );
+        }
+    }
+    if context.config_read() {
+        check_render(context, diagnostics);
+        check_execution(context, noun, diagnostics);
+    }
+}
+
+pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    if !context.config_read() {
+        return;
+    }
+    match context.module.config.get("resourceUri") {
+        Some(Value::String(uri)) if !uri.trim().is_empty() => {}
+        found => diagnostics.push(
+            Diagnostic::new(
+                Code::AB4812,
+                match found {
+                    None => "the App route has no static `config.resourceUri`".to_owned(),
+                    Some(_) => "the App route's `config.resourceUri` is not a non-empty string".to_owned(),
+                },
+                "Declare `export const config = { resourceUri: 'ui://<server>/<app>' }`.",
+            )
+            .at(context.value_location("/resourceUri")),
+        ),
+    }
+}
+
+fn check_schemas_and_handler(context: &CheckContext<'_>, noun: &str, diagnostics: &mut Vec<Diagnostic>) {
+    let module = context.module;
+    let input = module.input_schema.is_some()
+        || (context.config_read() && module.config.get("inputJsonSchema").is_some_and(Value::is_object));
+    let result = module.result_schema.is_some();
+    let definition = module.form == Some(RouteForm::DefineTool);
+    let missing = match (input, result) {
+        (true, true) => None,
+        (false, true) => Some("`inputSchema`"),
+        (true, false) => Some("`resultSchema`"),
+        (false, false) => Some("`inputSchema` and `resultSchema`"),
+    };
+    if let Some(missing) = missing {
+        let message = if definition {
+            format!("the {noun} definition's options have no {missing}")
+        } else {
+            format!("the {noun} route is missing the named export {missing}")
+        };
+        let recovery = if definition {
+            "Add `inputSchema` and `resultSchema` (zod schemas) to the options; a literal `inputJsonSchema` also serves as input."
+        } else {
+            "Export `inputSchema` and `resultSchema` (zod schemas) beside the default handler."
+        };
+        diagnostics.push(Diagnostic::new(Code::AB4810, message, recovery).at(context.route_location()));
+    }
+    if definition {
+        return;
+    }
+    let problem = match module.default_export {
+        DefaultExport::AsyncFunction | DefaultExport::ReExport | DefaultExport::Definition => None,
+        DefaultExport::Missing => Some("has no default export"),
+        DefaultExport::Function => Some("has a default export that is not async"),
+        DefaultExport::Other => Some("has a default export that is not an async function"),
+    };
+    if let Some(problem) = problem {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4810,
+                format!("the {noun} route {problem}"),
+                "Export the handler as `export default async function Component(input) { ... }`.",
+            )
+            .at(context.route_location()),
+        );
+    }
+}
+
+fn check_render(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(render) = context.module.config.get("render") else { return };
+    let well_formed = render.as_object().is_some_and(|render| {
+        render.len() == 1
+            && render
+                .get("maxElapsedMs")
+                .and_then(Value::as_u64)
+                .is_some_and(|ms| (1..=MAX_ELAPSED_MS).contains(&ms))
+    });
+    if !well_formed {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4835,
+                "`config.render` is not `{ maxElapsedMs: <positive integer> }`",
+                format!("Write `render: {{ maxElapsedMs: 60000 }}` with at most {MAX_ELAPSED_MS} ms (one day)."),
+            )
+            .at(context.value_location("/render")),
+        );
+    }
+}
+
+fn check_execution(context: &CheckContext<'_>, noun: &str, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(execution) = context.module.config.get("execution") else { return };
+    if !matches!(context.kind, ModuleKind::Tool { .. }) {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4836,
+                format!("`config.execution` is declared on a {noun} route"),
+                "Remove `execution`; only tools support task execution.",
+            )
+            .at(context.value_location("/execution")),
+        );
+        return;
+    }
+    let well_formed = execution.as_object().is_some_and(|execution| {
+        execution.len() == 1
+            && execution.get("taskSupport").and_then(Value::as_str).is_some_and(|value| TASK_SUPPORT.contains(&value))
+    });
+    if !well_formed {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4836,
+                "`config.execution` is not `{ taskSupport: 'forbidden' | 'optional' | 'required' }`",
+                "Write `execution: { taskSupport: 'optional' }` (or `forbidden`, `required`).",
+            )
+            .at(context.value_location("/execution")),
+        );
+    }
+}
+
+fn route_noun(kind: &ModuleKind) -> &'static str {
+    match kind {
+        ModuleKind::Resource { .. } => "resource",
+        ModuleKind::Prompt { .. } => "prompt",
+        _ => "tool",
+    }
+}

@@ -1,0 +1,90 @@
+//! Extraction of one route, layout or provider module: parse, collect top-level bindings and
+//! exports, read the route's declaration, run the per-kind checks.
+//!
+//! Entry call: [`extract`]. Invariant: after a parse error only facts the recovered program
+//! states directly are kept (imports, exports, the default export's kind, `'use client'`), and
+//! no contract check runs, so a syntax error never cascades into contract errors.
+
+use oxc_allocator::Allocator;
+
+use super::checks::{CheckContext, check_module};
+use super::definition::analyse_default;
+use super::exports::ModuleExports;
+use super::model::{ConstBinding, ExtractedModule};
+use super::parse::parse_module;
+use super::position::Positions;
+use super::route::{ConfigState, read_route};
+use super::schema_expr::{capture, is_capturable_const};
+use super::scope::TopLevel;
+use super::ExtractReturn;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::project::ModuleKind;
+
+pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
+    let positions = Positions::new(path, source);
+    let mut diagnostics = Vec::new();
+    let mut module = ExtractedModule { path: path.to_owned(), ..ExtractedModule::default() };
+    let allocator = Allocator::default();
+    let parsed = parse_module(&allocator, &positions, source, &mut diagnostics);
+    let Some(program) = &parsed.program else { return ExtractReturn { module, diagnostics } };
+
+    let top = TopLevel::collect(program);
+    let exports = ModuleExports::collect(program);
+    let analysis = analyse_default(&exports.default, &top);
+    module.imports = top.imports.clone();
+    module.exports = exports.names.clone();
+    module.use_client = exports.use_client.is_some();
+    module.default_export = analysis.kind;
+    if !parsed.clean {
+        return ExtractReturn { module, diagnostics };
+    }
+
+    module.consts = top
+        .consts
+        .iter()
+        .filter(|(_, declaration)| is_capturable_const(declaration.init))
+        .map(|(name, declaration)| {
+            let binding = ConstBinding { exported: declaration.exported, init: capture(declaration.init, &top) };
+            ((*name).to_owned(), binding)
+        })
+        .collect();
+
+    let is_route = matches!(
+        kind,
+        ModuleKind::Tool { .. }
+            | ModuleKind::Resource { .. }
+            | ModuleKind::Prompt { .. }
+            | ModuleKind::App { .. }
+            | ModuleKind::Event { .. }
+    );
+    let config_state = if is_route {
+        read_route(&mut module, &analysis, &exports, &top, &positions, &mut diagnostics)
+    } else {
+        ConfigState::Read
+    };
+    let definition_rejected = match &analysis.problem {
+        Some(problem) if is_route || analysis.definition.is_some() => {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::AB4810,
+                    format!("unsupported route definition: {}", problem.message),
+                    "Write `export default defineTool({ ... }, handler)` or `export default events.<family>.<event>({ ... }, handler)` with an inline object literal and no wrappers or aliases.",
+                )
+                .at(positions.location(problem.span)),
+            );
+            true
+        }
+        _ => false,
+    };
+    let context = CheckContext {
+        kind,
+        module: &module,
+        config_state,
+        definition_rejected,
+        use_client: exports.use_client,
+        default_span: analysis.span,
+        positions: &positions,
+    };
+    check_module(&context, &mut diagnostics);
+    ExtractReturn { module, diagnostics }
+}
