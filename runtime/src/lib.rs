@@ -6,3 +6,5 @@
 pub mod document;
 pub mod flight;
 pub mod manifest;
+pub mod project;
+pub mod worker;

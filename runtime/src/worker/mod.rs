@@ -1,0 +1,19 @@
+//! Supervising the Node render worker: finding Node, spawning it with the frame pipes on fds 3
+//! and 4, checking its hello, and turning one render request into a stream of frames.
+//!
+//! Entry: [`Worker::start`], then [`Worker::render_events`] (or [`Worker::render`] for raw
+//! frames). Invariant: a worker that misbehaves (wrong identity, malformed frame, past its
+//! deadline) is killed, and the caller gets an error value naming what happened — never a hang.
+
+mod frame;
+mod node;
+mod protocol;
+mod supervisor;
+
+pub use frame::{Frame, MAX_FRAME_BYTES, encode_frame, read_frame};
+pub use node::{NodeBinary, locate_node, locate_node_in};
+pub use protocol::{
+    HostMessage, RenderLimits, RenderRequest, RouteKind, WORKER_PROTOCOL, WorkerIdentity,
+    WorkerMessage,
+};
+pub use supervisor::{RenderStream, Worker, WorkerConfig, WorkerError};

@@ -1,0 +1,88 @@
+//! The worker protocol's messages (schemas/worker-protocol.schema.json), as serde types.
+//!
+//! Host → worker: `render`, `abort`. Worker → host: `hello` (first), `flight` (+ payload),
+//! `progress`, `end`, `error`. Invariant: every message after `hello` names its render `id`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+
+use crate::document::DocumentError;
+
+/// The protocol version this runtime speaks.
+pub const WORKER_PROTOCOL: u32 = 1;
+
+/// What a worker must say in its hello for the host to accept its streams.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerIdentity {
+    pub protocol: u32,
+    /// The exact React version (the artifact pins it).
+    pub react: String,
+    /// The artifact digest (the epoch).
+    pub artifact: String,
+}
+
+/// The kind of route a render is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteKind {
+    Tool,
+    Event,
+}
+
+/// Bounds the worker enforces by aborting the render.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderLimits {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_flight_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_elapsed_ms: Option<u64>,
+}
+
+/// One render request. For an event route, `input` is `{canonical, native, provenance}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RenderRequest {
+    pub id: u64,
+    pub route: String,
+    pub kind: RouteKind,
+    pub input: Value,
+    #[serde(default)]
+    pub context: Map<String, Value>,
+    #[serde(default)]
+    pub limits: RenderLimits,
+}
+
+/// Messages from the host to the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum HostMessage {
+    Render(RenderRequest),
+    Abort { id: u64, reason: String },
+}
+
+/// Messages from the worker to the host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum WorkerMessage {
+    Hello(WorkerIdentity),
+    /// The frame's payload holds the Flight bytes.
+    Flight {
+        id: u64,
+    },
+    Progress {
+        id: u64,
+        completed: Number,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<Number>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    End {
+        id: u64,
+    },
+    /// The render could not start or broke outside React (`invalid-input`, `unknown-route`, …).
+    Error {
+        id: u64,
+        error: DocumentError,
+    },
+}

@@ -1,0 +1,326 @@
+//! The supervised worker process: spawn, hello check, renders, timeouts.
+//!
+//! Entry: [`Worker::start`]. Node runs as `node --conditions=react-server <entry>` with
+//! NODE_ENV=production; fd 3 is a pipe from us, fd 4 a pipe to us (mapped with `command-fds`),
+//! and its stdout and stderr both go to our stderr, so author output never meets the protocol.
+//! A reader thread turns fd 4 into frames on a channel, which is what lets every wait have a
+//! deadline. Invariant: after a timeout, a malformed frame or a wrong identity the process is
+//! killed and the `Worker` refuses further renders.
+
+use std::io::Write as _;
+use std::os::fd::{AsFd as _, OwnedFd};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use command_fds::{CommandFdExt as _, FdMapping};
+
+use super::frame::{Frame, encode_frame, read_frame};
+use super::node::NodeBinary;
+use super::protocol::{HostMessage, RenderRequest, WorkerIdentity, WorkerMessage};
+use crate::document::{DocumentError, DocumentLimits, RenderEvent};
+use crate::flight::FlightDecoder;
+
+/// Why the worker could not serve a render.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("Node.js was not found: looked for {looked_for}")]
+    NodeNotFound { looked_for: String },
+    #[error("Node.js at {} is {version}; the render worker needs Node {minimum} or newer", path.display())]
+    NodeTooOld {
+        path: PathBuf,
+        version: String,
+        minimum: u32,
+    },
+    #[error("could not start the render worker: {0}")]
+    Spawn(std::io::Error),
+    #[error("the render worker's identity {found:?} does not match this artifact's {expected:?}")]
+    IdentityMismatch {
+        expected: WorkerIdentity,
+        found: WorkerIdentity,
+    },
+    #[error("the render worker broke the protocol: {0}")]
+    Protocol(String),
+    #[error("the render worker did not answer within {} ms", .0.as_millis())]
+    Timeout(Duration),
+    #[error("the render worker exited")]
+    Exited,
+}
+
+impl WorkerError {
+    /// This error as a document error, for the failed document of the render it broke.
+    pub fn to_document_error(&self) -> DocumentError {
+        let code = match self {
+            WorkerError::NodeNotFound { .. }
+            | WorkerError::NodeTooOld { .. }
+            | WorkerError::Spawn(_) => "worker-unavailable",
+            WorkerError::IdentityMismatch { .. } => "worker-identity",
+            WorkerError::Protocol(_) => "worker-protocol",
+            WorkerError::Timeout(_) => "timeout",
+            WorkerError::Exited => "worker-exited",
+        };
+        DocumentError::new(code, self.to_string())
+    }
+}
+
+/// How to start a worker.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    pub node: NodeBinary,
+    /// The bundled worker entry (`runtime/worker.mjs` in an artifact).
+    pub entry: PathBuf,
+    /// What the worker's hello must say.
+    pub expected: WorkerIdentity,
+    pub hello_timeout: Duration,
+}
+
+/// A running worker process.
+#[derive(Debug)]
+pub struct Worker {
+    child: Child,
+    to_worker: std::io::PipeWriter,
+    frames: Receiver<Result<Frame, WorkerError>>,
+    healthy: bool,
+}
+
+impl Worker {
+    /// Spawns the worker and waits for a hello with the expected identity.
+    pub fn start(config: &WorkerConfig) -> Result<Self, WorkerError> {
+        let (worker_reads, to_worker) = std::io::pipe().map_err(WorkerError::Spawn)?;
+        let (from_worker, worker_writes) = std::io::pipe().map_err(WorkerError::Spawn)?;
+        let stderr = || {
+            std::io::stderr()
+                .as_fd()
+                .try_clone_to_owned()
+                .map(Stdio::from)
+                .map_err(WorkerError::Spawn)
+        };
+        let mut command = Command::new(&config.node.path);
+        command
+            .arg("--conditions=react-server")
+            .arg(&config.entry)
+            .env("NODE_ENV", "production")
+            .stdin(Stdio::null())
+            .stdout(stderr()?)
+            .stderr(stderr()?)
+            .fd_mappings(vec![
+                FdMapping {
+                    parent_fd: OwnedFd::from(worker_reads),
+                    child_fd: 3,
+                },
+                FdMapping {
+                    parent_fd: OwnedFd::from(worker_writes),
+                    child_fd: 4,
+                },
+            ])
+            .map_err(|_| WorkerError::Spawn(std::io::Error::other("fd 3 and 4 collide")))?;
+        let child = command.spawn().map_err(WorkerError::Spawn)?;
+        // The child's pipe ends live in `command`; dropping it leaves the child as their only owner,
+        // so the worker's exit shows up here as end of stream.
+        drop(command);
+
+        let (sender, frames) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = std::io::BufReader::new(from_worker);
+            loop {
+                let frame = match read_frame(&mut reader) {
+                    Ok(Some(frame)) => Ok(frame),
+                    Ok(None) => Err(WorkerError::Exited),
+                    Err(error) => Err(WorkerError::Protocol(error.to_string())),
+                };
+                let last = frame.is_err();
+                if sender.send(frame).is_err() || last {
+                    return;
+                }
+            }
+        });
+
+        let mut worker = Worker {
+            child,
+            to_worker,
+            frames,
+            healthy: true,
+        };
+        let deadline = Instant::now() + config.hello_timeout;
+        match worker.next_message(deadline, config.hello_timeout)? {
+            (WorkerMessage::Hello(found), _) if found == config.expected => Ok(worker),
+            (WorkerMessage::Hello(found), _) => {
+                worker.kill();
+                Err(WorkerError::IdentityMismatch {
+                    expected: config.expected.clone(),
+                    found,
+                })
+            }
+            (other, _) => {
+                worker.kill();
+                Err(WorkerError::Protocol(format!(
+                    "expected hello first, got {other:?}"
+                )))
+            }
+        }
+    }
+
+    /// Sends `request` and returns the stream of its frames, which ends after `end` or `error`.
+    pub fn render(
+        &mut self,
+        request: &RenderRequest,
+        timeout: Duration,
+    ) -> Result<RenderStream<'_>, WorkerError> {
+        if !self.healthy {
+            return Err(WorkerError::Exited);
+        }
+        self.send(&HostMessage::Render(request.clone()))?;
+        Ok(RenderStream {
+            worker: self,
+            id: request.id,
+            deadline: Instant::now() + timeout,
+            timeout,
+            done: false,
+        })
+    }
+
+    /// Asks the worker to abort render `id`.
+    pub fn abort(&mut self, id: u64, reason: &str) -> Result<(), WorkerError> {
+        self.send(&HostMessage::Abort {
+            id,
+            reason: reason.to_owned(),
+        })
+    }
+
+    /// Renders `request` and hands every render event to `sink`; the last one is always `complete`.
+    /// A worker failure still ends the events with a failed `complete`, and is also returned.
+    pub fn render_events(
+        &mut self,
+        request: &RenderRequest,
+        limits: DocumentLimits,
+        timeout: Duration,
+        mut sink: impl FnMut(RenderEvent),
+    ) -> Result<(), WorkerError> {
+        let mut decoder = FlightDecoder::new(request.route.clone(), limits);
+        let outcome = self.drive(request, timeout, &mut decoder, &mut sink);
+        if let Err(error) = &outcome {
+            decoder
+                .fail(error.to_document_error())
+                .into_iter()
+                .for_each(&mut sink);
+        }
+        outcome
+    }
+
+    fn drive(
+        &mut self,
+        request: &RenderRequest,
+        timeout: Duration,
+        decoder: &mut FlightDecoder,
+        sink: &mut impl FnMut(RenderEvent),
+    ) -> Result<(), WorkerError> {
+        let mut stream = self.render(request, timeout)?;
+        while let Some(item) = stream.next() {
+            let (message, payload) = item?;
+            let events = match message {
+                WorkerMessage::Flight { .. } => decoder.push(&payload),
+                WorkerMessage::Progress {
+                    completed,
+                    total,
+                    message,
+                    ..
+                } => decoder.progress(completed, total, message),
+                WorkerMessage::End { .. } => decoder.finish(),
+                WorkerMessage::Error { error, .. } => decoder.fail(error),
+                WorkerMessage::Hello(_) => Vec::new(),
+            };
+            events.into_iter().for_each(&mut *sink);
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, message: &HostMessage) -> Result<(), WorkerError> {
+        let header = serde_json::to_value(message)
+            .map_err(|error| WorkerError::Protocol(error.to_string()))?;
+        let frame =
+            encode_frame(&header, &[]).map_err(|error| WorkerError::Protocol(error.to_string()))?;
+        self.to_worker.write_all(&frame).map_err(|_| {
+            self.healthy = false;
+            WorkerError::Exited
+        })
+    }
+
+    fn next_message(
+        &mut self,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<(WorkerMessage, Vec<u8>), WorkerError> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        let frame = match self.frames.recv_timeout(wait) {
+            Ok(Ok(frame)) => frame,
+            Ok(Err(error)) => {
+                self.kill();
+                return Err(error);
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                return Err(WorkerError::Timeout(timeout));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                self.kill();
+                return Err(WorkerError::Exited);
+            }
+        };
+        match serde_json::from_value::<WorkerMessage>(frame.header) {
+            Ok(message) => Ok((message, frame.payload)),
+            Err(error) => {
+                self.kill();
+                Err(WorkerError::Protocol(format!(
+                    "unreadable frame header: {error}"
+                )))
+            }
+        }
+    }
+
+    fn kill(&mut self) {
+        self.healthy = false;
+        // The process may already be gone; either way it must not outlive its usefulness.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The frames of one render, in order; ends after `end` or `error`.
+#[derive(Debug)]
+pub struct RenderStream<'w> {
+    worker: &'w mut Worker,
+    id: u64,
+    deadline: Instant,
+    timeout: Duration,
+    done: bool,
+}
+
+impl Iterator for RenderStream<'_> {
+    type Item = Result<(WorkerMessage, Vec<u8>), WorkerError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let item = self.worker.next_message(self.deadline, self.timeout);
+        let finished = match &item {
+            Err(_) => true,
+            Ok((WorkerMessage::End { id } | WorkerMessage::Error { id, .. }, _)) => *id == self.id,
+            Ok((WorkerMessage::Hello(_), _)) => {
+                self.worker.kill();
+                self.done = true;
+                return Some(Err(WorkerError::Protocol("a second hello".into())));
+            }
+            Ok(_) => false,
+        };
+        self.done = finished;
+        Some(item)
+    }
+}

@@ -1,0 +1,11 @@
+// The worker entry of the end-to-end test, as the compiler will generate it for a plugin.
+import { startWorker } from '@agent-bundle/runtime/worker';
+
+startWorker({
+  protocol: 1,
+  artifact: 'test-artifact-digest',
+  routes: {
+    'tool:demo/greet': () => import('./greet.tsx'),
+    'tool:demo/hang': () => import('./hang.tsx'),
+  },
+});

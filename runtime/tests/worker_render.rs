@@ -1,0 +1,182 @@
+//! End to end: bundle a tiny worker (tests/worker-fixture) with the project's esbuild, start it
+//! under the real Node through `worker::Worker`, and render through React's Flight server into
+//! render events. Needs the npm workspace installed (`npm ci` at the repository root).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use abgen_runtime::document::{DocumentLimits, RenderEvent, RenderEventKind, Status};
+use abgen_runtime::worker::{
+    RenderRequest, RouteKind, WORKER_PROTOCOL, Worker, WorkerConfig, WorkerError, WorkerIdentity,
+    locate_node,
+};
+use serde_json::json;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Bundles the fixture worker into a temporary directory and returns its config.
+fn bundled_worker(directory: &Path, artifact: &str) -> WorkerConfig {
+    let root = repo_root();
+    assert!(
+        root.join("node_modules/react-server-dom-webpack").is_dir()
+            && root.join("node_modules/esbuild").is_dir(),
+        "node_modules is missing: run `npm ci` at the repository root before `cargo test`"
+    );
+    let node = locate_node().expect("Node 20 or newer is needed for this test");
+    let entry = directory.join("worker.mjs");
+    let status = std::process::Command::new(&node.path)
+        .arg(root.join("packages/runtime/scripts/bundle-worker.mjs"))
+        .arg(root.join("runtime/tests/worker-fixture/entry.tsx"))
+        .arg(&entry)
+        .status()
+        .expect("running the bundle script");
+    assert!(status.success(), "bundling the test worker failed");
+    WorkerConfig {
+        node,
+        entry,
+        expected: WorkerIdentity {
+            protocol: WORKER_PROTOCOL,
+            react: "19.3.1".into(),
+            artifact: artifact.into(),
+        },
+        hello_timeout: Duration::from_secs(20),
+    }
+}
+
+fn request(id: u64, route: &str, input: serde_json::Value) -> RenderRequest {
+    RenderRequest {
+        id,
+        route: route.into(),
+        kind: RouteKind::Tool,
+        input,
+        context: Default::default(),
+        limits: Default::default(),
+    }
+}
+
+fn render(
+    worker: &mut Worker,
+    request: &RenderRequest,
+    timeout: Duration,
+) -> (Vec<RenderEvent>, Result<(), WorkerError>) {
+    let mut events = Vec::new();
+    let outcome = worker.render_events(request, DocumentLimits::default(), timeout, |event| {
+        events.push(event)
+    });
+    (events, outcome)
+}
+
+#[test]
+fn a_real_render_streams_progress_shell_replace_and_complete() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
+        .expect("worker starts");
+
+    let (events, outcome) = render(
+        &mut worker,
+        &request(1, "tool:demo/greet", json!({"name": "Ada"})),
+        Duration::from_secs(20),
+    );
+    outcome.expect("the render succeeds");
+    let types: Vec<&str> = events
+        .iter()
+        .map(|event| match event.kind {
+            RenderEventKind::Shell { .. } => "shell",
+            RenderEventKind::Progress { .. } => "progress",
+            RenderEventKind::Replace { .. } => "replace",
+            RenderEventKind::Error { .. } => "error",
+            RenderEventKind::Complete { .. } => "complete",
+        })
+        .collect();
+    assert_eq!(types, ["progress", "shell", "replace", "complete"]);
+    let RenderEventKind::Complete { document } = &events[3].kind else {
+        unreachable!()
+    };
+    assert_eq!(
+        serde_json::to_value(document).unwrap(),
+        json!({
+            "version": 1,
+            "status": "success",
+            "root": {"kind": "result", "children": [
+                {"kind": "markdown", "text": "# Hello Ada ×1"},
+                {"kind": "markdown", "text": "Nice to meet you, Ada."}
+            ]},
+            "value": {"greeted": "Ada"}
+        })
+    );
+
+    // The same worker serves the next render; bad input is refused with the path named.
+    let (events, outcome) = render(
+        &mut worker,
+        &request(2, "tool:demo/greet", json!({"name": 3})),
+        Duration::from_secs(20),
+    );
+    outcome.expect("a refused input is not a worker failure");
+    let RenderEventKind::Error {
+        error,
+        boundary_id: None,
+    } = &events[0].kind
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(error.code, "invalid-input");
+    assert!(error.message.contains("`name`"), "{}", error.message);
+    let RenderEventKind::Complete { document } = &events[1].kind else {
+        panic!("{events:?}")
+    };
+    assert_eq!(document.status, Status::Failed);
+
+    let (events, _) = render(
+        &mut worker,
+        &request(3, "tool:demo/missing", json!({})),
+        Duration::from_secs(20),
+    );
+    let RenderEventKind::Error { error, .. } = &events[0].kind else {
+        panic!("{events:?}")
+    };
+    assert_eq!(error.code, "unknown-route");
+}
+
+#[test]
+fn a_hung_render_is_killed_at_its_deadline() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
+        .expect("worker starts");
+    let (events, outcome) = render(
+        &mut worker,
+        &request(1, "tool:demo/hang", json!({})),
+        Duration::from_millis(500),
+    );
+    assert!(
+        matches!(outcome, Err(WorkerError::Timeout(_))),
+        "{outcome:?}"
+    );
+    let RenderEventKind::Complete { document } = &events.last().unwrap().kind else {
+        panic!("{events:?}")
+    };
+    assert_eq!(document.status, Status::Failed);
+    assert!(matches!(
+        worker.render(
+            &request(2, "tool:demo/greet", json!({"name": "x"})),
+            Duration::from_secs(1)
+        ),
+        Err(WorkerError::Exited)
+    ));
+}
+
+#[test]
+fn a_worker_built_for_another_artifact_is_refused() {
+    let directory = tempfile::tempdir().unwrap();
+    let error = Worker::start(&bundled_worker(directory.path(), "some-other-digest")).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        matches!(error, WorkerError::IdentityMismatch { .. }),
+        "{message}"
+    );
+    assert!(
+        message.contains("test-artifact-digest") && message.contains("some-other-digest"),
+        "{message}"
+    );
+}
