@@ -1,0 +1,97 @@
+// The worker framing: the codec on its own, then a real worker spoken to over fds 3 and 4.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { bundleFlightEntry } from '../scripts/bundle.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const workDir = mkdtempSync(join(tmpdir(), 'abgen-runtime-test-'));
+let framing;
+let workerPath;
+
+before(async () => {
+  const framingPath = join(workDir, 'framing.mjs');
+  await build({ entryPoints: [join(here, '../src/framing.ts')], outfile: framingPath, format: 'esm', bundle: true, logLevel: 'warning' });
+  framing = await import(framingPath);
+  workerPath = join(workDir, 'worker.mjs');
+  const entry = join(here, 'fixture/entry.tsx');
+  await bundleFlightEntry({ contents: readFileSync(entry, 'utf8'), resolveDir: dirname(entry), outfile: workerPath });
+});
+
+after(() => rmSync(workDir, { recursive: true, force: true }));
+
+test('frames round-trip when split at every byte', () => {
+  const payload = new TextEncoder().encode('0:["$","agent-text",null,{"children":"✓"}]\n');
+  const bytes = new Uint8Array([
+    ...framing.encodeFrame({ type: 'flight', id: 7 }, payload),
+    ...framing.encodeFrame({ type: 'end', id: 7 }),
+  ]);
+  for (let offset = 0; offset <= bytes.length; offset += 1) {
+    const reader = new framing.FrameReader();
+    const frames = [...reader.push(bytes.subarray(0, offset)), ...reader.push(bytes.subarray(offset))];
+    assert.equal(frames.length, 2, `split at ${offset}`);
+    assert.deepEqual(frames[0].header, { type: 'flight', id: 7 });
+    assert.deepEqual([...frames[0].payload], [...payload]);
+    assert.deepEqual(frames[1].header, { type: 'end', id: 7 });
+    assert.equal(frames[1].payload.length, 0);
+    assert.equal(reader.pending, 0);
+  }
+});
+
+test('the frame layout is u32le total, u32le header length, header, payload', () => {
+  const frame = framing.encodeFrame({ type: 'end', id: 1 }, new Uint8Array([9]));
+  const view = new DataView(frame.buffer);
+  const header = JSON.stringify({ type: 'end', id: 1 });
+  assert.equal(view.getUint32(0, true), 4 + header.length + 1);
+  assert.equal(view.getUint32(4, true), header.length);
+  assert.equal(frame.at(-1), 9);
+});
+
+test('malformed frames are refused', () => {
+  const huge = new Uint8Array(8);
+  new DataView(huge.buffer).setUint32(0, 0xffffffff, true);
+  assert.throws(() => new framing.FrameReader().push(huge), /outside/);
+  const badHeader = new Uint8Array(12);
+  new DataView(badHeader.buffer).setUint32(0, 8, true);
+  new DataView(badHeader.buffer).setUint32(4, 50, true);
+  assert.throws(() => new framing.FrameReader().push(badHeader), /exceeds/);
+});
+
+test('a worker says hello, renders over fd 4, and keeps console output off the protocol', async () => {
+  const child = spawn(process.execPath, ['--conditions=react-server', workerPath], {
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  const reader = new framing.FrameReader();
+  const frames = [];
+  const ended = new Promise((resolve) => {
+    child.stdio[4].on('data', (chunk) => {
+      for (const frame of reader.push(new Uint8Array(chunk))) {
+        frames.push(frame);
+        if (frame.header.type === 'end' || frame.header.type === 'error') resolve();
+      }
+    });
+  });
+  child.stdio[3].write(framing.encodeFrame({ type: 'render', id: 1, route: 'tool:t/echo', kind: 'tool', input: { text: 'hi' } }));
+  await ended;
+  child.stdio[3].end();
+  await new Promise((resolve) => child.on('exit', resolve));
+
+  assert.deepEqual(frames[0].header, { type: 'hello', protocol: 1, react: '19.3.1', artifact: 'node-test' });
+  const types = frames.map((frame) => frame.header.type);
+  assert.deepEqual(types.slice(1, 2), ['progress']);
+  assert.equal(types.at(-1), 'end');
+  const flight = frames
+    .filter((frame) => frame.header.type === 'flight')
+    .map((frame) => new TextDecoder().decode(frame.payload))
+    .join('');
+  assert.match(flight, /"agent-text",null,\{"children":"hi"\}/);
+  assert.match(stdout, /noise on stdout/);
+});
