@@ -52,12 +52,23 @@ fn description(input: &EmitInput) -> String {
 }
 
 fn plugin_manifest(input: &EmitInput) -> Value {
-    json!({
-        "name": input.plugin.name,
-        "version": input.plugin.version,
+    let plugin = &input.plugin;
+    let mut manifest = json!({
+        "name": plugin.name,
+        "version": plugin.version,
         "description": description(input),
-        "author": { "name": input.plugin.name },
-    })
+        "author": { "name": plugin.author.as_deref().unwrap_or(&plugin.name) },
+    });
+    let optional = [("license", &plugin.license), ("homepage", &plugin.homepage)];
+    for (key, value) in optional {
+        if let Some(value) = value {
+            manifest[key] = json!(value);
+        }
+    }
+    if !plugin.keywords.is_empty() {
+        manifest["keywords"] = json!(plugin.keywords);
+    }
+    manifest
 }
 
 /// A one-plugin marketplace at the artifact root, named `<plugin>-marketplace`.
@@ -65,7 +76,7 @@ fn marketplace(input: &EmitInput) -> Value {
     let plugin = &input.plugin;
     json!({
         "name": format!("{}-marketplace", plugin.name),
-        "owner": { "name": plugin.name },
+        "owner": { "name": plugin.author.as_deref().unwrap_or(&plugin.name) },
         "metadata": { "description": description(input) },
         "plugins": [{
             "name": plugin.name,

@@ -17,6 +17,17 @@ pub struct EmitInput {
     pub routes: Vec<EmitRoute>,
     /// Every generated MCP server, in any order.
     pub servers: Vec<EmitServer>,
+    /// Provider modules (`src/providers/<name>.ts`) by key, for the worker entry.
+    pub providers: Vec<EmitProvider>,
+}
+
+/// One provider module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitProvider {
+    /// The key of `agent().provider(key)`.
+    pub key: String,
+    /// Relative to the project root, `/`-separated.
+    pub source: String,
 }
 
 /// The plugin's identity from the config's `plugin` block.
@@ -27,6 +38,11 @@ pub struct PluginIdentity {
     /// Defaults to `0.0.0` when the config has none.
     pub version: String,
     pub description: Option<String>,
+    /// The author's name, shown by hosts; defaults to the plugin name.
+    pub author: Option<String>,
+    pub license: Option<String>,
+    pub homepage: Option<String>,
+    pub keywords: Vec<String>,
 }
 
 /// One route.
@@ -53,7 +69,7 @@ pub struct EmitServer {
 }
 
 impl EmitRoute {
-    /// The event routes's `targets` option allows `host` (absent = every host).
+    /// The event route's `targets` option allows `host` (absent = every host).
     pub fn targets_host(&self, host: &str) -> bool {
         match self.config.get("targets") {
             Some(Value::Array(targets)) => {

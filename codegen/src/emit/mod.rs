@@ -13,6 +13,7 @@ pub mod hosts;
 mod input;
 mod manifest;
 mod plan;
+mod project;
 mod stage;
 
 pub use build::{
@@ -22,6 +23,9 @@ pub use build::{
 pub use claude::{HOOKS_PATH, HOST_BINARY_PATH, MARKETPLACE_PATH, MCP_PATH, PLUGIN_MANIFEST_PATH};
 pub use error::EmitError;
 pub use hook_table::{HookResolution, resolve_hooks};
-pub use input::{EmitInput, EmitRoute, EmitServer, PluginIdentity};
+pub use input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
+pub use project::{
+    BuildFailure, BuildOptions, BuildReturn, build_project, emit_input, worker_entry,
+};
 pub use stage::check_output_dir;

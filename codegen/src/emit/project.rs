@@ -1,0 +1,197 @@
+//! `abgen build` as a library call: check the project, turn its route graph into an
+//! [`EmitInput`], bundle the render worker and emit the artifact. Entry: [`build_project`].
+//!
+//! A project with error diagnostics is not built: the caller prints the diagnostics of the
+//! returned [`BuildFailure::Diagnostics`] exactly as `abgen check` would.
+
+use std::path::PathBuf;
+
+use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
+
+use super::build::{EmitOptions, EmitReturn, emit_artifact, locate_host_binary};
+use super::error::EmitError;
+use super::input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
+use crate::bundle::{
+    BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_worker, default_node_modules,
+};
+use crate::check::{CheckOptions, check_project};
+use crate::diagnostics::Diagnostic;
+use crate::graph::{RouteGraph, RouteKind, ServerModeState};
+use crate::project::ProjectConfig;
+use crate::project::config::Author;
+
+/// The version written when neither the config nor package.json gives one.
+const DEFAULT_VERSION: &str = "0.0.0";
+
+/// What to build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    pub root: PathBuf,
+    /// `--target`: replaces the config's targets when set.
+    pub targets: Option<Vec<String>>,
+    /// `--out`; default `<root>/artifact`.
+    pub out: Option<PathBuf>,
+    /// The runtime binary to ship; default [`locate_host_binary`].
+    pub host_binary: Option<PathBuf>,
+    /// abgen's JavaScript toolchain; default [`default_node_modules`].
+    pub node_modules: Option<PathBuf>,
+}
+
+/// A build that produced an artifact, with the check's warnings.
+#[derive(Debug)]
+pub struct BuildReturn {
+    pub emitted: EmitReturn,
+    /// Every diagnostic of the check (none is an error).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Why nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildFailure {
+    #[error("the project has errors")]
+    Diagnostics(Vec<Diagnostic>),
+    #[error(transparent)]
+    Emit(#[from] EmitError),
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
+}
+
+/// Checks, bundles and emits the project at `options.root`.
+pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure> {
+    let checked = check_project(&CheckOptions {
+        root: options.root.clone(),
+        targets: options.targets.clone(),
+    });
+    let (Some(config), Some(graph)) = (&checked.config, &checked.graph) else {
+        return Err(BuildFailure::Diagnostics(checked.diagnostics));
+    };
+    if checked.has_errors() {
+        return Err(BuildFailure::Diagnostics(checked.diagnostics));
+    }
+    let input = emit_input(&options.root, config, graph);
+    let worker_bundle = bundle_worker(&BundleRequest {
+        project_root: input.project_root.clone(),
+        entry: worker_entry(&input),
+        node_modules: options
+            .node_modules
+            .clone()
+            .unwrap_or_else(default_node_modules),
+    })?;
+    let host_binary = match &options.host_binary {
+        Some(path) => path.clone(),
+        None => locate_host_binary()?,
+    };
+    let emit_options = EmitOptions {
+        targets: graph
+            .targets
+            .iter()
+            .map(|target| target.as_str().to_owned())
+            .collect(),
+        out_dir: options
+            .out
+            .clone()
+            .unwrap_or_else(|| options.root.join("artifact")),
+        host_binary,
+        worker_bundle,
+    };
+    let emitted = emit_artifact(&input, &emit_options)?;
+    Ok(BuildReturn {
+        emitted,
+        diagnostics: checked.diagnostics,
+    })
+}
+
+/// The emitter's view of a checked project: generated servers only (custom, command and remote
+/// servers are served by something else), every route of a generated server and every event
+/// route.
+pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteGraph) -> EmitInput {
+    let generated: Vec<&crate::graph::ServerNode> = graph
+        .servers
+        .iter()
+        .filter(|server| server.mode == ServerModeState::Generated)
+        .collect();
+    let served = |server: &Option<String>| {
+        server
+            .as_ref()
+            .is_some_and(|id| generated.iter().any(|generated| &generated.id == id))
+    };
+    let routes = graph
+        .routes
+        .iter()
+        .filter(|route| route.kind == RouteKind::Event || served(&route.server))
+        .map(|route| EmitRoute {
+            id: route.id.clone(),
+            kind: match route.kind {
+                RouteKind::Tool => ManifestRouteKind::Tool,
+                RouteKind::Resource => ManifestRouteKind::Resource,
+                RouteKind::Prompt => ManifestRouteKind::Prompt,
+                RouteKind::App => ManifestRouteKind::App,
+                RouteKind::Event => ManifestRouteKind::Event,
+            },
+            source: route.path.clone(),
+            server: route.server.clone(),
+            wire_name: route.wire_name.clone(),
+            event: route.event.clone(),
+            config: route.config.clone(),
+        })
+        .collect();
+    let plugin = &config.plugin;
+    EmitInput {
+        project_root: root.canonicalize().unwrap_or_else(|_| root.to_owned()),
+        plugin: PluginIdentity {
+            name: plugin.name.clone(),
+            version: plugin
+                .version
+                .clone()
+                .unwrap_or_else(|| DEFAULT_VERSION.to_owned()),
+            description: plugin.description.clone(),
+            author: plugin.author.as_ref().map(|author| match author {
+                Author::Name(name) | Author::Person { name, .. } => name.clone(),
+            }),
+            license: plugin.license.clone(),
+            homepage: plugin.homepage.clone(),
+            keywords: plugin.keywords.clone(),
+        },
+        routes,
+        servers: generated
+            .iter()
+            .map(|server| EmitServer {
+                id: server.id.clone(),
+                routes: server.routes.clone(),
+            })
+            .collect(),
+        providers: graph
+            .providers
+            .iter()
+            .map(|provider| EmitProvider {
+                key: provider.key.clone(),
+                source: provider.path.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The worker imports every route it may render (tools, prompts, resources, Apps, events) and
+/// every provider.
+pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
+    WorkerEntry {
+        plugin: input.plugin.name.clone(),
+        protocol: abgen_runtime::manifest::WORKER_PROTOCOL_VERSION,
+        routes: input
+            .routes
+            .iter()
+            .map(|route| BundleModule {
+                key: route.id.clone(),
+                source: route.source.clone(),
+            })
+            .collect(),
+        providers: input
+            .providers
+            .iter()
+            .map(|provider| BundleModule {
+                key: provider.key.clone(),
+                source: provider.source.clone(),
+            })
+            .collect(),
+    }
+}
