@@ -40,10 +40,6 @@ pub fn build_manifest(
         })
         .collect();
     servers.sort_by(|a, b| a.id.cmp(&b.id));
-    let mut limits = Limits::default();
-    if let Some(max_elapsed_ms) = common_render_limit(input) {
-        limits.render.max_elapsed_ms = max_elapsed_ms;
-    }
     Manifest {
         manifest_version: MANIFEST_VERSION,
         application: Application {
@@ -57,7 +53,8 @@ pub fn build_manifest(
         routes,
         servers,
         hooks,
-        limits,
+        // A route's own `render.maxElapsedMs` stays in its `config`; these are the defaults.
+        limits: Limits::default(),
         files,
     }
 }
@@ -92,15 +89,4 @@ fn manifest_route(route: &EmitRoute) -> Route {
             result: None,
         },
     }
-}
-
-/// The render time limit is per artifact for now: the largest `render.maxElapsedMs` a route
-/// declares, so no route is cut short (a per-route limit lands with the worker protocol).
-fn common_render_limit(input: &EmitInput) -> Option<u64> {
-    input
-        .routes
-        .iter()
-        .filter_map(|route| route.config.get("render")?.get("maxElapsedMs")?.as_u64())
-        .filter(|ms| (1..=86_400_000).contains(ms))
-        .max()
 }

@@ -149,7 +149,8 @@ pub struct Limits {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RenderLimits {
-    /// A render still running after this long is aborted.
+    /// A render still running after this long is aborted, unless the route's own
+    /// `config.render.maxElapsedMs` says otherwise.
     pub max_elapsed_ms: u64,
     /// The most Flight bytes one render may produce.
     pub max_bytes: u64,
