@@ -215,8 +215,8 @@ impl Worker {
         decoder: &mut FlightDecoder,
         sink: &mut impl FnMut(RenderEvent),
     ) -> Result<(), WorkerError> {
-        let mut stream = self.render(request, timeout)?;
-        while let Some(item) = stream.next() {
+        let stream = self.render(request, timeout)?;
+        for item in stream {
             let (message, payload) = item?;
             let events = match message {
                 WorkerMessage::Flight { .. } => decoder.push(&payload),

@@ -1,0 +1,108 @@
+//! Contract checks: worker protocol messages validate against schemas/worker-protocol.schema.json,
+//! and the CLI projection of recorded renders reads as a user expects (snapshotted).
+
+use std::path::{Path, PathBuf};
+
+use abgen_runtime::document::{DocumentLimits, RenderEvent};
+use abgen_runtime::flight::FlightDecoder;
+use abgen_runtime::project::cli::{CliFormat, project_cli};
+use abgen_runtime::worker::{
+    HostMessage, RenderLimits, RenderRequest, RouteKind, WorkerIdentity, WorkerMessage,
+};
+use serde_json::json;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[test]
+fn worker_messages_match_the_protocol_schema() {
+    let schema = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("schemas/worker-protocol.schema.json"))
+            .expect("schema file"),
+    )
+    .expect("schema JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let messages = [
+        serde_json::to_value(HostMessage::Render(RenderRequest {
+            id: 1,
+            route: "tool:demo/greet".into(),
+            kind: RouteKind::Tool,
+            input: json!({"name": "Ada"}),
+            context: Default::default(),
+            limits: RenderLimits {
+                max_flight_bytes: Some(1024),
+                max_elapsed_ms: None,
+            },
+        })),
+        serde_json::to_value(HostMessage::Abort {
+            id: 1,
+            reason: "cancelled".into(),
+        }),
+        serde_json::to_value(WorkerMessage::Hello(WorkerIdentity {
+            protocol: 1,
+            react: "19.3.1".into(),
+            artifact: "abc".into(),
+        })),
+        serde_json::to_value(WorkerMessage::Flight { id: 1 }),
+        serde_json::to_value(WorkerMessage::Progress {
+            id: 1,
+            completed: 3.into(),
+            total: None,
+            message: None,
+        }),
+        serde_json::to_value(WorkerMessage::End { id: 1 }),
+    ];
+    for message in messages {
+        let message = message.expect("messages serialize");
+        let errors: Vec<String> = validator
+            .iter_errors(&message)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{message} breaks the schema: {errors:?}");
+    }
+    assert!(
+        !validator.is_valid(&json!({"type": "render", "id": 1})),
+        "a render without route is refused"
+    );
+}
+
+fn decode(case: &str) -> Vec<RenderEvent> {
+    let bytes = std::fs::read(
+        repo_root()
+            .join("fixtures/flight")
+            .join(format!("{case}.flight")),
+    )
+    .expect("fixture");
+    let mut decoder = FlightDecoder::new("", DocumentLimits::default());
+    let mut events = decoder.push(&bytes);
+    events.extend(decoder.finish());
+    events
+}
+
+#[test]
+fn cli_projection_of_recorded_renders() {
+    let mut report = String::new();
+    for case in [
+        "markdown-json",
+        "error-in-suspense",
+        "special-values",
+        "error-outside",
+    ] {
+        let events = decode(case);
+        for format in [CliFormat::Markdown, CliFormat::Json] {
+            let output = project_cli(&events, format);
+            report.push_str(&format!(
+                "## {case} as {format:?} (exit {})\n{}\n",
+                output.exit_code, output.stdout
+            ));
+        }
+    }
+    let ndjson = project_cli(&decode("suspense-fallback"), CliFormat::Ndjson);
+    assert_eq!(
+        ndjson.stdout.lines().count(),
+        3,
+        "ndjson prints every event"
+    );
+    insta::assert_snapshot!("cli_projection", report);
+}
