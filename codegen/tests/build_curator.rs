@@ -9,7 +9,10 @@ use abgen::emit::{BuildOptions, build_project};
 use serde_json::Value;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// A stand-in runtime binary: these tests look at the artifact, not at the runtime.
@@ -46,7 +49,8 @@ fn curator_manifest_matches_the_golden() {
         std::fs::create_dir_all(golden_path.parent().unwrap()).unwrap();
         std::fs::write(&golden_path, &fresh).unwrap();
     }
-    let golden = std::fs::read_to_string(&golden_path).expect("fixtures/manifests/curator.json exists");
+    let golden =
+        std::fs::read_to_string(&golden_path).expect("fixtures/manifests/curator.json exists");
     let parse = |text: &str| redacted(serde_json::from_str(text).unwrap());
     assert_eq!(
         serde_json::to_string_pretty(&parse(&fresh)).unwrap(),

@@ -1,0 +1,117 @@
+//! Proves that Claude Code itself accepts the artifact: builds the example plugin for Claude and
+//! runs the pinned `claude` (scripts/host-clis, installed by scripts/setup) in an isolated HOME:
+//! `plugin validate --strict`, `plugin marketplace add`, `plugin install`, `plugin details`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use abgen::emit::{BuildOptions, build_project};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn claude_cli() -> PathBuf {
+    let path = repo().join("scripts/host-clis/node_modules/.bin/claude");
+    assert!(
+        path.exists(),
+        "the pinned Claude Code CLI is missing: run scripts/host-clis/install (or scripts/setup)"
+    );
+    path
+}
+
+/// Runs `claude <args>` with a private HOME and every optional network use switched off.
+fn claude(home: &Path, args: &[&str]) -> Output {
+    let output = Command::new(claude_cli())
+        .args(args)
+        .current_dir(home)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .output()
+        .expect("claude runs");
+    let text = transcript(&output);
+    assert!(
+        output.status.success(),
+        "claude {} failed:\n{text}",
+        args.join(" ")
+    );
+    output
+}
+
+fn transcript(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The real runtime when it has been built, else a stand-in: Claude only lists `bin/` here.
+fn host_binary(temp: &Path) -> PathBuf {
+    let built = repo().join("target/debug/abgen-host");
+    if built.is_file() {
+        return built;
+    }
+    let path = temp.join("abgen-host");
+    std::fs::write(&path, "#!/bin/sh\nexit 2\n").unwrap();
+    path
+}
+
+#[test]
+fn claude_code_validates_installs_and_lists_the_curator_plugin() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let artifact = temp.path().join("curator-artifact");
+    build_project(&BuildOptions {
+        root: repo().join("examples/curator"),
+        targets: Some(vec!["claude".into()]),
+        out: Some(artifact.clone()),
+        host_binary: Some(host_binary(temp.path())),
+        node_modules: None,
+    })
+    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let artifact = artifact.to_str().unwrap();
+
+    let validated = transcript(&claude(
+        &home,
+        &["plugin", "validate", "--strict", artifact],
+    ));
+    for expected in [
+        "Validation passed",
+        "hooks: PostToolUse Write|Edit|MultiEdit command",
+        "--host claude --event tool/after",
+        r#"mcpServers: library stdio ${CLAUDE_PLUGIN_ROOT}/bin/abgen-host ["mcp","--server","library"]"#,
+        "bin: abgen-host",
+    ] {
+        assert!(
+            validated.contains(expected),
+            "`{expected}` missing from validate:\n{validated}"
+        );
+    }
+
+    claude(&home, &["plugin", "marketplace", "add", artifact]);
+    claude(&home, &["plugin", "install", "curator@curator-marketplace"]);
+    let details = transcript(&claude(
+        &home,
+        &["plugin", "details", "curator@curator-marketplace"],
+    ));
+    for expected in [
+        "Hooks (3)  PostToolUse, SessionStart, Stop",
+        "MCP servers (1)  library",
+    ] {
+        assert!(
+            details.contains(expected),
+            "`{expected}` missing from plugin details:\n{details}"
+        );
+    }
+}
