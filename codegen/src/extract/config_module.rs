@@ -27,28 +27,40 @@ pub fn extract(path: &str, source: &str) -> ConfigModuleReturn {
     let mut output = ConfigModuleReturn::default();
     let allocator = Allocator::default();
     if path.ends_with(".json") {
-        if let Some(expression) = parse_json(&allocator, &positions, source, &mut output.diagnostics) {
+        if let Some(expression) =
+            parse_json(&allocator, &positions, source, &mut output.diagnostics)
+        {
             read_object(&expression, None, &positions, &mut output);
         }
         return output;
     }
     let parsed = parse_module(&allocator, &positions, source, &mut output.diagnostics);
-    let Some(program) = parsed.program.as_ref().filter(|_| parsed.clean) else { return output };
+    let Some(program) = parsed.program.as_ref().filter(|_| parsed.clean) else {
+        return output;
+    };
     let top = TopLevel::collect(program);
     let exports = ModuleExports::collect(program);
     let value = match &exports.default {
         DefaultSite::Expression(expression) => config_expression(expression, &top),
         DefaultSite::Local { name, span } => match top.const_declaration(name) {
             Some(declaration) => Ok(declaration.init),
-            None => Err(Rejected { construct: format!("a reference to the identifier \"{name}\""), span: *span }),
+            None => Err(Rejected {
+                construct: format!("a reference to the identifier \"{name}\""),
+                span: *span,
+            }),
         },
-        DefaultSite::FunctionDeclaration { span, .. } => {
-            Err(Rejected { construct: "a function declaration".to_owned(), span: *span })
-        }
-        DefaultSite::ClassDeclaration { span } => {
-            Err(Rejected { construct: "a class declaration".to_owned(), span: *span })
-        }
-        DefaultSite::ReExport { span } => Err(Rejected { construct: "a re-export".to_owned(), span: *span }),
+        DefaultSite::FunctionDeclaration { span, .. } => Err(Rejected {
+            construct: "a function declaration".to_owned(),
+            span: *span,
+        }),
+        DefaultSite::ClassDeclaration { span } => Err(Rejected {
+            construct: "a class declaration".to_owned(),
+            span: *span,
+        }),
+        DefaultSite::ReExport { span } => Err(Rejected {
+            construct: "a re-export".to_owned(),
+            span: *span,
+        }),
         DefaultSite::Missing => {
             output.diagnostics.push(
                 Diagnostic::new(
@@ -63,7 +75,9 @@ pub fn extract(path: &str, source: &str) -> ConfigModuleReturn {
     };
     match value {
         Ok(expression) => read_object(expression, Some(&top), &positions, &mut output),
-        Err(rejected) => output.diagnostics.push(dynamic_config(&rejected, &positions)),
+        Err(rejected) => output
+            .diagnostics
+            .push(dynamic_config(&rejected, &positions)),
     }
     output
 }
@@ -78,20 +92,28 @@ fn config_expression<'e, 'a>(
     match expression {
         Expression::CallExpression(call) if is_define_config(&call.callee, top) => {
             match call.arguments.as_slice() {
-                [Argument::SpreadElement(spread)] => {
-                    Err(Rejected { construct: "a spread".to_owned(), span: span_of(spread.as_ref()) })
-                }
-                [argument] => argument.as_expression().map(unwrap_expression).ok_or_else(|| Rejected {
-                    construct: "an argument outside the grammar".to_owned(),
-                    span: span_of(argument),
+                [Argument::SpreadElement(spread)] => Err(Rejected {
+                    construct: "a spread".to_owned(),
+                    span: span_of(spread.as_ref()),
                 }),
+                [argument] => argument
+                    .as_expression()
+                    .map(unwrap_expression)
+                    .ok_or_else(|| Rejected {
+                        construct: "an argument outside the grammar".to_owned(),
+                        span: span_of(argument),
+                    }),
                 _ => Err(Rejected {
-                    construct: format!("a `defineConfig` call with {} arguments", call.arguments.len()),
+                    construct: format!(
+                        "a `defineConfig` call with {} arguments",
+                        call.arguments.len()
+                    ),
                     span: span_of(call.as_ref()),
                 }),
             }
         }
-        Expression::Identifier(identifier) => match top.const_declaration(identifier.name.as_str()) {
+        Expression::Identifier(identifier) => match top.const_declaration(identifier.name.as_str())
+        {
             Some(declaration) => Ok(declaration.init),
             None => Ok(expression),
         },
@@ -100,9 +122,12 @@ fn config_expression<'e, 'a>(
 }
 
 fn is_define_config(callee: &Expression<'_>, top: &TopLevel<'_>) -> bool {
-    let Expression::Identifier(identifier) = unwrap_expression(callee) else { return false };
-    top.import(identifier.name.as_str())
-        .is_some_and(|import| import.source == CONFIG_PACKAGE && import.imported == "defineConfig" && !import.type_only)
+    let Expression::Identifier(identifier) = unwrap_expression(callee) else {
+        return false;
+    };
+    top.import(identifier.name.as_str()).is_some_and(|import| {
+        import.source == CONFIG_PACKAGE && import.imported == "defineConfig" && !import.type_only
+    })
 }
 
 fn read_object<'a>(
@@ -118,7 +143,13 @@ fn read_object<'a>(
             output.value = Some(object);
             output.locations = reader.locations;
         }
-        Ok(other) => output.diagnostics.push(not_an_object("the config", &other, positions, expression)),
-        Err(rejected) => output.diagnostics.push(dynamic_config(&rejected, positions)),
+        Ok(other) => {
+            output
+                .diagnostics
+                .push(not_an_object("the config", &other, positions, expression))
+        }
+        Err(rejected) => output
+            .diagnostics
+            .push(dynamic_config(&rejected, positions)),
     }
 }

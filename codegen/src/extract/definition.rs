@@ -51,50 +51,86 @@ pub struct DefaultAnalysis<'a> {
 }
 
 pub fn analyse_default<'a>(site: &DefaultSite<'a>, top: &TopLevel<'a>) -> DefaultAnalysis<'a> {
-    let plain = |kind, span| DefaultAnalysis { kind, span, definition: None, problem: None };
+    let plain = |kind, span| DefaultAnalysis {
+        kind,
+        span,
+        definition: None,
+        problem: None,
+    };
     match site {
         DefaultSite::Missing => plain(DefaultExport::Missing, None),
         DefaultSite::ReExport { span } => plain(DefaultExport::ReExport, Some(*span)),
         DefaultSite::ClassDeclaration { span } => plain(DefaultExport::Other, Some(*span)),
-        DefaultSite::FunctionDeclaration { is_async, span } => plain(function_kind(*is_async), Some(*span)),
+        DefaultSite::FunctionDeclaration { is_async, span } => {
+            plain(function_kind(*is_async), Some(*span))
+        }
         DefaultSite::Local { name, span } => analyse_identifier(name, *span, top),
         DefaultSite::Expression(expression) => analyse_expression(expression, top),
     }
 }
 
-fn analyse_expression<'a>(expression: &'a Expression<'a>, top: &TopLevel<'a>) -> DefaultAnalysis<'a> {
+fn analyse_expression<'a>(
+    expression: &'a Expression<'a>,
+    top: &TopLevel<'a>,
+) -> DefaultAnalysis<'a> {
     let expression = unwrap_expression(expression);
     let span = Some(span_of(expression));
-    let other = |problem| DefaultAnalysis { kind: DefaultExport::Other, span, definition: None, problem };
+    let other = |problem| DefaultAnalysis {
+        kind: DefaultExport::Other,
+        span,
+        definition: None,
+        problem,
+    };
     if let Some(is_async) = function_expression(expression) {
-        return DefaultAnalysis { kind: function_kind(is_async), span, definition: None, problem: None };
+        return DefaultAnalysis {
+            kind: function_kind(is_async),
+            span,
+            definition: None,
+            problem: None,
+        };
     }
     match expression {
-        Expression::Identifier(identifier) => analyse_identifier(identifier.name.as_str(), span_of(expression), top),
-        Expression::CallExpression(call) => match helper(&call.callee, top) {
-            Some(Helper::Namespace) => other(Some(DefinitionProblem {
-                message: format!(
-                    "the definition calls a helper through a namespace import of `{ROUTES_PACKAGE}`"
-                ),
-                span: span_of(&call.callee),
-            })),
-            Some(found) => {
-                let form = match found {
-                    Helper::Event(event) => RouteForm::DefineEvent { event },
-                    _ => RouteForm::DefineTool,
-                };
-                let (options, problem) = read_arguments(&form, &call.arguments, span_of(expression));
-                let definition = Definition { form, span: span_of(expression), options };
-                DefaultAnalysis { kind: DefaultExport::Definition, span, definition: Some(definition), problem }
+        Expression::Identifier(identifier) => {
+            analyse_identifier(identifier.name.as_str(), span_of(expression), top)
+        }
+        Expression::CallExpression(call) => {
+            match helper(&call.callee, top) {
+                Some(Helper::Namespace) => other(Some(DefinitionProblem {
+                    message: format!(
+                        "the definition calls a helper through a namespace import of `{ROUTES_PACKAGE}`"
+                    ),
+                    span: span_of(&call.callee),
+                })),
+                Some(found) => {
+                    let form = match found {
+                        Helper::Event(event) => RouteForm::DefineEvent { event },
+                        _ => RouteForm::DefineTool,
+                    };
+                    let (options, problem) =
+                        read_arguments(&form, &call.arguments, span_of(expression));
+                    let definition = Definition {
+                        form,
+                        span: span_of(expression),
+                        options,
+                    };
+                    DefaultAnalysis {
+                        kind: DefaultExport::Definition,
+                        span,
+                        definition: Some(definition),
+                        problem,
+                    }
+                }
+                None => other(wrapped_definition(&call.arguments, top, 0).map(|inner| {
+                    DefinitionProblem {
+                        message: format!(
+                            "the default export wraps the route definition in a call to `{}`",
+                            callee_text(&call.callee)
+                        ),
+                        span: inner,
+                    }
+                })),
             }
-            None => other(wrapped_definition(&call.arguments, top, 0).map(|inner| DefinitionProblem {
-                message: format!(
-                    "the default export wraps the route definition in a call to `{}`",
-                    callee_text(&call.callee)
-                ),
-                span: inner,
-            })),
-        },
+        }
         _ => other(None),
     }
 }
@@ -102,17 +138,28 @@ fn analyse_expression<'a>(expression: &'a Expression<'a>, top: &TopLevel<'a>) ->
 /// `export default name` / `export { name as default }`: a function, a re-exported import,
 /// or (an error) an alias of a definition built elsewhere in the module.
 fn analyse_identifier<'a>(name: &str, span: Span, top: &TopLevel<'a>) -> DefaultAnalysis<'a> {
-    let plain = |kind, problem| DefaultAnalysis { kind, span: Some(span), definition: None, problem };
+    let plain = |kind, problem| DefaultAnalysis {
+        kind,
+        span: Some(span),
+        definition: None,
+        problem,
+    };
     if let Some(is_async) = top.function(name) {
         return plain(function_kind(is_async), None);
     }
-    if let Some(declaration) = top.const_declaration(name) {
-        if let Expression::CallExpression(call) = unwrap_expression(declaration.init) {
-            if matches!(helper(&call.callee, top), Some(Helper::DefineTool | Helper::Event(_))) {
-                let message = format!("the default export aliases the definition held by `{name}`");
-                return plain(DefaultExport::Other, Some(DefinitionProblem { message, span }));
-            }
-        }
+    let aliased = top.const_declaration(name).is_some_and(|declaration| {
+        matches!(
+            unwrap_expression(declaration.init),
+            Expression::CallExpression(call)
+                if matches!(helper(&call.callee, top), Some(Helper::DefineTool | Helper::Event(_)))
+        )
+    });
+    if aliased {
+        let message = format!("the default export aliases the definition held by `{name}`");
+        return plain(
+            DefaultExport::Other,
+            Some(DefinitionProblem { message, span }),
+        );
     }
     match top.resolve(name) {
         Binding::Import { .. } => plain(DefaultExport::ReExport, None),
@@ -135,30 +182,49 @@ fn read_arguments<'a>(
             "`{helper}` takes exactly 2 arguments (options, handler), found {}",
             arguments.len()
         );
-        return (None, Some(DefinitionProblem { message, span: call_span }));
+        return (
+            None,
+            Some(DefinitionProblem {
+                message,
+                span: call_span,
+            }),
+        );
     }
     let first = &arguments[0];
     match first.as_expression().map(unwrap_expression) {
         Some(Expression::ObjectExpression(object)) => (Some(object), None),
         _ => {
             let message = format!("the options of `{helper}` are not an inline object literal");
-            (None, Some(DefinitionProblem { message, span: span_of(first) }))
+            (
+                None,
+                Some(DefinitionProblem {
+                    message,
+                    span: span_of(first),
+                }),
+            )
         }
     }
 }
 
 /// The span of a definition call nested in call arguments (`wrap(defineTool(...))`).
-fn wrapped_definition(arguments: &[Argument<'_>], top: &TopLevel<'_>, depth: usize) -> Option<Span> {
+fn wrapped_definition(
+    arguments: &[Argument<'_>],
+    top: &TopLevel<'_>,
+    depth: usize,
+) -> Option<Span> {
     if depth > 16 {
         return None;
     }
-    arguments.iter().filter_map(Argument::as_expression).find_map(|argument| {
-        match unwrap_expression(argument) {
-            Expression::CallExpression(call) if helper(&call.callee, top).is_some() => Some(span_of(call.as_ref())),
+    arguments
+        .iter()
+        .filter_map(Argument::as_expression)
+        .find_map(|argument| match unwrap_expression(argument) {
+            Expression::CallExpression(call) if helper(&call.callee, top).is_some() => {
+                Some(span_of(call.as_ref()))
+            }
             Expression::CallExpression(call) => wrapped_definition(&call.arguments, top, depth + 1),
             _ => None,
-        }
-    })
+        })
 }
 
 /// Which helper `callee` names, resolving its root identifier in the module scope.
@@ -169,7 +235,9 @@ fn helper(callee: &Expression<'_>, top: &TopLevel<'_>) -> Option<Helper> {
         members.push(member.property.name.as_str());
         current = unwrap_expression(&member.object);
     }
-    let Expression::Identifier(root) = current else { return None };
+    let Expression::Identifier(root) = current else {
+        return None;
+    };
     let import = top.import(root.name.as_str())?;
     if import.source != ROUTES_PACKAGE || import.type_only {
         return None;
@@ -177,9 +245,13 @@ fn helper(callee: &Expression<'_>, top: &TopLevel<'_>) -> Option<Helper> {
     members.reverse();
     match (import.imported.as_str(), members.as_slice()) {
         ("defineTool", []) => Some(Helper::DefineTool),
-        ("events", [_, ..]) => {
-            Some(Helper::Event(members.iter().map(|m| kebab_case(m)).collect::<Vec<_>>().join("/")))
-        }
+        ("events", [_, ..]) => Some(Helper::Event(
+            members
+                .iter()
+                .map(|m| kebab_case(m))
+                .collect::<Vec<_>>()
+                .join("/"),
+        )),
         ("*", ["defineTool"] | ["events", _, ..]) => Some(Helper::Namespace),
         _ => None,
     }
@@ -225,7 +297,11 @@ pub fn event_member_path(event: &str) -> String {
 }
 
 fn function_kind(is_async: bool) -> DefaultExport {
-    if is_async { DefaultExport::AsyncFunction } else { DefaultExport::Function }
+    if is_async {
+        DefaultExport::AsyncFunction
+    } else {
+        DefaultExport::Function
+    }
 }
 
 /// A short spelling of a callee for messages (`wrap`, `helpers.wrap`, or `a function`).

@@ -19,18 +19,31 @@ pub enum DefaultSite<'a> {
     Missing,
     Expression(&'a Expression<'a>),
     /// `export default function …` (`is_async`).
-    FunctionDeclaration { is_async: bool, span: Span },
-    ClassDeclaration { span: Span },
+    FunctionDeclaration {
+        is_async: bool,
+        span: Span,
+    },
+    ClassDeclaration {
+        span: Span,
+    },
     /// `export { local as default }`.
-    Local { name: &'a str, span: Span },
+    Local {
+        name: &'a str,
+        span: Span,
+    },
     /// `export { default } from './x'`, `export { Page as default } from './x'`.
-    ReExport { span: Span },
+    ReExport {
+        span: Span,
+    },
 }
 
 /// The statement exporting `config`.
 pub enum ConfigExport<'a> {
     /// `export const config = <value>`; `span` covers the declarator.
-    Value { value: &'a Expression<'a>, span: Span },
+    Value {
+        value: &'a Expression<'a>,
+        span: Span,
+    },
     /// A shape AB4805 rejects, with agent-bundle's reason text.
     Rejected { reason: &'static str, span: Span },
 }
@@ -42,7 +55,11 @@ pub enum SchemaSource<'a> {
     /// `export { local as inputSchema }`, or `export let`/`var`/destructured (not followed).
     Local { name: &'a str, span: Span },
     /// `export { inputSchema } from './schemas'`.
-    ReExport { source: &'a str, imported: String, span: Span },
+    ReExport {
+        source: &'a str,
+        imported: String,
+        span: Span,
+    },
 }
 
 pub struct ModuleExports<'a> {
@@ -82,10 +99,15 @@ impl<'a> ModuleExports<'a> {
             Statement::ExportDefaultDeclaration(export) => {
                 self.default = match &export.declaration {
                     ExportDefaultDeclarationKind::FunctionDeclaration(function) => {
-                        DefaultSite::FunctionDeclaration { is_async: function.r#async, span: span_of(function.as_ref()) }
+                        DefaultSite::FunctionDeclaration {
+                            is_async: function.r#async,
+                            span: span_of(function.as_ref()),
+                        }
                     }
                     ExportDefaultDeclarationKind::ClassDeclaration(class) => {
-                        DefaultSite::ClassDeclaration { span: span_of(class.as_ref()) }
+                        DefaultSite::ClassDeclaration {
+                            span: span_of(class.as_ref()),
+                        }
                     }
                     ExportDefaultDeclarationKind::TSInterfaceDeclaration(_) => return,
                     kind => match kind.as_expression() {
@@ -94,8 +116,12 @@ impl<'a> ModuleExports<'a> {
                     },
                 };
             }
-            Statement::ExportDeclaration(export) => self.add_declaration(&export.declaration, span_of(export.as_ref())),
-            Statement::ExportNamedDeclaration(export) if export.export_kind != ImportOrExportKind::Type => {
+            Statement::ExportDeclaration(export) => {
+                self.add_declaration(&export.declaration, span_of(export.as_ref()))
+            }
+            Statement::ExportNamedDeclaration(export)
+                if export.export_kind != ImportOrExportKind::Type =>
+            {
                 for specifier in &export.specifiers {
                     if specifier.export_kind == ImportOrExportKind::Type {
                         continue;
@@ -112,7 +138,9 @@ impl<'a> ModuleExports<'a> {
                     self.names.push(exported);
                 }
             }
-            Statement::ExportFromDeclaration(export) if export.export_kind != ImportOrExportKind::Type => {
+            Statement::ExportFromDeclaration(export)
+                if export.export_kind != ImportOrExportKind::Type =>
+            {
                 for specifier in &export.specifiers {
                     if specifier.export_kind == ImportOrExportKind::Type {
                         continue;
@@ -126,11 +154,17 @@ impl<'a> ModuleExports<'a> {
                     self.note_indirect(&exported, span);
                     let source = export.source.value.as_str();
                     let imported = export_name(&specifier.local);
-                    self.set_schema(&exported, || SchemaSource::ReExport { source, imported, span });
+                    self.set_schema(&exported, || SchemaSource::ReExport {
+                        source,
+                        imported,
+                        span,
+                    });
                     self.names.push(exported);
                 }
             }
-            Statement::ExportAllDeclaration(export) if export.export_kind != ImportOrExportKind::Type => {
+            Statement::ExportAllDeclaration(export)
+                if export.export_kind != ImportOrExportKind::Type =>
+            {
                 if let Some(exported) = &export.exported {
                     self.names.push(export_name(exported));
                 }
@@ -149,7 +183,9 @@ impl<'a> ModuleExports<'a> {
                     if names.contains(&"config") && self.config.is_none() {
                         self.config = Some(match (simple, variables.kind, &declarator.init) {
                             (false, _, _) => rejected("a destructuring declaration", span),
-                            (true, VariableDeclarationKind::Const, Some(value)) => ConfigExport::Value { value, span },
+                            (true, VariableDeclarationKind::Const, Some(value)) => {
+                                ConfigExport::Value { value, span }
+                            }
                             (true, VariableDeclarationKind::Const, None) => {
                                 rejected("a declaration without an initializer", span)
                             }
@@ -158,7 +194,9 @@ impl<'a> ModuleExports<'a> {
                     }
                     for name in names {
                         let source = match (&declarator.init, simple, variables.kind) {
-                            (Some(init), true, VariableDeclarationKind::Const) => SchemaSource::Init(init),
+                            (Some(init), true, VariableDeclarationKind::Const) => {
+                                SchemaSource::Init(init)
+                            }
                             _ => SchemaSource::Local { name, span },
                         };
                         self.set_schema(name, || source);
@@ -176,8 +214,12 @@ impl<'a> ModuleExports<'a> {
                     self.add_callable(id.name.as_str(), statement_span);
                 }
             }
-            Declaration::TSEnumDeclaration(enumeration) => self.names.push(enumeration.id.name.as_str().to_owned()),
-            Declaration::TSImportEqualsDeclaration(import) => self.names.push(import.id.name.as_str().to_owned()),
+            Declaration::TSEnumDeclaration(enumeration) => {
+                self.names.push(enumeration.id.name.as_str().to_owned())
+            }
+            Declaration::TSImportEqualsDeclaration(import) => {
+                self.names.push(import.id.name.as_str().to_owned())
+            }
             Declaration::TSNamespaceDeclaration(_)
             | Declaration::TSExternalModuleDeclaration(_)
             | Declaration::TSGlobalDeclaration(_)

@@ -30,7 +30,10 @@ pub struct Rejected {
 
 impl Rejected {
     fn at(construct: impl Into<String>, node: &impl GetSpan) -> Self {
-        Self { construct: construct.into(), span: span_of(node) }
+        Self {
+            construct: construct.into(),
+            span: span_of(node),
+        }
     }
 }
 
@@ -45,7 +48,11 @@ pub struct LiteralReader<'r, 'a> {
 impl<'r, 'a> LiteralReader<'r, 'a> {
     /// `top` is `None` for JSON files, where no identifier can be a reference.
     pub fn new(top: Option<&'r TopLevel<'a>>, positions: &'r Positions<'r>) -> Self {
-        Self { top, positions, locations: BTreeMap::new() }
+        Self {
+            top,
+            positions,
+            locations: BTreeMap::new(),
+        }
     }
 
     /// Reads `expression` as the value at `pointer` (`""` for the root).
@@ -65,37 +72,70 @@ impl<'r, 'a> LiteralReader<'r, 'a> {
     }
 
     /// Reads an object's property as the value at `pointer`.
-    pub fn read_property(&mut self, property: &ObjectProperty<'a>, pointer: &str) -> Result<Value, Rejected> {
+    pub fn read_property(
+        &mut self,
+        property: &ObjectProperty<'a>,
+        pointer: &str,
+    ) -> Result<Value, Rejected> {
         self.read_at_depth(&property.value, pointer, 1)
     }
 
-    fn read_at_depth(&mut self, expression: &Expression<'a>, pointer: &str, depth: usize) -> Result<Value, Rejected> {
+    fn read_at_depth(
+        &mut self,
+        expression: &Expression<'a>,
+        pointer: &str,
+        depth: usize,
+    ) -> Result<Value, Rejected> {
         if depth > MAX_VALUE_DEPTH {
-            return Err(Rejected::at(format!("a value nested deeper than {MAX_VALUE_DEPTH} levels"), expression));
+            return Err(Rejected::at(
+                format!("a value nested deeper than {MAX_VALUE_DEPTH} levels"),
+                expression,
+            ));
         }
         let expression = unwrap_expression(expression);
         let value = match expression {
             Expression::StringLiteral(string) => Value::String(string.value.as_str().to_owned()),
-            Expression::TemplateLiteral(template) => match (template.expressions.is_empty(), template.quasis.first()) {
-                (true, Some(quasi)) => match &quasi.value.cooked {
-                    Some(cooked) => Value::String(cooked.as_str().to_owned()),
-                    None => return Err(Rejected::at("a template literal with an invalid escape", expression)),
-                },
-                _ => return Err(Rejected::at("a template literal with substitutions", expression)),
-            },
+            Expression::TemplateLiteral(template) => {
+                match (template.expressions.is_empty(), template.quasis.first()) {
+                    (true, Some(quasi)) => match &quasi.value.cooked {
+                        Some(cooked) => Value::String(cooked.as_str().to_owned()),
+                        None => {
+                            return Err(Rejected::at(
+                                "a template literal with an invalid escape",
+                                expression,
+                            ));
+                        }
+                    },
+                    _ => {
+                        return Err(Rejected::at(
+                            "a template literal with substitutions",
+                            expression,
+                        ));
+                    }
+                }
+            }
             Expression::NumericLiteral(number) => number_value(number.value, expression)?,
             Expression::UnaryExpression(unary)
-                if matches!(unary.operator, UnaryOperator::UnaryNegation | UnaryOperator::UnaryPlus) =>
+                if matches!(
+                    unary.operator,
+                    UnaryOperator::UnaryNegation | UnaryOperator::UnaryPlus
+                ) =>
             {
                 let Expression::NumericLiteral(number) = unwrap_expression(&unary.argument) else {
                     return Err(Rejected::at(construct_name(expression), expression));
                 };
-                let sign = if unary.operator == UnaryOperator::UnaryNegation { -1.0 } else { 1.0 };
+                let sign = if unary.operator == UnaryOperator::UnaryNegation {
+                    -1.0
+                } else {
+                    1.0
+                };
                 number_value(sign * number.value, expression)?
             }
             Expression::BooleanLiteral(boolean) => Value::Bool(boolean.value),
             Expression::NullLiteral(_) => Value::Null,
-            Expression::Identifier(identifier) => self.string_const(identifier.name.as_str(), expression)?,
+            Expression::Identifier(identifier) => {
+                self.string_const(identifier.name.as_str(), expression)?
+            }
             Expression::ArrayExpression(array) => {
                 let mut items = Vec::with_capacity(array.elements.len());
                 for (index, element) in array.elements.iter().enumerate() {
@@ -103,13 +143,24 @@ impl<'r, 'a> LiteralReader<'r, 'a> {
                         ArrayExpressionElement::SpreadElement(spread) => {
                             return Err(Rejected::at("a spread", spread.as_ref()));
                         }
-                        ArrayExpressionElement::Elision(hole) => return Err(Rejected::at("an array hole", hole.as_ref())),
+                        ArrayExpressionElement::Elision(hole) => {
+                            return Err(Rejected::at("an array hole", hole.as_ref()));
+                        }
                         _ => match element.as_expression() {
                             Some(item) => item,
-                            None => return Err(Rejected::at("an array element outside the grammar", element)),
+                            None => {
+                                return Err(Rejected::at(
+                                    "an array element outside the grammar",
+                                    element,
+                                ));
+                            }
                         },
                     };
-                    items.push(self.read_at_depth(item, &format!("{pointer}/{index}"), depth + 1)?);
+                    items.push(self.read_at_depth(
+                        item,
+                        &format!("{pointer}/{index}"),
+                        depth + 1,
+                    )?);
                 }
                 Value::Array(items)
             }
@@ -131,7 +182,8 @@ impl<'r, 'a> LiteralReader<'r, 'a> {
             }
             _ => return Err(Rejected::at(construct_name(expression), expression)),
         };
-        self.locations.insert(pointer.to_owned(), self.positions.of(expression));
+        self.locations
+            .insert(pointer.to_owned(), self.positions.of(expression));
         Ok(value)
     }
 
@@ -140,9 +192,15 @@ impl<'r, 'a> LiteralReader<'r, 'a> {
         let declaration = self.top.and_then(|top| top.const_declaration(name));
         let init = declaration.map(|declaration| unwrap_expression(declaration.init));
         match init {
-            Some(Expression::StringLiteral(string)) => Ok(Value::String(string.value.as_str().to_owned())),
+            Some(Expression::StringLiteral(string)) => {
+                Ok(Value::String(string.value.as_str().to_owned()))
+            }
             Some(Expression::TemplateLiteral(template)) if template.expressions.is_empty() => {
-                match template.quasis.first().and_then(|quasi| quasi.value.cooked.as_ref()) {
+                match template
+                    .quasis
+                    .first()
+                    .and_then(|quasi| quasi.value.cooked.as_ref())
+                {
                     Some(cooked) => Ok(Value::String(cooked.as_str().to_owned())),
                     None => Err(Rejected::at(construct_name(at), at)),
                 }
@@ -155,10 +213,14 @@ impl<'r, 'a> LiteralReader<'r, 'a> {
 /// The static name of a property key: an identifier, a string or a number.
 pub fn static_key(key: &PropertyKey<'_>, computed: bool) -> Result<String, Rejected> {
     match key {
-        PropertyKey::StaticIdentifier(identifier) if !computed => Ok(identifier.name.as_str().to_owned()),
+        PropertyKey::StaticIdentifier(identifier) if !computed => {
+            Ok(identifier.name.as_str().to_owned())
+        }
         PropertyKey::StringLiteral(string) if !computed => Ok(string.value.as_str().to_owned()),
         PropertyKey::NumericLiteral(number) if !computed => Ok(number_key(number.value)),
-        PropertyKey::PrivateIdentifier(private) => Err(Rejected::at("a private name", private.as_ref())),
+        PropertyKey::PrivateIdentifier(private) => {
+            Err(Rejected::at("a private name", private.as_ref()))
+        }
         _ => Err(Rejected::at("a computed property name", key)),
     }
 }
@@ -174,7 +236,9 @@ fn number_value(value: f64, at: &Expression<'_>) -> Result<Value, Rejected> {
     if value.fract() == 0.0 && value.abs() <= SAFE {
         return Ok(Value::Number(Number::from(value as i64)));
     }
-    Number::from_f64(value).map(Value::Number).ok_or_else(|| Rejected::at("a non-finite number", at))
+    Number::from_f64(value)
+        .map(Value::Number)
+        .ok_or_else(|| Rejected::at("a non-finite number", at))
 }
 
 /// How JavaScript spells a numeric key as a property name (`1.0` → `1`).

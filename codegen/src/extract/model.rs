@@ -70,19 +70,47 @@ pub enum Binding {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum SchemaExpr {
     /// `callee(args…)`; a method call has a [`SchemaExpr::Member`] callee.
-    Call { callee: Box<SchemaExpr>, args: Vec<SchemaExpr>, span: Span },
+    Call {
+        callee: Box<SchemaExpr>,
+        args: Vec<SchemaExpr>,
+        span: Span,
+    },
     /// `object.property` (also `object['property']` with a literal key).
-    Member { object: Box<SchemaExpr>, property: String, span: Span },
-    Ident { name: String, binding: Binding, span: Span },
+    Member {
+        object: Box<SchemaExpr>,
+        property: String,
+        span: Span,
+    },
+    Ident {
+        name: String,
+        binding: Binding,
+        span: Span,
+    },
     /// A string, number, boolean or null literal (casts unwrapped).
-    Literal { value: Value, span: Span },
+    Literal {
+        value: Value,
+        span: Span,
+    },
     /// An object literal with static keys, in source order.
-    Object { properties: Vec<(String, SchemaExpr)>, span: Span },
-    Array { items: Vec<SchemaExpr>, span: Span },
-    Regex { pattern: String, flags: String, span: Span },
+    Object {
+        properties: Vec<(String, SchemaExpr)>,
+        span: Span,
+    },
+    Array {
+        items: Vec<SchemaExpr>,
+        span: Span,
+    },
+    Regex {
+        pattern: String,
+        flags: String,
+        span: Span,
+    },
     /// Anything outside the grammar above (a function, a spread, a template with substitutions…),
     /// named as a user would read it (`a function expression`).
-    Unsupported { construct: String, span: Span },
+    Unsupported {
+        construct: String,
+        span: Span,
+    },
 }
 
 /// A top-level `const` whose initializer was captured as a schema expression.

@@ -7,6 +7,7 @@
 
 use oxc_allocator::Allocator;
 
+use super::ExtractReturn;
 use super::checks::{CheckContext, check_module};
 use super::definition::analyse_default;
 use super::exports::ModuleExports;
@@ -16,17 +17,24 @@ use super::position::Positions;
 use super::route::{ConfigState, read_route};
 use super::schema_expr::{capture, is_capturable_const};
 use super::scope::TopLevel;
-use super::ExtractReturn;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::project::ModuleKind;
 
 pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
     let positions = Positions::new(path, source);
     let mut diagnostics = Vec::new();
-    let mut module = ExtractedModule { path: path.to_owned(), ..ExtractedModule::default() };
+    let mut module = ExtractedModule {
+        path: path.to_owned(),
+        ..ExtractedModule::default()
+    };
     let allocator = Allocator::default();
     let parsed = parse_module(&allocator, &positions, source, &mut diagnostics);
-    let Some(program) = &parsed.program else { return ExtractReturn { module, diagnostics } };
+    let Some(program) = &parsed.program else {
+        return ExtractReturn {
+            module,
+            diagnostics,
+        };
+    };
 
     let top = TopLevel::collect(program);
     let exports = ModuleExports::collect(program);
@@ -36,7 +44,10 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
     module.use_client = exports.use_client.is_some();
     module.default_export = analysis.kind;
     if !parsed.clean {
-        return ExtractReturn { module, diagnostics };
+        return ExtractReturn {
+            module,
+            diagnostics,
+        };
     }
 
     module.consts = top
@@ -44,7 +55,10 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
         .iter()
         .filter(|(_, declaration)| is_capturable_const(declaration.init))
         .map(|(name, declaration)| {
-            let binding = ConstBinding { exported: declaration.exported, init: capture(declaration.init, &top) };
+            let binding = ConstBinding {
+                exported: declaration.exported,
+                init: capture(declaration.init, &top),
+            };
             ((*name).to_owned(), binding)
         })
         .collect();
@@ -58,7 +72,14 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
             | ModuleKind::Event { .. }
     );
     let config_state = if is_route {
-        read_route(&mut module, &analysis, &exports, &top, &positions, &mut diagnostics)
+        read_route(
+            &mut module,
+            &analysis,
+            &exports,
+            &top,
+            &positions,
+            &mut diagnostics,
+        )
     } else {
         ConfigState::Read
     };
@@ -86,5 +107,8 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
         positions: &positions,
     };
     check_module(&context, &mut diagnostics);
-    ExtractReturn { module, diagnostics }
+    ExtractReturn {
+        module,
+        diagnostics,
+    }
 }

@@ -23,6 +23,9 @@ pub fn nesting_overflow(source: &str) -> Option<u32> {
     let mut i = 0usize;
     let mut previous_significant = b';';
     while i < bytes.len() {
+        if levels.len() + chains > MAX_NESTING {
+            return Some(i as u32);
+        }
         let byte = bytes[i];
         match byte {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
@@ -51,7 +54,10 @@ pub fn nesting_overflow(source: &str) -> Option<u32> {
                 continue;
             }
             b'`' => {
-                levels.push(Level { template: true, ..Level::default() });
+                levels.push(Level {
+                    template: true,
+                    ..Level::default()
+                });
                 i = skip_template_text(bytes, i + 1, &mut levels);
                 previous_significant = b'a';
                 continue;
@@ -75,7 +81,9 @@ pub fn nesting_overflow(source: &str) -> Option<u32> {
                 }
             }
             b'=' if bytes.get(i + 1) == Some(&b'>') => add_chain(&mut levels, &mut chains),
-            b'?' if !matches!(bytes.get(i + 1), Some(b'.' | b'?')) && previous_significant != b'?' => {
+            b'?' if !matches!(bytes.get(i + 1), Some(b'.' | b'?'))
+                && previous_significant != b'?' =>
+            {
                 add_chain(&mut levels, &mut chains);
             }
             b'<' => match bytes.get(i + 1) {
@@ -91,9 +99,6 @@ pub fn nesting_overflow(source: &str) -> Option<u32> {
                 _ => {}
             },
             _ => {}
-        }
-        if levels.len() + chains > MAX_NESTING {
-            return Some(i as u32);
         }
         if !byte.is_ascii_whitespace() {
             previous_significant = byte;
@@ -120,15 +125,25 @@ fn add_chain(levels: &mut [Level], chains: &mut usize) {
 
 /// After these bytes a `/` starts a regular expression rather than a division.
 fn starts_regex(previous: u8) -> bool {
-    matches!(previous, b'(' | b',' | b'=' | b':' | b'[' | b'!' | b'&' | b'|' | b'?' | b'{' | b'}' | b';')
+    matches!(
+        previous,
+        b'(' | b',' | b'=' | b':' | b'[' | b'!' | b'&' | b'|' | b'?' | b'{' | b'}' | b';'
+    )
 }
 
 fn skip_until(bytes: &[u8], from: usize, stop: u8) -> usize {
-    bytes[from.min(bytes.len())..].iter().position(|b| *b == stop).map_or(bytes.len(), |at| from + at)
+    bytes[from.min(bytes.len())..]
+        .iter()
+        .position(|b| *b == stop)
+        .map_or(bytes.len(), |at| from + at)
 }
 
 fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    bytes.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|at| from + at)
+    bytes
+        .get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|at| from + at)
 }
 
 /// Skips a quoted string; an unterminated one ends at the line's end, as the lexer's error does.
@@ -185,4 +200,58 @@ fn skip_template_text(bytes: &[u8], mut i: usize, levels: &mut Vec<Level>) -> us
         }
     }
     bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_NESTING, nesting_overflow};
+
+    #[test]
+    fn refuses_every_deeply_nesting_construct() {
+        let depth = 10_000;
+        for (name, source) in [
+            (
+                "arrays",
+                format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
+            ),
+            (
+                "parentheses",
+                format!("{}1{}", "(".repeat(depth), ")".repeat(depth)),
+            ),
+            (
+                "objects",
+                format!("{}1{}", "{a:".repeat(depth), "}".repeat(depth)),
+            ),
+            ("arrows", "x => ".repeat(depth)),
+            ("conditionals", "x ? 1 : ".repeat(depth)),
+            (
+                "jsx",
+                format!("{}{}", "<a>".repeat(depth), "</a>".repeat(depth)),
+            ),
+            (
+                "templates",
+                format!("`{}{}`", "${`".repeat(depth), "`}".repeat(depth)),
+            ),
+            (
+                "type arguments",
+                format!("type A = {}1{};", "Array<".repeat(depth), ">".repeat(depth)),
+            ),
+        ] {
+            assert!(nesting_overflow(&source).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn accepts_ordinary_code_however_long() {
+        let statement = "if (a < b && c > d) { f(`x ${y}`, /[(]/g, '(', \"[\"); } // (\n";
+        assert_eq!(nesting_overflow(&statement.repeat(10_000)), None);
+        let siblings = format!("<ul>{}</ul>", "<li>x</li><br/>".repeat(10_000));
+        assert_eq!(nesting_overflow(&siblings), None);
+        let within = format!(
+            "{}{}",
+            "[".repeat(MAX_NESTING - 1),
+            "]".repeat(MAX_NESTING - 1)
+        );
+        assert_eq!(nesting_overflow(&within), None);
+    }
 }

@@ -28,12 +28,19 @@ pub fn parse_module<'a>(
 ) -> ParsedModule<'a> {
     if let Some(offset) = nesting_overflow(source) {
         diagnostics.push(too_deep(positions, offset));
-        return ParsedModule { program: None, clean: false };
+        return ParsedModule {
+            program: None,
+            clean: false,
+        };
     }
     let returned = Parser::new(allocator, source, source_type(positions.path())).parse();
     let clean = returned.diagnostics.is_empty() && !returned.panicked;
     for error in returned.diagnostics.iter() {
-        diagnostics.push(parse_error(positions, &error.message, error.labels.first().map(|l| l.span())));
+        diagnostics.push(parse_error(
+            positions,
+            &error.message,
+            error.labels.first().map(|l| l.span()),
+        ));
     }
     if returned.panicked && returned.diagnostics.is_empty() {
         diagnostics.push(parse_error(positions, "the parser stopped early", None));
@@ -77,7 +84,11 @@ pub fn source_type(path: &str) -> SourceType {
     }
 }
 
-fn parse_error(positions: &Positions<'_>, message: &str, span: Option<oxc_span::Span>) -> Diagnostic {
+fn parse_error(
+    positions: &Positions<'_>,
+    message: &str,
+    span: Option<oxc_span::Span>,
+) -> Diagnostic {
     let diagnostic = Diagnostic::new(
         Code::AB5300,
         format!("syntax error: {message}"),

@@ -19,7 +19,11 @@ impl<'s> Positions<'s> {
     pub fn new(path: &'s str, source: &'s str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(source.match_indices('\n').map(|(at, _)| at as u32 + 1));
-        Self { path, source, line_starts }
+        Self {
+            path,
+            source,
+            line_starts,
+        }
     }
 
     pub fn path(&self) -> &'s str {
@@ -37,7 +41,10 @@ impl<'s> Positions<'s> {
         while !self.source.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line_index = self.line_starts.partition_point(|start| *start as usize <= offset) - 1;
+        let line_index = self
+            .line_starts
+            .partition_point(|start| *start as usize <= offset)
+            - 1;
         let line_start = self.line_starts[line_index] as usize;
         let column = self.source[line_start..offset].chars().count() + 1;
         Location {
@@ -66,7 +73,11 @@ mod tests {
         let positions = Positions::new("f.ts", source);
         for start in 0..=source.len() as u32 + 2 {
             let span = Span::new(start, start);
-            assert_eq!(positions.location(span), Location::span("f.ts", source, span), "{start}");
+            assert_eq!(
+                positions.location(span),
+                Location::span("f.ts", source, span),
+                "{start}"
+            );
         }
     }
 }

@@ -38,12 +38,21 @@ pub fn read_route<'a>(
         return read_definition(module, definition, top, positions, diagnostics);
     }
     let has_schema_export = exports.input_schema.is_some() || exports.result_schema.is_some();
-    if exports.config.is_none() && !has_schema_export && module.default_export == super::DefaultExport::Missing {
+    if exports.config.is_none()
+        && !has_schema_export
+        && module.default_export == super::DefaultExport::Missing
+    {
         return ConfigState::Read;
     }
     module.form = Some(RouteForm::ConfigExport);
-    module.input_schema = exports.input_schema.as_ref().map(|source| schema_from_export(source, top));
-    module.result_schema = exports.result_schema.as_ref().map(|source| schema_from_export(source, top));
+    module.input_schema = exports
+        .input_schema
+        .as_ref()
+        .map(|source| schema_from_export(source, top));
+    module.result_schema = exports
+        .result_schema
+        .as_ref()
+        .map(|source| schema_from_export(source, top));
     match &exports.config {
         None => ConfigState::Read,
         Some(ConfigExport::Rejected { reason, span }) => {
@@ -101,7 +110,9 @@ fn read_definition<'a>(
 ) -> ConfigState {
     module.form = Some(definition.form.clone());
     module.definition_location = Some(positions.location(definition.span));
-    let Some(options) = definition.options else { return ConfigState::Rejected };
+    let Some(options) = definition.options else {
+        return ConfigState::Rejected;
+    };
     let (config_state, first_rejection) = read_options(module, options, top, positions);
     if let Some(rejected) = first_rejection {
         diagnostics.push(dynamic_config(&rejected, positions));
@@ -122,7 +133,10 @@ fn read_options<'a>(
         let property = match property {
             ObjectPropertyKind::ObjectProperty(property) => property,
             ObjectPropertyKind::SpreadProperty(spread) => {
-                let rejected = Rejected { construct: "a spread".to_owned(), span: span_of(spread.as_ref()) };
+                let rejected = Rejected {
+                    construct: "a spread".to_owned(),
+                    span: span_of(spread.as_ref()),
+                };
                 first_rejection.get_or_insert(rejected);
                 continue;
             }
@@ -161,12 +175,21 @@ fn read_options<'a>(
 fn schema_from_export(source: &SchemaSource<'_>, top: &TopLevel<'_>) -> SchemaExpr {
     match source {
         SchemaSource::Init(init) => capture(init, top),
-        SchemaSource::Local { name, span } => {
-            SchemaExpr::Ident { name: (*name).to_owned(), binding: top.resolve(name), span: *span }
-        }
-        SchemaSource::ReExport { source, imported, span } => SchemaExpr::Ident {
+        SchemaSource::Local { name, span } => SchemaExpr::Ident {
+            name: (*name).to_owned(),
+            binding: top.resolve(name),
+            span: *span,
+        },
+        SchemaSource::ReExport {
+            source,
+            imported,
+            span,
+        } => SchemaExpr::Ident {
             name: imported.clone(),
-            binding: Binding::Import { source: (*source).to_owned(), imported: imported.clone() },
+            binding: Binding::Import {
+                source: (*source).to_owned(),
+                imported: imported.clone(),
+            },
             span: *span,
         },
     }
@@ -189,7 +212,12 @@ pub fn dynamic_config(rejected: &Rejected, positions: &Positions<'_>) -> Diagnos
 }
 
 /// AB4805 for a config value that is static but not an object.
-pub fn not_an_object(subject: &str, value: &Value, positions: &Positions<'_>, at: &Expression<'_>) -> Diagnostic {
+pub fn not_an_object(
+    subject: &str,
+    value: &Value,
+    positions: &Positions<'_>,
+    at: &Expression<'_>,
+) -> Diagnostic {
     let what = match value {
         Value::Null => "`null`",
         Value::Array(_) => "an array",

@@ -51,7 +51,11 @@ fn capture_at_depth(expression: &Expression<'_>, top: &TopLevel<'_>, depth: usiz
     match expression {
         Expression::CallExpression(call) if !call.optional => {
             let callee = Box::new(capture_at_depth(&call.callee, top, next));
-            let args = call.arguments.iter().map(|argument| capture_argument(argument, top, next)).collect();
+            let args = call
+                .arguments
+                .iter()
+                .map(|argument| capture_argument(argument, top, next))
+                .collect();
             SchemaExpr::Call { callee, args, span }
         }
         Expression::StaticMemberExpression(member) if !member.optional => SchemaExpr::Member {
@@ -71,11 +75,21 @@ fn capture_at_depth(expression: &Expression<'_>, top: &TopLevel<'_>, depth: usiz
         }
         Expression::Identifier(identifier) => {
             let name = identifier.name.as_str();
-            SchemaExpr::Ident { name: name.to_owned(), binding: top.resolve(name), span }
+            SchemaExpr::Ident {
+                name: name.to_owned(),
+                binding: top.resolve(name),
+                span,
+            }
         }
-        Expression::StringLiteral(string) => literal(Value::String(string.value.as_str().to_owned()), span),
+        Expression::StringLiteral(string) => {
+            literal(Value::String(string.value.as_str().to_owned()), span)
+        }
         Expression::TemplateLiteral(template) if template.expressions.is_empty() => {
-            match template.quasis.first().and_then(|quasi| quasi.value.cooked.as_ref()) {
+            match template
+                .quasis
+                .first()
+                .and_then(|quasi| quasi.value.cooked.as_ref())
+            {
                 Some(cooked) => literal(Value::String(cooked.as_str().to_owned()), span),
                 None => unsupported("a template literal with an invalid escape", span),
             }
@@ -120,10 +134,17 @@ fn capture_at_depth(expression: &Expression<'_>, top: &TopLevel<'_>, depth: usiz
                     ArrayExpressionElement::SpreadElement(spread) => {
                         return unsupported("a spread", span_of(spread.as_ref()));
                     }
-                    ArrayExpressionElement::Elision(hole) => return unsupported("an array hole", span_of(hole.as_ref())),
+                    ArrayExpressionElement::Elision(hole) => {
+                        return unsupported("an array hole", span_of(hole.as_ref()));
+                    }
                     _ => match element.as_expression() {
                         Some(item) => items.push(capture_at_depth(item, top, next)),
-                        None => return unsupported("an array element outside the grammar", span_of(element)),
+                        None => {
+                            return unsupported(
+                                "an array element outside the grammar",
+                                span_of(element),
+                            );
+                        }
                     },
                 }
             }
@@ -161,5 +182,8 @@ fn number_literal(value: f64, span: Span) -> SchemaExpr {
 }
 
 fn unsupported(construct: impl Into<String>, span: Span) -> SchemaExpr {
-    SchemaExpr::Unsupported { construct: construct.into(), span }
+    SchemaExpr::Unsupported {
+        construct: construct.into(),
+        span,
+    }
 }

@@ -53,7 +53,9 @@ impl<'a> TopLevel<'a> {
                 | Statement::ExportFromDeclaration(_)
                 | Statement::ExportAllDeclaration(_)
                 | Statement::ExportDefaultDeclaration(_) => {}
-                Statement::ExportDeclaration(export) => top.add_declaration(&export.declaration, true),
+                Statement::ExportDeclaration(export) => {
+                    top.add_declaration(&export.declaration, true)
+                }
                 _ => {
                     if let Some(declaration) = statement.as_declaration() {
                         top.add_declaration(declaration, false);
@@ -67,10 +69,15 @@ impl<'a> TopLevel<'a> {
     /// What `name`, read in the module scope, refers to.
     pub fn resolve(&self, name: &str) -> Binding {
         if let Some(import) = self.import(name) {
-            return Binding::Import { source: import.source.clone(), imported: import.imported.clone() };
+            return Binding::Import {
+                source: import.source.clone(),
+                imported: import.imported.clone(),
+            };
         }
         if self.const_by_name.contains_key(name) {
-            return Binding::LocalConst { name: name.to_owned() };
+            return Binding::LocalConst {
+                name: name.to_owned(),
+            };
         }
         if self.functions.contains_key(name) || self.others.contains(name) {
             return Binding::Local;
@@ -79,11 +86,15 @@ impl<'a> TopLevel<'a> {
     }
 
     pub fn import(&self, name: &str) -> Option<&ImportBinding> {
-        self.import_by_local.get(name).map(|index| &self.imports[*index])
+        self.import_by_local
+            .get(name)
+            .map(|index| &self.imports[*index])
     }
 
     pub fn const_declaration(&self, name: &str) -> Option<ConstDeclaration<'a>> {
-        self.const_by_name.get(name).map(|index| self.consts[*index].1)
+        self.const_by_name
+            .get(name)
+            .map(|index| self.consts[*index].1)
     }
 
     /// `Some(is_async)` when `name` is a top-level function (declaration or `const f = () => …`).
@@ -92,7 +103,9 @@ impl<'a> TopLevel<'a> {
     }
 
     fn add_import(&mut self, import: &'a oxc_ast::ast::ImportDeclaration<'a>) {
-        let Some(specifiers) = &import.specifiers else { return };
+        let Some(specifiers) = &import.specifiers else {
+            return;
+        };
         let source = import.source.value.as_str();
         let declaration_type_only = import.import_kind == ImportOrExportKind::Type;
         for specifier in specifiers {
@@ -102,12 +115,16 @@ impl<'a> TopLevel<'a> {
                     export_name(&named.imported),
                     declaration_type_only || named.import_kind == ImportOrExportKind::Type,
                 ),
-                ImportDeclarationSpecifier::ImportDefaultSpecifier(default) => {
-                    (default.local.name.as_str(), "default".to_owned(), declaration_type_only)
-                }
-                ImportDeclarationSpecifier::ImportNamespaceSpecifier(namespace) => {
-                    (namespace.local.name.as_str(), "*".to_owned(), declaration_type_only)
-                }
+                ImportDeclarationSpecifier::ImportDefaultSpecifier(default) => (
+                    default.local.name.as_str(),
+                    "default".to_owned(),
+                    declaration_type_only,
+                ),
+                ImportDeclarationSpecifier::ImportNamespaceSpecifier(namespace) => (
+                    namespace.local.name.as_str(),
+                    "*".to_owned(),
+                    declaration_type_only,
+                ),
             };
             self.import_by_local.insert(local, self.imports.len());
             self.imports.push(ImportBinding {
@@ -132,7 +149,8 @@ impl<'a> TopLevel<'a> {
                                 self.functions.insert(name, is_async);
                             }
                             self.const_by_name.insert(name, self.consts.len());
-                            self.consts.push((name, ConstDeclaration { init, exported }));
+                            self.consts
+                                .push((name, ConstDeclaration { init, exported }));
                         }
                         (pattern, _) => self.others.extend(bound_names(pattern)),
                     }
@@ -197,4 +215,3 @@ pub fn bound_names<'a>(pattern: &'a BindingPattern<'a>) -> Vec<&'a str> {
     }
     names
 }
-

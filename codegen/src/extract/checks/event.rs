@@ -14,12 +14,30 @@ use crate::extract::definition::event_member_path;
 use crate::extract::model::RouteForm;
 
 /// Events that concern one tool call, the only ones a `tools` filter can narrow.
-const TOOL_EVENTS: [&str; 5] = ["tool/before", "tool/after", "tool/failure", "permission/request", "permission/denied"];
+const TOOL_EVENTS: [&str; 5] = [
+    "tool/before",
+    "tool/after",
+    "tool/failure",
+    "permission/request",
+    "permission/denied",
+];
 const CANONICAL_SELECTORS: [&str; 5] = ["shell", "file.read", "file.write", "mcp", "agent"];
 const SELECTOR_HOSTS: [&str; 3] = ["claude", "codex", "cursor"];
-const KNOWN_KEYS: [&str; 7] = ["delivery", "fallback", "native", "runtime", "targets", "timeoutMs", "tools"];
+const KNOWN_KEYS: [&str; 7] = [
+    "delivery",
+    "fallback",
+    "native",
+    "runtime",
+    "targets",
+    "timeoutMs",
+    "tools",
+];
 
-pub fn check_event_route(event: &str, context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+pub fn check_event_route(
+    event: &str,
+    context: &CheckContext<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     match &context.module.form {
         Some(RouteForm::DefineTool) => diagnostics.push(
             Diagnostic::new(
@@ -49,21 +67,31 @@ pub fn check_event_route(event: &str, context: &CheckContext<'_>, diagnostics: &
 
 /// `file/change` is agent-bundle's name for `file/saved`; either spelling matches the other.
 fn same_event(defined: &str, path_event: &str) -> bool {
-    let normal = |event: &str| if event == "file/change" { "file/saved".to_owned() } else { event.to_owned() };
+    let normal = |event: &str| {
+        if event == "file/change" {
+            "file/saved".to_owned()
+        } else {
+            event.to_owned()
+        }
+    };
     normal(defined) == normal(path_event)
 }
 
 fn check_keys(event: &str, context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
     let config = &context.module.config;
     let mut report = |code: Code, key: &str, message: String, recovery: &str| {
-        diagnostics.push(Diagnostic::new(code, message, recovery).at(context.value_location(&format!("/{key}"))));
+        diagnostics.push(
+            Diagnostic::new(code, message, recovery).at(context.value_location(&format!("/{key}"))),
+        );
     };
     for (key, value) in config {
         match key.as_str() {
             "tools" if !TOOL_EVENTS.contains(&event) => report(
                 Code::AB4201,
                 "tools",
-                format!("`tools` filters tool calls, but the event `{event}` does not concern a tool"),
+                format!(
+                    "`tools` filters tool calls, but the event `{event}` does not concern a tool"
+                ),
                 "Remove `tools`; it applies to tool/before, tool/after, tool/failure, permission/request and permission/denied.",
             ),
             "tools" => check_selectors(value, &mut report),
@@ -79,7 +107,7 @@ fn check_keys(event: &str, context: &CheckContext<'_>, diagnostics: &mut Vec<Dia
                 "`delivery` is not a non-empty array of `immediate` or `deferred`".to_owned(),
                 "Write `delivery: ['immediate']` or omit it.",
             ),
-            "timeoutMs" if !value.as_u64().is_some_and(|ms| ms > 0) => report(
+            "timeoutMs" if value.as_u64().is_none_or(|ms| ms == 0) => report(
                 Code::AB5311,
                 "timeoutMs",
                 format!("`timeoutMs` is {}, not a positive integer", describe(value)),
@@ -88,21 +116,33 @@ fn check_keys(event: &str, context: &CheckContext<'_>, diagnostics: &mut Vec<Dia
             "runtime" if !one_of(value, &["shared", "standalone"]) => report(
                 Code::AB5312,
                 "runtime",
-                format!("`runtime` is {}, not `shared` or `standalone`", describe(value)),
+                format!(
+                    "`runtime` is {}, not `shared` or `standalone`",
+                    describe(value)
+                ),
                 "Write `runtime: 'shared'` (the warm runtime) or `runtime: 'standalone'`.",
             ),
             "fallback" if !one_of(value, &["none", "standalone"]) => report(
                 Code::AB5313,
                 "fallback",
-                format!("`fallback` is {}, not `none` or `standalone`", describe(value)),
+                format!(
+                    "`fallback` is {}, not `none` or `standalone`",
+                    describe(value)
+                ),
                 "Write `fallback: 'none'` or `fallback: 'standalone'`.",
             ),
-            "native" if !value.as_array().is_some_and(|fields| fields.iter().all(Value::is_string)) => report(
-                Code::AB5314,
-                "native",
-                "`native` is not an array of native field names".to_owned(),
-                "List the host fields to pass through, e.g. `native: ['user_email']`.",
-            ),
+            "native"
+                if !value
+                    .as_array()
+                    .is_some_and(|fields| fields.iter().all(Value::is_string)) =>
+            {
+                report(
+                    Code::AB5314,
+                    "native",
+                    "`native` is not an array of native field names".to_owned(),
+                    "List the host fields to pass through, e.g. `native: ['user_email']`.",
+                )
+            }
             known if KNOWN_KEYS.contains(&known) => {}
             unknown => report(
                 Code::AB5315,
@@ -120,14 +160,26 @@ where
 {
     let recovery = "Use `shell`, `file.read`, `file.write`, `mcp`, `agent`, or `<host>:<native tool>` with host claude, codex or cursor.";
     let Some(selectors) = value.as_array() else {
-        report(Code::AB4202, "tools", format!("`tools` is {}, not an array of selectors", describe(value)), recovery);
+        report(
+            Code::AB4202,
+            "tools",
+            format!("`tools` is {}, not an array of selectors", describe(value)),
+            recovery,
+        );
         return;
     };
     for (index, selector) in selectors.iter().enumerate() {
         let valid = selector.as_str().is_some_and(valid_selector);
         if !valid {
-            let shown = selector.as_str().map_or_else(|| describe(selector), |s| format!("`{s}`"));
-            report(Code::AB4202, &format!("tools/{index}"), format!("{shown} is not a tool selector"), recovery);
+            let shown = selector
+                .as_str()
+                .map_or_else(|| describe(selector), |s| format!("`{s}`"));
+            report(
+                Code::AB4202,
+                &format!("tools/{index}"),
+                format!("{shown} is not a tool selector"),
+                recovery,
+            );
         }
     }
 }
@@ -143,12 +195,20 @@ fn valid_selector(selector: &str) -> bool {
 
 fn non_empty_names(value: &Value) -> bool {
     value.as_array().is_some_and(|names| {
-        !names.is_empty() && names.iter().all(|name| name.as_str().is_some_and(|name| !name.trim().is_empty()))
+        !names.is_empty()
+            && names
+                .iter()
+                .all(|name| name.as_str().is_some_and(|name| !name.trim().is_empty()))
     })
 }
 
 fn delivery(value: &Value) -> bool {
-    value.as_array().is_some_and(|modes| !modes.is_empty() && modes.iter().all(|mode| one_of(mode, &["immediate", "deferred"])))
+    value.as_array().is_some_and(|modes| {
+        !modes.is_empty()
+            && modes
+                .iter()
+                .all(|mode| one_of(mode, &["immediate", "deferred"]))
+    })
 }
 
 fn one_of(value: &Value, allowed: &[&str]) -> bool {

@@ -59,7 +59,9 @@ pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) 
                 Code::AB4812,
                 match found {
                     None => "the App route has no static `config.resourceUri`".to_owned(),
-                    Some(_) => "the App route's `config.resourceUri` is not a non-empty string".to_owned(),
+                    Some(_) => {
+                        "the App route's `config.resourceUri` is not a non-empty string".to_owned()
+                    }
                 },
                 "Declare `export const config = { resourceUri: 'ui://<server>/<app>' }`.",
             )
@@ -68,10 +70,18 @@ pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) 
     }
 }
 
-fn check_schemas_and_handler(context: &CheckContext<'_>, noun: &str, diagnostics: &mut Vec<Diagnostic>) {
+fn check_schemas_and_handler(
+    context: &CheckContext<'_>,
+    noun: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let module = context.module;
     let input = module.input_schema.is_some()
-        || (context.config_read() && module.config.get("inputJsonSchema").is_some_and(Value::is_object));
+        || (context.config_read()
+            && module
+                .config
+                .get("inputJsonSchema")
+                .is_some_and(Value::is_object));
     let result = module.result_schema.is_some();
     let definition = module.form == Some(RouteForm::DefineTool);
     let missing = match (input, result) {
@@ -91,7 +101,8 @@ fn check_schemas_and_handler(context: &CheckContext<'_>, noun: &str, diagnostics
         } else {
             "Export `inputSchema` and `resultSchema` (zod schemas) beside the default handler."
         };
-        diagnostics.push(Diagnostic::new(Code::AB4810, message, recovery).at(context.route_location()));
+        diagnostics
+            .push(Diagnostic::new(Code::AB4810, message, recovery).at(context.route_location()));
     }
     if definition {
         return;
@@ -115,7 +126,9 @@ fn check_schemas_and_handler(context: &CheckContext<'_>, noun: &str, diagnostics
 }
 
 fn check_render(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
-    let Some(render) = context.module.config.get("render") else { return };
+    let Some(render) = context.module.config.get("render") else {
+        return;
+    };
     let well_formed = render.as_object().is_some_and(|render| {
         render.len() == 1
             && render
@@ -136,7 +149,9 @@ fn check_render(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
 }
 
 fn check_execution(context: &CheckContext<'_>, noun: &str, diagnostics: &mut Vec<Diagnostic>) {
-    let Some(execution) = context.module.config.get("execution") else { return };
+    let Some(execution) = context.module.config.get("execution") else {
+        return;
+    };
     if !matches!(context.kind, ModuleKind::Tool { .. }) {
         diagnostics.push(
             Diagnostic::new(
@@ -150,7 +165,10 @@ fn check_execution(context: &CheckContext<'_>, noun: &str, diagnostics: &mut Vec
     }
     let well_formed = execution.as_object().is_some_and(|execution| {
         execution.len() == 1
-            && execution.get("taskSupport").and_then(Value::as_str).is_some_and(|value| TASK_SUPPORT.contains(&value))
+            && execution
+                .get("taskSupport")
+                .and_then(Value::as_str)
+                .is_some_and(|value| TASK_SUPPORT.contains(&value))
     });
     if !well_formed {
         diagnostics.push(

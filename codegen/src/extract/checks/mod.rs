@@ -31,7 +31,11 @@ pub struct CheckContext<'c> {
 impl CheckContext<'_> {
     /// Where the config value at `pointer` was written, else where the route is declared.
     pub fn value_location(&self, pointer: &str) -> Location {
-        self.module.config_locations.get(pointer).cloned().unwrap_or_else(|| self.route_location())
+        self.module
+            .config_locations
+            .get(pointer)
+            .cloned()
+            .unwrap_or_else(|| self.route_location())
     }
 
     /// The definition call or `config` export, else the default export, else the file.

@@ -7,17 +7,27 @@ use crate::extract::extract_config_module;
 
 fn read(path: &str, source: &str) -> (Option<serde_json::Value>, String) {
     let read = extract_config_module(path, source);
-    (read.value.map(serde_json::Value::Object), render_diagnostics(&read.diagnostics))
+    (
+        read.value.map(serde_json::Value::Object),
+        render_diagnostics(&read.diagnostics),
+    )
 }
 
 #[test]
 fn define_config_with_an_alias() {
     let source = "import { defineConfig as config } from 'agent-bundle/config';\nconst NAME = 'fx';\nexport default config({ plugin: { name: NAME }, targets: ['claude', 'codex'] });\n";
     let read = extract_config_module("agent-bundle.config.ts", source);
-    assert!(read.diagnostics.is_empty(), "{}", render_diagnostics(&read.diagnostics));
-    assert_eq!(serde_json::Value::Object(read.value.unwrap()), json!({"plugin": {"name": "fx"}, "targets": ["claude", "codex"]}));
+    assert!(
+        read.diagnostics.is_empty(),
+        "{}",
+        render_diagnostics(&read.diagnostics)
+    );
+    assert_eq!(
+        serde_json::Value::Object(read.value.unwrap()),
+        json!({"plugin": {"name": "fx"}, "targets": ["claude", "codex"]})
+    );
     let target = &read.locations["/targets/1"];
-    assert_eq!((target.line, target.column), (Some(3), Some(67)));
+    assert_eq!((target.line, target.column), (Some(3), Some(69)));
     assert_eq!(read.locations["/plugin/name"].column, Some(41));
 }
 
@@ -29,20 +39,33 @@ fn plain_objects_and_const_references() {
         "const config = { plugin: { name: 'fx' } };\nexport default config;",
         "const config = { plugin: { name: 'fx' } };\nexport { config as default };",
     ] {
-        assert_eq!(read("agent-bundle.config.mjs", source), (Some(json!({"plugin": {"name": "fx"}})), String::new()), "{source}");
+        assert_eq!(
+            read("agent-bundle.config.ts", source),
+            (Some(json!({"plugin": {"name": "fx"}})), String::new()),
+            "{source}"
+        );
     }
 }
 
 #[test]
 fn json_files_keep_positions() {
-    let read = extract_config_module("agent-bundle.config.json", "{\n  \"plugin\": { \"name\": \"fx\" }\n}\n");
+    let read = extract_config_module(
+        "agent-bundle.config.json",
+        "{\n  \"plugin\": { \"name\": \"fx\" }\n}\n",
+    );
     assert!(read.diagnostics.is_empty());
     assert_eq!(read.locations["/plugin/name"].line, Some(2));
     assert_eq!(read.locations["/plugin/name"].column, Some(23));
     let (value, diagnostics) = read_json("{ \"plugin\": ");
     assert_eq!(value, None);
     assert!(diagnostics.starts_with("AB5300"), "{diagnostics}");
-    assert_eq!(read_json("[1]"), (None, "AB4805 1:1 the config is an array, not an object".to_owned()));
+    assert_eq!(
+        read_json("[1]"),
+        (
+            None,
+            "AB4805 1:1 the config is an array, not an object".to_owned()
+        )
+    );
 }
 
 fn read_json(source: &str) -> (Option<serde_json::Value>, String) {
@@ -53,16 +76,31 @@ fn read_json(source: &str) -> (Option<serde_json::Value>, String) {
 fn factories_and_computed_values_are_refused() {
     let import = "import { defineConfig } from 'agent-bundle/config';\n";
     for (body, construct) in [
-        ("export default defineConfig(() => ({ plugin: { name: 'fx' } }));", "a function expression"),
-        ("export default defineConfig({ plugin: { name: process.env.NAME } });", "a member expression"),
-        ("export default function config() { return {}; }", "a function declaration"),
+        (
+            "export default defineConfig(() => ({ plugin: { name: 'fx' } }));",
+            "a function expression",
+        ),
+        (
+            "export default defineConfig({ plugin: { name: process.env.NAME } });",
+            "a member expression",
+        ),
+        (
+            "export default function config() { return {}; }",
+            "a function declaration",
+        ),
         ("export default makeConfig();", "a call expression"),
         ("export { default } from './base';", "a re-export"),
     ] {
         let (value, diagnostics) = read("agent-bundle.config.ts", &format!("{import}{body}"));
         assert_eq!(value, None, "{body}");
-        assert!(diagnostics.starts_with("AB4806 2:") && diagnostics.contains(construct), "{body}: {diagnostics}");
+        assert!(
+            diagnostics.starts_with("AB4806 2:") && diagnostics.contains(construct),
+            "{body}: {diagnostics}"
+        );
     }
     let (value, diagnostics) = read("agent-bundle.config.ts", "export const x = 1;\n");
-    assert_eq!((value, diagnostics.as_str()), (None, "AB4805 0:0 the config file has no default export"));
+    assert_eq!(
+        (value, diagnostics.as_str()),
+        (None, "AB4805 0:0 the config file has no default export")
+    );
 }

@@ -29,20 +29,32 @@ export default defineTool(
     let module = extracted.module;
     assert_eq!(module.form, Some(RouteForm::DefineTool));
     assert_eq!(module.default_export, DefaultExport::Definition);
-    assert_eq!(serde_json::Value::Object(module.config), json!({"title": "Search", "annotations": {"readOnlyHint": true}}));
+    assert_eq!(
+        serde_json::Value::Object(module.config),
+        json!({"title": "Search", "annotations": {"readOnlyHint": true}})
+    );
     let pointers: Vec<&str> = module.config_locations.keys().map(String::as_str).collect();
-    assert_eq!(pointers, ["/annotations", "/annotations/readOnlyHint", "/title"]);
+    assert_eq!(
+        pointers,
+        ["/annotations", "/annotations/readOnlyHint", "/title"]
+    );
     let title = &module.config_locations["/title"];
     assert_eq!((title.line, title.column), (Some(8), Some(12)));
     assert_eq!(
         schema_text(module.input_schema.as_ref().unwrap()),
         "z[zod#z].object({query: z[zod#z].string().min(1), status: Status[const Status].optional()})"
     );
-    assert_eq!(schema_text(module.result_schema.as_ref().unwrap()), "z[zod#z].object({count: z[zod#z].number()})");
+    assert_eq!(
+        schema_text(module.result_schema.as_ref().unwrap()),
+        "z[zod#z].object({count: z[zod#z].number()})"
+    );
     assert_eq!(module.definition_location.unwrap().line, Some(6));
     let status = &module.consts["Status"];
     assert!(!status.exported);
-    assert_eq!(schema_text(&status.init), "z[zod#z].enum([\"open\", \"closed\"])");
+    assert_eq!(
+        schema_text(&status.init),
+        "z[zod#z].enum([\"open\", \"closed\"])"
+    );
 }
 
 #[test]
@@ -58,7 +70,10 @@ export default tool({ inputSchema, resultSchema }, async () => null);
     );
     let module = extracted.module;
     assert_eq!(module.form, Some(RouteForm::DefineTool));
-    assert_eq!(schema_text(module.input_schema.as_ref().unwrap()), "inputSchema[const inputSchema]");
+    assert_eq!(
+        schema_text(module.input_schema.as_ref().unwrap()),
+        "inputSchema[const inputSchema]"
+    );
     assert_eq!(
         schema_text(&module.consts["inputSchema"].init),
         "schemas[./schemas#*].SearchInput"
@@ -67,7 +82,12 @@ export default tool({ inputSchema, resultSchema }, async () => null);
     assert_eq!(module.exports, ["resultSchema"]);
     assert_eq!(
         module.imports[1],
-        ImportBinding { local: "schemas".into(), source: "./schemas".into(), imported: "*".into(), type_only: false }
+        ImportBinding {
+            local: "schemas".into(),
+            source: "./schemas".into(),
+            imported: "*".into(),
+            type_only: false
+        }
     );
 }
 
@@ -75,7 +95,11 @@ export default tool({ inputSchema, resultSchema }, async () => null);
 fn event_definitions_kebab_case_their_path() {
     for (call, path_event, expected) in [
         ("events.tool.after", "tool/after", "tool/after"),
-        ("events.modelSwitch.before", "model-switch/before", "model-switch/before"),
+        (
+            "events.modelSwitch.before",
+            "model-switch/before",
+            "model-switch/before",
+        ),
         ("events.stop", "stop", "stop"),
         ("events.notification", "notification", "notification"),
         ("on.sessionStart", "session-start", "session-start"),
@@ -84,7 +108,13 @@ fn event_definitions_kebab_case_their_path() {
             "import {{ events, events as on }} from 'agent-bundle/routes';\nexport default {call}({{}}, async () => null);\n"
         );
         let extracted = check_diagnostics(&event(path_event), &source);
-        assert_eq!(extracted.module.form, Some(RouteForm::DefineEvent { event: expected.to_owned() }), "{call}");
+        assert_eq!(
+            extracted.module.form,
+            Some(RouteForm::DefineEvent {
+                event: expected.to_owned()
+            }),
+            "{call}"
+        );
     }
 }
 
@@ -111,9 +141,18 @@ export default Search;
     let module = extracted.module;
     assert_eq!(module.form, Some(RouteForm::ConfigExport));
     assert_eq!(module.default_export, DefaultExport::AsyncFunction);
-    assert_eq!(serde_json::Value::Object(module.config), json!({"description": "Finds things"}));
-    assert_eq!(schema_text(module.input_schema.as_ref().unwrap()), "Input[const Input]");
-    assert_eq!(schema_text(module.result_schema.as_ref().unwrap()), "Output[./shared#Output]");
+    assert_eq!(
+        serde_json::Value::Object(module.config),
+        json!({"description": "Finds things"})
+    );
+    assert_eq!(
+        schema_text(module.input_schema.as_ref().unwrap()),
+        "Input[const Input]"
+    );
+    assert_eq!(
+        schema_text(module.result_schema.as_ref().unwrap()),
+        "Output[./shared#Output]"
+    );
     assert_eq!(module.exports, ["config", "inputSchema", "resultSchema"]);
     assert_eq!(module.definition_location.unwrap().line, Some(4));
 }
@@ -130,7 +169,10 @@ fn re_exported_schemas_and_default_are_references() {
         module.input_schema,
         Some(crate::extract::SchemaExpr::Ident {
             name: "inputSchema".into(),
-            binding: Binding::Import { source: "./contract".into(), imported: "inputSchema".into() },
+            binding: Binding::Import {
+                source: "./contract".into(),
+                imported: "inputSchema".into()
+            },
             span: crate::diagnostics::Span::new(9, 20),
         })
     );
@@ -144,8 +186,8 @@ fn a_local_define_tool_is_not_the_helper() {
         &tool(),
         r#"const defineTool = (options: object, handler: unknown) => handler;
 export default defineTool({ inputSchema: 1, resultSchema: 2 }, async () => null);
-//^ AB4810
-//^ AB4810
+//             ^ AB4810
+//             ^ AB4810
 "#,
     );
     assert_eq!(extracted.module.form, Some(RouteForm::ConfigExport));
@@ -161,35 +203,75 @@ fn type_only_and_foreign_imports_are_not_the_helper() {
     ] {
         let source = format!("{import}\nexport default defineTool({{}}, async () => null);\n");
         let extracted = extract(&tool(), &source);
-        assert_eq!(extracted.module.default_export, DefaultExport::Other, "{import}");
-        assert_ne!(extracted.module.form, Some(RouteForm::DefineTool), "{import}");
+        assert_eq!(
+            extracted.module.default_export,
+            DefaultExport::Other,
+            "{import}"
+        );
+        assert_ne!(
+            extracted.module.form,
+            Some(RouteForm::DefineTool),
+            "{import}"
+        );
     }
-    let typed = extract(&tool(), "import type { defineTool } from 'agent-bundle/routes';\n");
+    let typed = extract(
+        &tool(),
+        "import type { defineTool } from 'agent-bundle/routes';\n",
+    );
     assert!(typed.module.imports[0].type_only);
 }
 
 #[test]
 fn default_export_kinds() {
     for (source, expected) in [
-        ("export default async function Page() { return null; }", DefaultExport::AsyncFunction),
-        ("export default function Page() { return null; }", DefaultExport::Function),
-        ("export default async () => null;", DefaultExport::AsyncFunction),
-        ("export default (() => null) as unknown;", DefaultExport::Function),
-        ("const Page = async () => null;\nexport { Page as default };", DefaultExport::AsyncFunction),
-        ("import Page from './page';\nexport default Page;", DefaultExport::ReExport),
-        ("export { Page as default } from './page';", DefaultExport::ReExport),
+        (
+            "export default async function Page() { return null; }",
+            DefaultExport::AsyncFunction,
+        ),
+        (
+            "export default function Page() { return null; }",
+            DefaultExport::Function,
+        ),
+        (
+            "export default async () => null;",
+            DefaultExport::AsyncFunction,
+        ),
+        (
+            "export default (() => null) as unknown;",
+            DefaultExport::Function,
+        ),
+        (
+            "const Page = async () => null;\nexport { Page as default };",
+            DefaultExport::AsyncFunction,
+        ),
+        (
+            "import Page from './page';\nexport default Page;",
+            DefaultExport::ReExport,
+        ),
+        (
+            "export { Page as default } from './page';",
+            DefaultExport::ReExport,
+        ),
         ("export default class Page {}", DefaultExport::Other),
         ("export default 42;", DefaultExport::Other),
         ("export const x = 1;", DefaultExport::Missing),
     ] {
-        let extracted = extract(&crate::project::ModuleKind::Provider { name: "p".into() }, source);
+        let extracted = extract(
+            &crate::project::ModuleKind::Provider { name: "p".into() },
+            source,
+        );
         assert_eq!(extracted.module.default_export, expected, "{source}");
     }
 }
 
 #[test]
 fn use_client_is_recorded() {
-    let extracted = extract(&crate::project::ModuleKind::ServerEntry { server: "demo".into() }, "'use client';\nexport const x = 1;\n");
+    let extracted = extract(
+        &crate::project::ModuleKind::ServerEntry {
+            server: "demo".into(),
+        },
+        "'use client';\nexport const x = 1;\n",
+    );
     assert!(extracted.module.use_client);
     assert!(extracted.diagnostics.is_empty());
 }

@@ -14,11 +14,16 @@ use crate::diagnostics::Diagnostic;
 use crate::project::ModuleKind;
 
 pub fn tool() -> ModuleKind {
-    ModuleKind::Tool { server: "demo".to_owned(), name: "search".to_owned() }
+    ModuleKind::Tool {
+        server: "demo".to_owned(),
+        name: "search".to_owned(),
+    }
 }
 
 pub fn event(name: &str) -> ModuleKind {
-    ModuleKind::Event { event: name.to_owned() }
+    ModuleKind::Event {
+        event: name.to_owned(),
+    }
 }
 
 /// Extracts `source` as `src/mcp/demo/tools/search.tsx` (or the path `kind` implies).
@@ -28,7 +33,7 @@ pub fn extract(kind: &ModuleKind, source: &str) -> ExtractReturn {
 
 fn path_for(kind: &ModuleKind) -> &'static str {
     match kind {
-        ModuleKind::Event { .. } => "src/events/route.ts",
+        ModuleKind::Event { .. } => "src/events/route.tsx",
         ModuleKind::Layout(_) => "src/layout.tsx",
         ModuleKind::Provider { .. } => "src/providers/auth.ts",
         ModuleKind::App { .. } => "src/mcp/demo/apps/board.tsx",
@@ -43,11 +48,14 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic]) -> String {
     let mut lines: Vec<String> = diagnostics
         .iter()
         .map(|diagnostic| {
-            let (line, column) = diagnostic
-                .location
-                .as_ref()
-                .map_or((0, 0), |location| (location.line.unwrap_or(0), location.column.unwrap_or(0)));
-            format!("{} {line}:{column} {}", diagnostic.code.as_str(), diagnostic.message)
+            let (line, column) = diagnostic.location.as_ref().map_or((0, 0), |location| {
+                (location.line.unwrap_or(0), location.column.unwrap_or(0))
+            });
+            format!(
+                "{} {line}:{column} {}",
+                diagnostic.code.as_str(),
+                diagnostic.message
+            )
         })
         .collect();
     lines.sort();
@@ -65,7 +73,10 @@ pub fn check_diagnostics(kind: &ModuleKind, fixture: &str) -> ExtractReturn {
     let mut last_code_line = 0;
     for (index, line) in fixture.lines().enumerate() {
         let trimmed = line.trim_start();
-        let annotation = trimmed.strip_prefix("//").map(str::trim_start).filter(|rest| rest.starts_with('^'));
+        let annotation = trimmed
+            .strip_prefix("//")
+            .map(str::trim_start)
+            .filter(|rest| rest.starts_with('^'));
         match annotation {
             Some(rest) => {
                 let caret_column = line.chars().position(|c| c == '^').unwrap_or(0) + 1;
@@ -88,7 +99,12 @@ pub fn check_diagnostics(kind: &ModuleKind, fixture: &str) -> ExtractReturn {
         .collect();
     expected.sort();
     actual.sort();
-    assert_eq!(actual, expected, "diagnostics:\n{}", render_diagnostics(&extracted.diagnostics));
+    assert_eq!(
+        actual,
+        expected,
+        "diagnostics:\n{}",
+        render_diagnostics(&extracted.diagnostics)
+    );
     extracted
 }
 
@@ -101,7 +117,9 @@ pub fn schema_text(expr: &super::SchemaExpr) -> String {
             let args: Vec<String> = args.iter().map(schema_text).collect();
             format!("{}({})", schema_text(callee), args.join(", "))
         }
-        SchemaExpr::Member { object, property, .. } => format!("{}.{property}", schema_text(object)),
+        SchemaExpr::Member {
+            object, property, ..
+        } => format!("{}.{property}", schema_text(object)),
         SchemaExpr::Ident { name, binding, .. } => match binding {
             Binding::Import { source, imported } => format!("{name}[{source}#{imported}]"),
             Binding::LocalConst { name: target } => format!("{name}[const {target}]"),
@@ -110,8 +128,10 @@ pub fn schema_text(expr: &super::SchemaExpr) -> String {
         },
         SchemaExpr::Literal { value, .. } => value.to_string(),
         SchemaExpr::Object { properties, .. } => {
-            let properties: Vec<String> =
-                properties.iter().map(|(key, value)| format!("{key}: {}", schema_text(value))).collect();
+            let properties: Vec<String> = properties
+                .iter()
+                .map(|(key, value)| format!("{key}: {}", schema_text(value)))
+                .collect();
             format!("{{{}}}", properties.join(", "))
         }
         SchemaExpr::Array { items, .. } => {
