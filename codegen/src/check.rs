@@ -1,1 +1,81 @@
 //! `check`: run every stage up to the route graph and collect diagnostics; writes nothing.
+//!
+//! Entry call: [`check_project`] (or [`check_project_with`] to read through another
+//! [`SourceReader`]). Invariant: user errors never abort the check: every stage runs and the
+//! return value holds all diagnostics, sorted, plus what each stage produced, so later stages
+//! (schemas, build) reuse the extracted modules and source texts without reading or parsing
+//! a file again.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::diagnostics::{self, Diagnostic};
+use crate::graph::{RouteGraph, build_graph};
+use crate::project::{
+    FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules, load_config,
+    load_modules,
+};
+
+/// What to check.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// The project root (the folder holding `agent-bundle.config.*` and `src/`).
+    pub root: PathBuf,
+    /// `--target`: replaces the config's `targets` when set.
+    pub targets: Option<Vec<String>>,
+}
+
+/// The result of a check: every stage's output plus all diagnostics.
+#[derive(Debug, Default)]
+pub struct CheckReturn {
+    /// The typed config; `None` when the plugin has no name.
+    pub config: Option<ProjectConfig>,
+    /// The route graph; `None` exactly when `config` is.
+    pub graph: Option<RouteGraph>,
+    /// Every discovered module with its extraction, in path order.
+    pub modules: Vec<LoadedModule>,
+    /// The text of every file read (modules, config, package.json), by project-relative path.
+    pub sources: BTreeMap<String, String>,
+    /// Sorted by file, position, then code.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckReturn {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Checks the project at `options.root`, reading from the file system.
+pub fn check_project(options: &CheckOptions) -> CheckReturn {
+    check_project_with(options, &FsReader)
+}
+
+/// Checks the project at `options.root`, reading every file through `reader`.
+pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> CheckReturn {
+    let root = options.root.as_path();
+    let config = load_config(root, reader, options.targets.as_deref());
+    let discovered = discover_modules(root);
+    let loaded = load_modules(discovered.modules, reader);
+
+    let mut diagnostics = config.diagnostics;
+    diagnostics.extend(discovered.diagnostics);
+    diagnostics.extend(loaded.diagnostics);
+    // Without a name there is no plugin to describe, but the identity rules still run so
+    // that one check reports every problem.
+    let graph = build_graph(&config.config, &loaded.modules);
+    diagnostics.extend(graph.diagnostics);
+    diagnostics::sort(&mut diagnostics);
+    diagnostics.dedup();
+
+    let mut sources = loaded.texts;
+    sources.extend(config.texts);
+    let named = !config.config.plugin.name.is_empty();
+    CheckReturn {
+        graph: named.then_some(graph.graph),
+        config: named.then_some(config.config),
+        modules: loaded.modules,
+        sources,
+        diagnostics,
+    }
+}

@@ -1,5 +1,88 @@
-//! The `abgen` command.
+//! The `abgen` command: parse the command line, run the stage entry calls, print, and exit 0
+//! (no errors), 1 (an error diagnostic) or 2 (a usage error, reported by clap).
+//!
+//! Printing happens only here, through explicit handles, so the library never writes to the
+//! terminal.
 
-fn main() {
-    std::process::exit(2);
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use abgen::check::{CheckOptions, CheckReturn, check_project};
+use abgen::cli::{CheckArgs, Cli, Commands, InspectArgs, ProjectArgs};
+use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
+use abgen::graph::{render_routes, render_summary};
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Commands::Check(args) => check(&args),
+        Commands::Inspect(args) => inspect(&args),
+    };
+    match outcome {
+        Ok(code) => code,
+        // The reader went away (a closed pipe): nothing more can be said to it.
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            let _ = writeln!(io::stderr().lock(), "error: cannot write output: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check(args: &CheckArgs) -> io::Result<ExitCode> {
+    let result = run_check(&args.project);
+    let stdout = io::stdout();
+    let text = if args.json {
+        render_json(&result.diagnostics)
+    } else {
+        let color = ColorChoice::for_terminal(stdout.is_terminal());
+        render_pretty(&result.diagnostics, &result.sources, color)
+    };
+    stdout.lock().write_all(text.as_bytes())?;
+    Ok(exit_code(&result))
+}
+
+fn inspect(args: &InspectArgs) -> io::Result<ExitCode> {
+    let result = run_check(&args.project);
+    if !result.diagnostics.is_empty() {
+        let stderr = io::stderr();
+        let color = ColorChoice::for_terminal(stderr.is_terminal());
+        let text = render_pretty(&result.diagnostics, &result.sources, color);
+        stderr.lock().write_all(text.as_bytes())?;
+    }
+    if let Some(graph) = &result.graph {
+        let text = match (args.json, args.routes) {
+            (true, true) => json_line(&graph.routes),
+            (true, false) => json_line(graph),
+            (false, true) => render_routes(graph),
+            (false, false) => render_summary(graph),
+        };
+        io::stdout().lock().write_all(text.as_bytes())?;
+    }
+    Ok(exit_code(&result))
+}
+
+fn run_check(project: &ProjectArgs) -> CheckReturn {
+    let root = project.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    check_project(&CheckOptions {
+        root,
+        targets: project.targets.clone(),
+    })
+}
+
+fn exit_code(result: &CheckReturn) -> ExitCode {
+    if result.has_errors() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn json_line(value: &impl serde::Serialize) -> String {
+    // The graph is plain data (strings, numbers, maps with string keys): serializing cannot fail.
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
 }

@@ -1,1 +1,51 @@
-//! Command-line definitions (clap). Behaviour lives in the stages; this module only parses.
+//! Command-line definitions (clap derive). Behaviour lives in the stages and in the binary's
+//! dispatch; this module only parses. Doc comments are the help text: the first line is the
+//! short help, the rest the long `--help`.
+//!
+//! Entry call: `Cli::parse()`. To add a command, add a `Commands` variant holding its own
+//! `…Args` struct (one file per command) and flatten the shared groups it needs.
+
+mod check;
+mod inspect;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+pub use check::CheckArgs;
+pub use inspect::InspectArgs;
+
+/// Compile TypeScript agent plugins into native plugins for Claude Code, Codex and Cursor.
+#[derive(Debug, Parser)]
+#[command(name = "abgen", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Commands,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Commands {
+    /// Check a project: read the config and every route, and report diagnostics.
+    ///
+    /// Nothing is written. Exits 0 when there are no errors (warnings are allowed), 1 when
+    /// there is at least one error, 2 on a usage error.
+    Check(CheckArgs),
+    /// Show what abgen sees in a project: servers, routes, events, layouts and providers.
+    ///
+    /// Diagnostics go to standard error; the exit code follows `abgen check`.
+    Inspect(InspectArgs),
+}
+
+/// Where the project is and which hosts it is built for; shared by every project command.
+#[derive(Debug, Clone, Args)]
+pub struct ProjectArgs {
+    /// The project root, holding `agent-bundle.config.ts` and `src/` [default: the current
+    /// directory].
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub root: Option<PathBuf>,
+
+    /// Build for these hosts instead of the config's `targets` (comma-separated or repeated):
+    /// claude, codex, cursor, portable.
+    #[arg(long = "target", value_name = "LIST", value_delimiter = ',')]
+    pub targets: Option<Vec<String>>,
+}

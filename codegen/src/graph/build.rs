@@ -12,7 +12,7 @@ use super::model::{
     FormName, LayoutNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind, RouteNode,
     RouteSchemas, SchemaPresence, ServerModeState, ServerNode,
 };
-use crate::diagnostics::{Code, Diagnostic, Location};
+use crate::diagnostics::{Code, Diagnostic, Location, Span};
 use crate::extract::{RouteForm, SchemaExpr};
 use crate::project::config::escape_pointer;
 use crate::project::{LoadedModule, ProjectConfig, ServerMode};
@@ -32,7 +32,8 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
     let mut unique: Vec<(&LoadedModule, Identity)> = Vec::new();
     for module in modules {
         let (identity, found) = identify(&module.source.path, &module.source.kind);
-        diagnostics.extend(found);
+        // A path problem is about the whole module: point at its definition when known.
+        diagnostics.extend(found.into_iter().map(|d| d.at(module_location(module))));
         let Some(identity) = identity else { continue };
         let id = match &identity {
             Identity::ServerEntry { server } => {
@@ -361,16 +362,20 @@ fn layout_without_routes(module: &LoadedModule, server: &str) -> Diagnostic {
     .at(module_location(module))
 }
 
-/// Where a diagnostic about a whole module points: its definition when extraction found one,
-/// else the start of the file.
+/// Where a diagnostic about a whole module points: the start of its definition when extraction
+/// found one (a point, not the whole call, so the excerpt stays one line), else the file's start.
 pub fn module_location(module: &LoadedModule) -> Location {
-    module
+    let definition = module
         .extracted
         .definition_location
         .clone()
-        .unwrap_or_else(|| Location {
-            line: Some(1),
-            column: Some(1),
-            ..Location::file(&module.source.path)
-        })
+        .map(|mut location| {
+            location.span = location.span.map(|span| Span::new(span.start, span.start));
+            location
+        });
+    definition.unwrap_or_else(|| Location {
+        line: Some(1),
+        column: Some(1),
+        ..Location::file(&module.source.path)
+    })
 }

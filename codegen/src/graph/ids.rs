@@ -183,13 +183,31 @@ fn unknown_event(path: &str, event: &str) -> Diagnostic {
     .with_note(format!("the canonical events are: {}", EVENT_VOCABULARY.join(", ")))
 }
 
-/// A vocabulary entry sharing `event`'s family, or its event name under another family.
+/// The vocabulary entry most like `event`: same family and a name that starts like it, else
+/// same family, else the same event name under another family.
 fn closest_event(event: &str) -> Option<&'static str> {
     let (family, name) = event.split_once('/').unwrap_or((event, ""));
-    EVENT_VOCABULARY.iter().copied().find(|known| {
-        let (known_family, known_name) = known.split_once('/').unwrap_or((known, ""));
-        known_family == family || (!name.is_empty() && known_name == name)
-    })
+    let split = |known: &'static str| known.split_once('/').unwrap_or((known, ""));
+    let same_family = || {
+        EVENT_VOCABULARY
+            .iter()
+            .copied()
+            .filter(move |k| split(k).0 == family)
+    };
+    same_family()
+        .find(|known| {
+            let known_name = split(known).1;
+            !name.is_empty()
+                && !known_name.is_empty()
+                && (name.starts_with(known_name) || known_name.starts_with(name))
+        })
+        .or_else(|| same_family().next())
+        .or_else(|| {
+            EVENT_VOCABULARY
+                .iter()
+                .copied()
+                .find(|k| !name.is_empty() && split(k).1 == name)
+        })
 }
 
 /// `^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$`.
@@ -282,7 +300,7 @@ mod tests {
         assert_eq!(identity, None);
         assert_eq!(diagnostics[0].code, Code::AB4823);
         assert!(
-            diagnostics[0].message.contains("`tool/before`"),
+            diagnostics[0].message.contains("`tool/after`"),
             "{}",
             diagnostics[0].message
         );

@@ -2,7 +2,8 @@
 //! fill gaps from package.json, and type it.
 //!
 //! Entry call: [`load_config`]. Invariant: the config is read, never executed; every problem is
-//! a diagnostic, and a config is returned whenever the plugin has a name.
+//! a diagnostic, and a typed config (with defaults where values were rejected) is always
+//! returned.
 
 mod model;
 mod typing;
@@ -14,7 +15,7 @@ pub use model::{Author, DeclaredServer, PluginMetadata, ProjectConfig, ServerMod
 pub use typing::{ConfigInput, PackageIdentity, escape_pointer, type_config};
 
 use super::reader::{ReadFailure, SourceReader, read_text};
-use crate::diagnostics::{Code, Diagnostic, Location};
+use crate::diagnostics::{Code, Diagnostic, Location, Span};
 use crate::extract::extract_config_module;
 
 /// Config file names, in the order that decides which one is read when several exist.
@@ -27,10 +28,10 @@ pub const CONFIG_FILE_NAMES: [&str; 5] = [
 ];
 
 /// The output of [`load_config`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ConfigReturn {
-    /// `None` exactly when the plugin has no name (AB4000 or AB5305 says why).
-    pub config: Option<ProjectConfig>,
+    /// The typed config; `plugin.name` is empty exactly when AB4000 or AB5305 says why.
+    pub config: ProjectConfig,
     pub diagnostics: Vec<Diagnostic>,
     /// The texts read (config file, package.json), by project-relative path, for rendering.
     pub texts: BTreeMap<String, String>,
@@ -43,7 +44,8 @@ pub fn load_config(
     reader: &dyn SourceReader,
     target_override: Option<&[String]>,
 ) -> ConfigReturn {
-    let mut output = ConfigReturn::default();
+    let mut diagnostics = Vec::new();
+    let mut texts = BTreeMap::new();
     let mut file = None;
     let mut extracted = None;
     for name in CONFIG_FILE_NAMES {
@@ -51,13 +53,13 @@ pub fn load_config(
             Ok(text) => text,
             Err(ReadFailure::Missing) => continue,
             Err(ReadFailure::Rejected(diagnostic)) => {
-                output.diagnostics.push(diagnostic);
+                diagnostics.push(diagnostic);
                 file.get_or_insert(name);
                 continue;
             }
         };
         if let Some(first) = file {
-            output.diagnostics.push(
+            diagnostics.push(
                 Diagnostic::new(
                     Code::AB5306,
                     format!("`{name}` and `{first}` are both config files; `{first}` is read"),
@@ -68,12 +70,12 @@ pub fn load_config(
         } else {
             file = Some(name);
             let module = extract_config_module(name, &text);
-            output.diagnostics.extend(module.diagnostics);
+            diagnostics.extend(module.diagnostics);
             extracted = Some((module.value, module.locations));
         }
-        output.texts.insert(name.to_owned(), text);
+        texts.insert(name.to_owned(), text);
     }
-    let package = read_package_json(root, reader, &mut output);
+    let package = read_package_json(root, reader, &mut diagnostics, &mut texts);
     let no_locations = BTreeMap::new();
     let (value, locations) = match &extracted {
         Some((value, locations)) => (value.as_ref(), locations),
@@ -86,43 +88,50 @@ pub fn load_config(
         package: &package,
         target_override,
     };
-    let (config, diagnostics) = type_config(&input);
-    output.diagnostics.extend(diagnostics);
-    output.config = (!config.plugin.name.is_empty()).then_some(config);
-    output
+    let (config, typing) = type_config(&input);
+    diagnostics.extend(typing);
+    ConfigReturn {
+        config,
+        diagnostics,
+        texts,
+    }
 }
 
 /// `name` and `version` of `<root>/package.json`. No file is fine; an unusable one is AB4011.
 fn read_package_json(
     root: &Path,
     reader: &dyn SourceReader,
-    output: &mut ConfigReturn,
+    diagnostics: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
 ) -> PackageIdentity {
     const FILE: &str = "package.json";
     let text = match read_text(reader, &root.join(FILE), FILE) {
         Ok(text) => text,
         Err(ReadFailure::Missing) => return PackageIdentity::default(),
         Err(ReadFailure::Rejected(diagnostic)) => {
-            output
-                .diagnostics
-                .push(package_json_unusable(&diagnostic.message));
+            diagnostics.push(package_json_unusable(&diagnostic.message));
             return PackageIdentity::default();
         }
     };
     let parsed = serde_json::from_str::<serde_json::Value>(&text);
-    output.texts.insert(FILE.to_owned(), text);
+    texts.insert(FILE.to_owned(), text);
     let fields = match parsed {
         Ok(serde_json::Value::Object(fields)) => fields,
         Ok(_) => {
-            output
-                .diagnostics
-                .push(package_json_unusable("package.json is not a JSON object"));
+            diagnostics.push(package_json_unusable("package.json is not a JSON object"));
             return PackageIdentity::default();
         }
         Err(error) => {
-            output.diagnostics.push(package_json_unusable(&format!(
-                "package.json does not parse: {error}"
-            )));
+            let reason = format!("package.json does not parse: {error}");
+            let location = texts.get(FILE).map(|text| {
+                let offset = offset_of(text, error.line(), error.column());
+                Location::span(FILE, text, Span::new(offset, offset))
+            });
+            let diagnostic = package_json_unusable(&reason);
+            diagnostics.push(match location {
+                Some(location) => diagnostic.at(location),
+                None => diagnostic,
+            });
             return PackageIdentity::default();
         }
     };
@@ -147,4 +156,20 @@ fn package_json_unusable(reason: &str) -> Diagnostic {
         "fix package.json, or set `plugin.name` and `plugin.version` in the config",
     )
     .at(Location::file("package.json"))
+}
+
+/// The byte offset of a 1-based line and column as serde_json reports them (column 0 means
+/// the end of the previous line).
+fn offset_of(text: &str, line: usize, column: usize) -> u32 {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let offset = if column == 0 {
+        line_start.saturating_sub(1)
+    } else {
+        line_start + column - 1
+    };
+    u32::try_from(offset.min(text.len())).unwrap_or(u32::MAX)
 }

@@ -1,0 +1,180 @@
+//! One driver over every fixture project in `fixtures/projects/*/`: check it, snapshot what a
+//! user would see (the input, the rendered diagnostics, their JSON and the route graph) beside
+//! the case as `check.snap`, and assert the codes its folder name promises: `valid-*` has no
+//! diagnostics, `abNNNN-*` fires exactly ABNNNN.
+//!
+//! A file named `unreadable.ts` is unreadable in every fixture: tests run as root, so the
+//! permission error is injected through the reader seam.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use abgen::check::{CheckOptions, CheckReturn, check_project_with};
+use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
+use abgen::project::{FsReader, SourceReader};
+
+struct DenyUnreadable;
+
+impl SourceReader for DenyUnreadable {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        if path.file_name().is_some_and(|name| name == "unreadable.ts") {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "Permission denied (os error 13)",
+            ));
+        }
+        FsReader.read(path)
+    }
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/projects")
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(fixtures())
+        .expect("fixtures/projects is readable")
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.is_dir())
+        .collect();
+    cases.sort();
+    cases
+}
+
+#[test]
+fn fixture_projects() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let name = case
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let options = CheckOptions {
+            root: case.clone(),
+            targets: None,
+        };
+        let result = check_project_with(&options, &DenyUnreadable);
+        if let Err(message) = check_codes(&name, &result) {
+            failures.push(format!("{name}: {message}"));
+        }
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(&case);
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        let text = snapshot(&case, &result);
+        let compared = catch_unwind(AssertUnwindSafe(|| {
+            settings.bind(|| insta::assert_snapshot!("check", text));
+        }));
+        if compared.is_err() {
+            failures.push(format!("{name}: snapshot differs (see above)"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}
+
+/// `valid-*` fires nothing; `abNNNN-*` fires exactly ABNNNN.
+fn check_codes(name: &str, result: &CheckReturn) -> Result<(), String> {
+    let fired: BTreeSet<String> = result
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str().to_owned())
+        .collect();
+    let expected: BTreeSet<String> = match name.split_once('-') {
+        Some((code, _)) if code.starts_with("ab") && code.len() == 6 => {
+            BTreeSet::from([code.to_uppercase()])
+        }
+        _ if name.starts_with("valid-") => BTreeSet::new(),
+        _ => return Err("name the folder `valid-…` or `abNNNN-…`".to_owned()),
+    };
+    if fired == expected {
+        Ok(())
+    } else {
+        Err(format!("expected codes {expected:?}, fired {fired:?}"))
+    }
+}
+
+/// The snapshot text: input files, diagnostics as a user reads them, their JSON, the graph.
+fn snapshot(case: &Path, result: &CheckReturn) -> String {
+    let mut out = String::from("# Input\n");
+    for (relative, bytes) in input_files(case) {
+        out.push_str(&format!("\n## {relative}\n\n"));
+        match String::from_utf8(bytes) {
+            Ok(text) if !text.contains('\0') => {
+                let language = relative.rsplit('.').next().unwrap_or_default();
+                out.push_str(&format!(
+                    "```{language}\n{}```\n",
+                    with_final_newline(&text)
+                ));
+            }
+            Ok(text) => out.push_str(&format!("(binary, {} bytes)\n", text.len())),
+            Err(error) => out.push_str(&format!("(binary, {} bytes)\n", error.as_bytes().len())),
+        }
+    }
+    out.push_str("\n# Diagnostics\n\n");
+    out.push_str(&render_pretty(
+        &result.diagnostics,
+        &result.sources,
+        ColorChoice::Never,
+    ));
+    out.push_str("\n# JSON\n\n");
+    let json: serde_json::Value =
+        serde_json::from_str(&render_json(&result.diagnostics)).expect("valid JSON");
+    out.push_str(&pretty(&json));
+    out.push_str("\n# Route graph\n\n");
+    match &result.graph {
+        Some(graph) => out.push_str(&pretty(graph)),
+        None => out.push_str("(none: the plugin has no name)\n"),
+    }
+    out
+}
+
+fn input_files(case: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![case.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable fixture").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let relative = path
+                .strip_prefix(case)
+                .expect("inside the case")
+                .to_string_lossy()
+                .replace('\\', "/");
+            if relative.ends_with(".snap") || relative.ends_with(".snap.new") {
+                continue;
+            }
+            files.push((
+                relative,
+                std::fs::read(&path).expect("readable fixture file"),
+            ));
+        }
+    }
+    files.sort();
+    files
+}
+
+fn with_final_newline(text: &str) -> String {
+    if text.ends_with('\n') {
+        text.to_owned()
+    } else {
+        format!("{text}\n")
+    }
+}
+
+fn pretty(value: &impl serde::Serialize) -> String {
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(value).expect("serializable")
+    )
+}
