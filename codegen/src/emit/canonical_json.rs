@@ -137,7 +137,7 @@ fn write_object(
 ) {
     let mut members: Vec<(&String, &Value)> = map.iter().collect();
     if let KeyOrder::Sorted = order {
-        members.sort_by(|(a, _), (b, _)| a.cmp(b));
+        members.sort_by_key(|(key, _)| *key);
     }
     out.push('{');
     for (index, (key, value)) in members.into_iter().enumerate() {
