@@ -43,6 +43,7 @@ fn curator_manifest_matches_the_golden() {
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
     let fresh = std::fs::read_to_string(out.join("abgen.manifest.json")).unwrap();
+    assert_worker_says_hello(&out, &built.emitted.artifact.manifest.digest);
     assert_eq!(fresh, built.emitted.artifact.manifest_json);
     let golden_path = repo().join("fixtures/manifests/curator.json");
     if std::env::var_os("ABGEN_BLESS").is_some() {
@@ -57,4 +58,46 @@ fn curator_manifest_matches_the_golden() {
         serde_json::to_string_pretty(&parse(&golden)).unwrap(),
         "the curator manifest changed; review it and rerun with ABGEN_BLESS=1"
     );
+}
+
+/// Starts the bundled worker as the runtime will (`node --conditions=react-server`, frames on
+/// fds 3 and 4) and reads its first frame: the bundle loads, and it names this artifact.
+fn assert_worker_says_hello(artifact: &Path, digest: &str) {
+    const DRIVER: &str = r#"
+        import { spawn } from 'node:child_process';
+        const worker = spawn(process.execPath, ['--conditions=react-server', process.argv.at(-1)], {
+          stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'pipe'],
+        });
+        let buffered = Buffer.alloc(0);
+        const timer = setTimeout(() => { console.error('no hello within 10 s'); process.exit(1); }, 10000);
+        worker.stdio[4].on('data', (chunk) => {
+          buffered = Buffer.concat([buffered, chunk]);
+          if (buffered.length < 4) return;
+          const length = buffered.readUInt32LE(0);
+          if (buffered.length < 4 + length) return;
+          clearTimeout(timer);
+          // A frame body is a 4-byte header length, the JSON header, then the payload.
+          const headerLength = buffered.readUInt32LE(4);
+          process.stdout.write(buffered.subarray(8, 8 + headerLength));
+          worker.stdio[3].end();
+          worker.kill();
+        });
+    "#;
+    let output = std::process::Command::new("node")
+        .args(["--input-type=module", "--eval", DRIVER, "--"])
+        .arg(artifact.join("runtime/worker.mjs"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the worker did not start: {stderr}"
+    );
+    let frame = String::from_utf8_lossy(&output.stdout);
+    let hello: Value =
+        serde_json::from_str(&frame).unwrap_or_else(|_| panic!("not a hello frame: {frame}"));
+    assert_eq!(hello["type"], "hello", "{hello}");
+    assert_eq!(hello["protocol"], 1, "{hello}");
+    assert_eq!(hello["react"], "19.3.1", "{hello}");
+    assert_eq!(hello["artifact"], digest, "{hello}");
 }
