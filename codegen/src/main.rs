@@ -9,14 +9,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use abgen::check::{CheckOptions, CheckReturn, check_project};
-use abgen::cli::{CheckArgs, Cli, Commands, InspectArgs, ProjectArgs};
+use abgen::cli::{BuildArgs, CheckArgs, Cli, Commands, InspectArgs, ProjectArgs};
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
+use abgen::emit::{BuildFailure, BuildOptions, build_project};
 use abgen::graph::{render_routes, render_summary};
 use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Commands::Build(args) => build(&args),
         Commands::Check(args) => check(&args),
         Commands::Inspect(args) => inspect(&args),
     };
@@ -27,6 +29,55 @@ fn main() -> ExitCode {
         Err(error) => {
             let _ = writeln!(io::stderr().lock(), "error: cannot write output: {error}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+fn build(args: &BuildArgs) -> io::Result<ExitCode> {
+    let root = args
+        .project
+        .root
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
+    let options = BuildOptions {
+        root,
+        targets: args.project.targets.clone(),
+        out: args.out.clone(),
+        host_binary: None,
+        node_modules: None,
+    };
+    let stderr = io::stderr();
+    let color = ColorChoice::for_terminal(stderr.is_terminal());
+    match build_project(&options) {
+        Ok(built) => {
+            let mut text = String::new();
+            if !built.diagnostics.is_empty() {
+                text = render_pretty(&built.diagnostics, &built.sources, color);
+            }
+            for warning in &built.emitted.artifact.warnings {
+                text.push_str(&format!("warning: {warning}\n"));
+            }
+            stderr.lock().write_all(text.as_bytes())?;
+            let files = built.emitted.artifact.manifest.files.len() + 1;
+            let line = format!(
+                "built {} ({files} files)\n",
+                built.emitted.out_dir.display()
+            );
+            io::stdout().lock().write_all(line.as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(BuildFailure::Diagnostics {
+            diagnostics,
+            sources,
+        }) => {
+            stderr
+                .lock()
+                .write_all(render_pretty(&diagnostics, &sources, color).as_bytes())?;
+            Ok(ExitCode::FAILURE)
+        }
+        Err(failure) => {
+            writeln!(stderr.lock(), "error: {failure}")?;
+            Ok(ExitCode::FAILURE)
         }
     }
 }

@@ -1,11 +1,9 @@
-//! Proves that Claude Code itself accepts the artifact: builds the example plugin for Claude and
-//! runs the pinned `claude` (scripts/host-clis, installed by scripts/setup) in an isolated HOME:
+//! Proves that Claude Code itself accepts the artifact: builds the example plugin for Claude with
+//! `abgen build` and runs the pinned `claude` (scripts/host-clis, installed by scripts/setup) in an isolated HOME:
 //! `plugin validate --strict`, `plugin marketplace add`, `plugin install`, `plugin details`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-use abgen::emit::{BuildOptions, build_project};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -72,14 +70,25 @@ fn claude_code_validates_installs_and_lists_the_curator_plugin() {
     let home = temp.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let artifact = temp.path().join("curator-artifact");
-    build_project(&BuildOptions {
-        root: repo().join("examples/curator"),
-        targets: Some(vec!["claude".into()]),
-        out: Some(artifact.clone()),
-        host_binary: Some(host_binary(temp.path())),
-        node_modules: None,
-    })
-    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    // `abgen build`, exactly as a user runs it.
+    let built = Command::new(env!("CARGO_BIN_EXE_abgen"))
+        .args(["build", "--target", "claude", "--root"])
+        .arg(repo().join("examples/curator"))
+        .arg("--out")
+        .arg(&artifact)
+        .env("ABGEN_HOST", host_binary(temp.path()))
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "abgen build failed:\n{}",
+        transcript(&built)
+    );
+    assert!(
+        transcript(&built).starts_with("built "),
+        "{}",
+        transcript(&built)
+    );
     let artifact = artifact.to_str().unwrap();
 
     let validated = transcript(&claude(

@@ -5,6 +5,7 @@
 //! Entry call: `Cli::parse()`. To add a command, add a `Commands` variant holding its own
 //! `…Args` struct (one file per command) and flatten the shared groups it needs.
 
+mod build;
 mod check;
 mod inspect;
 
@@ -12,6 +13,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+pub use build::BuildArgs;
 pub use check::CheckArgs;
 pub use inspect::InspectArgs;
 
@@ -25,6 +27,11 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Commands {
+    /// Build a project into a native plugin for each target host.
+    ///
+    /// Checks the project first: with an error diagnostic nothing is written. The artifact is
+    /// staged beside the output directory and swapped in whole. Exits 0 when built, 1 when not.
+    Build(BuildArgs),
     /// Check a project: read the config and every route, and report diagnostics.
     ///
     /// Nothing is written. Exits 0 when there are no errors (warnings are allowed), 1 when

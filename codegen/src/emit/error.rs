@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// An emit failure. The previous artifact, if any, is left untouched.
 #[derive(Debug, thiserror::Error)]
 pub enum EmitError {
-    #[error("unknown target `{0}`: abgen can emit for {known}", known = super::hosts::HOSTS.iter().map(|host| host.name).collect::<Vec<_>>().join(", "))]
+    #[error("abgen cannot emit for `{0}` yet (it emits for {known}); choose targets with --target", known = super::hosts::HOSTS.iter().map(|host| host.name).collect::<Vec<_>>().join(", "))]
     UnknownTarget(String),
     #[error(
         "`{route}` handles `{event}`, which {host} cannot deliver: {reason}; add `targets` to the route to leave {host} out"

@@ -4,6 +4,7 @@
 //! A project with error diagnostics is not built: the caller prints the diagnostics of the
 //! returned [`BuildFailure::Diagnostics`] exactly as `abgen check` would.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
@@ -43,13 +44,18 @@ pub struct BuildReturn {
     pub emitted: EmitReturn,
     /// Every diagnostic of the check (none is an error).
     pub diagnostics: Vec<Diagnostic>,
+    /// The text of every file read, by project-relative path, to render the diagnostics.
+    pub sources: BTreeMap<String, String>,
 }
 
 /// Why nothing was written.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildFailure {
     #[error("the project has errors")]
-    Diagnostics(Vec<Diagnostic>),
+    Diagnostics {
+        diagnostics: Vec<Diagnostic>,
+        sources: BTreeMap<String, String>,
+    },
     #[error(transparent)]
     Emit(#[from] EmitError),
     #[error(transparent)]
@@ -63,10 +69,16 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         targets: options.targets.clone(),
     });
     let (Some(config), Some(graph)) = (&checked.config, &checked.graph) else {
-        return Err(BuildFailure::Diagnostics(checked.diagnostics));
+        return Err(BuildFailure::Diagnostics {
+            diagnostics: checked.diagnostics,
+            sources: checked.sources,
+        });
     };
     if checked.has_errors() {
-        return Err(BuildFailure::Diagnostics(checked.diagnostics));
+        return Err(BuildFailure::Diagnostics {
+            diagnostics: checked.diagnostics,
+            sources: checked.sources,
+        });
     }
     let input = emit_input(&options.root, config, graph);
     let worker_bundle = bundle_worker(&BundleRequest {
@@ -98,6 +110,7 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
     Ok(BuildReturn {
         emitted,
         diagnostics: checked.diagnostics,
+        sources: checked.sources,
     })
 }
 

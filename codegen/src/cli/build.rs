@@ -1,0 +1,18 @@
+//! Arguments of `abgen build`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::ProjectArgs;
+
+#[derive(Debug, Clone, Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+
+    /// Where to write the artifact [default: `<root>/artifact`]. The project root, a folder
+    /// containing it, and anything inside `src/` are refused.
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub out: Option<PathBuf>,
+}
