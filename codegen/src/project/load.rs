@@ -74,7 +74,7 @@ fn load_one(
                 extracted: empty,
             },
             None,
-            vec![diagnostic],
+            vec![*diagnostic],
         ),
         // Discovered a moment ago and gone now: report it like any other unreadable file.
         Err(ReadFailure::Missing) => {

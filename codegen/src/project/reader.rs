@@ -32,7 +32,7 @@ pub enum ReadFailure {
     /// The file does not exist.
     Missing,
     /// The file exists but could not be read, or is not text; the diagnostic says which.
-    Rejected(Diagnostic),
+    Rejected(Box<Diagnostic>),
 }
 
 /// Reads `absolute` (shown to the user as `relative`) and decodes it as UTF-8 text.
@@ -44,9 +44,13 @@ pub fn read_text(
     let bytes = match reader.read(absolute) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Err(ReadFailure::Missing),
-        Err(error) => return Err(ReadFailure::Rejected(unreadable(relative, &error))),
+        Err(error) => {
+            return Err(ReadFailure::Rejected(Box::new(unreadable(
+                relative, &error,
+            ))));
+        }
     };
-    decode_text(bytes, relative).map_err(ReadFailure::Rejected)
+    decode_text(bytes, relative).map_err(|diagnostic| ReadFailure::Rejected(Box::new(diagnostic)))
 }
 
 /// AB5301 for `relative`, with the operating system's reason.
@@ -60,6 +64,7 @@ pub fn unreadable(relative: &str, error: &io::Error) -> Diagnostic {
 }
 
 /// Decodes bytes as UTF-8 source text; a NUL byte or invalid UTF-8 is AB5302 at that position.
+#[expect(clippy::result_large_err, reason = "private; boxed by its one caller")]
 fn decode_text(bytes: Vec<u8>, relative: &str) -> Result<String, Diagnostic> {
     let recovery = "save the file as UTF-8 text, or move it out of `src/` if it is not source code";
     if let Some(offset) = bytes.iter().position(|&byte| byte == 0) {
@@ -127,7 +132,7 @@ mod tests {
 
     fn rejected(result: Result<String, ReadFailure>) -> Diagnostic {
         match result {
-            Err(ReadFailure::Rejected(diagnostic)) => diagnostic,
+            Err(ReadFailure::Rejected(diagnostic)) => *diagnostic,
             other => panic!("expected a rejection, got {other:?}"),
         }
     }

@@ -53,7 +53,7 @@ pub fn load_config(
             Ok(text) => text,
             Err(ReadFailure::Missing) => continue,
             Err(ReadFailure::Rejected(diagnostic)) => {
-                diagnostics.push(diagnostic);
+                diagnostics.push(*diagnostic);
                 file.get_or_insert(name);
                 continue;
             }
