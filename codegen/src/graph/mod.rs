@@ -7,6 +7,8 @@ mod build;
 mod ids;
 mod model;
 mod summary;
+#[cfg(test)]
+mod tests;
 
 pub use build::{GraphReturn, build_graph, module_location};
 pub use ids::{EVENT_VOCABULARY, is_safe_segment, provider_key};

@@ -22,7 +22,10 @@ pub struct RouteGraph {
 impl RouteGraph {
     /// The route with `id` (routes are sorted by id).
     pub fn route(&self, id: &str) -> Option<&RouteNode> {
-        let index = self.routes.binary_search_by(|route| route.id.as_str().cmp(id)).ok()?;
+        let index = self
+            .routes
+            .binary_search_by(|route| route.id.as_str().cmp(id))
+            .ok()?;
         self.routes.get(index)
     }
 }

@@ -6,6 +6,8 @@
 //! returned.
 
 mod model;
+#[cfg(test)]
+mod tests;
 mod typing;
 
 use std::collections::BTreeMap;
