@@ -3,8 +3,10 @@
 //! It owns the compiled artifact manifest types (`manifest`), which the compiler depends on;
 //! the compiler never depends on anything else here, and this crate never depends on the compiler.
 
+pub mod canonical;
 pub mod document;
 pub mod flight;
+pub mod hosts;
 pub mod manifest;
 pub mod project;
 pub mod worker;

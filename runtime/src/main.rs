@@ -1,9 +1,10 @@
-//! `abgen-host`: serves a plugin's MCP servers and answers hooks at run time.
+//! `abgen-host`: renders a plugin's routes and answers its hooks at run time.
+//!
+//! The command line and what each command does live in `cli`; the library (`abgen_runtime`)
+//! holds everything they use.
 
-fn main() {
-    #[expect(clippy::print_stderr, reason = "the skeleton binary has no printer yet")]
-    {
-        eprintln!("abgen-host: no command is implemented yet");
-    }
-    std::process::exit(2);
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::commands::main()
 }

@@ -2,14 +2,16 @@
 //! client reads alone.
 //!
 //! `abgen-host hook --host H --event E` must answer inside a host deadline of about a second,
-//! so it deserializes only [`HookView`] (identity, digest, `hooks`): serde skips every other
-//! top-level member of the manifest without building values for it.
+//! so it deserializes only [`HookView`] (identity, digest, `hooks`, limits, and each route's id
+//! and config for its `tools` selectors): serde skips every other member of the manifest, the
+//! route schemas included, without building values for it.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-use super::model::Application;
+use super::model::{Application, Limits};
 
 /// Host name (`claude`, …) → the bindings of that host, sorted by canonical event.
 pub type HookTables = BTreeMap<String, Vec<HookBinding>>;
@@ -50,13 +52,22 @@ pub enum HookFallback {
 }
 
 /// The slice of the manifest the hook client needs.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HookView {
     pub manifest_version: u32,
     pub application: Application,
     pub digest: String,
     pub hooks: HookTables,
+    pub limits: Limits,
+    pub routes: Vec<HookRoute>,
+}
+
+/// A route as the hook client sees it: its id and static config, never its schemas.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct HookRoute {
+    pub id: String,
+    pub config: Map<String, Value>,
 }
 
 impl HookView {
@@ -66,5 +77,10 @@ impl HookView {
             .get(host)?
             .iter()
             .find(|binding| binding.event == event)
+    }
+
+    /// The route `id`, if the manifest lists it.
+    pub fn route(&self, id: &str) -> Option<&HookRoute> {
+        self.routes.iter().find(|route| route.id == id)
     }
 }

@@ -11,7 +11,7 @@ mod hooks;
 mod model;
 mod read;
 
-pub use hooks::{HookBinding, HookFallback, HookTables, HookView};
+pub use hooks::{HookBinding, HookFallback, HookRoute, HookTables, HookView};
 pub use model::{
     Application, FileEntry, Limits, MANIFEST_FILE_NAME, MANIFEST_VERSION, Manifest, REACT_VERSION,
     RenderLimits, Route, RouteKind, RouteSchemas, SchemaProjection, SchemaSource, Server,

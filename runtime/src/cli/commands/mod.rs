@@ -1,0 +1,50 @@
+//! What each `abgen-host` command does. Entry: [`main`], called by the binary.
+//!
+//! `render` and `hook` share [`standalone`] (start the artifact's worker, render once, within a
+//! deadline); `hook` alone owns the hot path of a hook delivery.
+
+mod hook;
+mod render;
+mod standalone;
+mod stdin;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+use clap::error::ErrorKind;
+
+use super::{Cli, Commands, Printer};
+
+/// Parses the command line, runs the command and returns its exit code.
+pub fn main() -> ExitCode {
+    let printer = Printer;
+    match Cli::try_parse() {
+        Ok(cli) => match cli.command {
+            Commands::Render(args) => render::run(&args, &printer),
+            Commands::Hook(args) => hook::run(&args, &printer),
+        },
+        Err(error) => usage_error(&error, &printer),
+    }
+}
+
+/// Help and version print as usual; a usage error of `hook` is one line and exit 0 (a host
+/// would read clap's exit 2 as a block), any other clap's own message and exit 2.
+fn usage_error(error: &clap::Error, printer: &Printer) -> ExitCode {
+    let informational = matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    );
+    let is_hook = std::env::args_os()
+        .nth(1)
+        .is_some_and(|command| command == "hook");
+    if is_hook && !informational {
+        let rendered = error.render().to_string();
+        let first = rendered.lines().next().unwrap_or_default();
+        printer.message(format!(
+            "hook: {}; answering with nothing",
+            first.trim_start_matches("error: ")
+        ));
+        return ExitCode::SUCCESS;
+    }
+    error.exit()
+}

@@ -1,0 +1,95 @@
+//! Rendering one request on a worker started for it alone (`abgen-host render`, and the hook
+//! fallback `standalone`): find Node, start the artifact's worker, render, stop the worker.
+//!
+//! Entry: [`render_once`]. Invariant: everything — Node's start, the hello, the render — fits
+//! before `deadline`; the worker is killed when this returns, whatever happened.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use abgen_runtime::document::{Document, DocumentLimits, RenderEvent, RenderEventKind};
+use abgen_runtime::manifest::REACT_VERSION;
+use abgen_runtime::worker::{
+    RenderRequest, WORKER_PROTOCOL, Worker, WorkerConfig, WorkerError, WorkerIdentity, locate_node,
+};
+
+/// Where `abgen build` puts the bundled render worker in every artifact.
+const WORKER_ENTRY: &str = "runtime/worker.mjs";
+
+/// The artifact a standalone render runs in.
+pub struct Artifact<'a> {
+    pub root: &'a Path,
+    /// The manifest's digest; the worker's hello must name it.
+    pub digest: &'a str,
+    /// The most Flight bytes one render may produce.
+    pub max_bytes: u64,
+}
+
+/// Why nothing was rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum StandaloneError {
+    #[error("the artifact has no render worker at {}", .0.display())]
+    NoWorker(PathBuf),
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+}
+
+/// The events of one render; the last is always `complete` (failed when the worker broke, with
+/// the worker's error beside it).
+pub struct Rendered {
+    pub events: Vec<RenderEvent>,
+    pub worker_error: Option<WorkerError>,
+}
+
+impl Rendered {
+    /// The final document.
+    pub fn document(&self) -> Option<&Document> {
+        self.events
+            .iter()
+            .rev()
+            .find_map(|event| match &event.kind {
+                RenderEventKind::Complete { document } => Some(document),
+                _ => None,
+            })
+    }
+}
+
+/// Starts the artifact's worker, renders `request`, and stops the worker, all before `deadline`.
+pub fn render_once(
+    artifact: &Artifact<'_>,
+    request: &RenderRequest,
+    deadline: Instant,
+) -> Result<Rendered, StandaloneError> {
+    let entry = artifact.root.join(WORKER_ENTRY);
+    if !entry.is_file() {
+        return Err(StandaloneError::NoWorker(entry));
+    }
+    let node = locate_node()?;
+    let mut worker = Worker::start(&WorkerConfig {
+        node,
+        entry,
+        expected: WorkerIdentity {
+            protocol: WORKER_PROTOCOL,
+            react: REACT_VERSION.to_owned(),
+            artifact: artifact.digest.to_owned(),
+        },
+        hello_timeout: remaining(deadline),
+    })?;
+    let limits = DocumentLimits {
+        max_bytes: usize::try_from(artifact.max_bytes).unwrap_or(usize::MAX),
+        ..DocumentLimits::default()
+    };
+    let mut events = Vec::new();
+    let outcome = worker.render_events(request, limits, remaining(deadline), |event| {
+        events.push(event);
+    });
+    Ok(Rendered {
+        events,
+        worker_error: outcome.err(),
+    })
+}
+
+/// The time left before `deadline` (zero once it has passed).
+pub fn remaining(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}

@@ -1,0 +1,9 @@
+//! Every environment variable `abgen-host` reads.
+//!
+//! `ABGEN_NODE` (the Node.js that runs the render worker, default `node` on `PATH`) is read by
+//! `abgen_runtime::worker::locate_node`; the ones `abgen-host` itself reads are below.
+
+/// The artifact root `abgen-host hook` answers for, instead of the directory above the running
+/// executable's `bin/`. Set by `abgen hooks simulate` and by tests that run a binary from
+/// outside an artifact.
+pub const ABGEN_ARTIFACT: &str = "ABGEN_ARTIFACT";

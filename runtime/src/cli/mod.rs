@@ -1,0 +1,41 @@
+//! The `abgen-host` command line (clap derive): definitions only; behaviour lives in
+//! [`commands`]. Doc comments are the help text: the first line is the short help.
+//!
+//! Entry: [`commands::main`]. Invariant: `abgen-host hook` never exits with 2 — Claude Code reads
+//! exit 2 as "block" — so even its usage errors are an honest empty answer (exit 0, one line on
+//! stderr).
+
+pub mod commands;
+pub mod env_vars;
+mod hook;
+mod printer;
+mod render;
+
+use clap::{Parser, Subcommand};
+
+pub use hook::{FallbackArg, HookArgs};
+pub use printer::Printer;
+pub use render::{RenderArgs, RenderFormat};
+
+/// The abgen runtime: renders a plugin's routes and answers its hooks.
+#[derive(Debug, Parser)]
+#[command(name = "abgen-host", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Commands,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Commands {
+    /// Render one tool or event route of an artifact and print the result.
+    ///
+    /// Starts the artifact's render worker (Node.js), renders once and exits: 0 on success, 1
+    /// when the document holds a represented error, 2 when the render failed or the command was
+    /// used wrongly.
+    Render(RenderArgs),
+    /// Answer a host's hook: read its payload on stdin, print its native output.
+    ///
+    /// The command a host's hook document runs. It always exits 0 within the binding's deadline;
+    /// anything that stops it from answering is one line on stderr and no output.
+    Hook(HookArgs),
+}

@@ -1,0 +1,279 @@
+//! Claude Code's hook envelopes and outputs (the host contracts reference §2.3 and §2.4), as
+//! data: the envelope, one decoder per payload shape and one encoder per output shape, under
+//! the ids the compiler's Claude host table writes into the manifest.
+
+use serde_json::{Map, Value};
+
+use super::HostTables;
+use super::decode::{Decoder, HostEnvelope, ToolNames, ToolRow};
+use super::encode::{Accepts, Encoder};
+use crate::canonical::ToolSelector;
+use crate::project::hook::HookAnswer;
+
+pub const TABLES: HostTables = HostTables {
+    decoders: DECODERS,
+    encoders: ENCODERS,
+};
+
+const ENVELOPE: HostEnvelope = HostEnvelope {
+    host: "claude",
+    contract_revision: "claude-code-hooks/2026-08-22",
+    event_field: "hook_event_name",
+    session_field: "session_id",
+    cwd_field: "cwd",
+    // Claude Code exports the project root to hook commands; `cwd` follows `cd` and worktrees.
+    project_dir_env: Some("CLAUDE_PROJECT_DIR"),
+    tool_name_field: "tool_name",
+    tool_input_field: "tool_input",
+    prompt_field: "prompt",
+    common_fields: &[
+        "session_id",
+        "prompt_id",
+        "transcript_path",
+        "cwd",
+        "permission_mode",
+        "effort",
+        "hook_event_name",
+        "agent_id",
+        "agent_type",
+    ],
+    tools: &[
+        ToolRow {
+            selector: ToolSelector::Shell,
+            names: ToolNames::Exact(&["Bash"]),
+        },
+        ToolRow {
+            selector: ToolSelector::FileRead,
+            names: ToolNames::Exact(&["Read"]),
+        },
+        ToolRow {
+            selector: ToolSelector::FileWrite,
+            names: ToolNames::Exact(&["Write", "Edit", "MultiEdit", "NotebookEdit"]),
+        },
+        ToolRow {
+            selector: ToolSelector::Mcp,
+            names: ToolNames::Prefix("mcp__"),
+        },
+        // The subagent tool was called `Task` before it became `Agent`.
+        ToolRow {
+            selector: ToolSelector::Agent,
+            names: ToolNames::Exact(&["Task", "Agent"]),
+        },
+    ],
+    foreign,
+};
+
+/// Cursor replays Claude plugin hooks with its own payloads, which carry its base fields; Codex
+/// marks turn-scoped payloads with its `turn_id` extension. (A Codex SessionStart has neither and
+/// reads as Claude's; its output shape for that event is the same.)
+fn foreign(payload: &Map<String, Value>) -> Option<&'static str> {
+    const CURSOR: &[&str] = &[
+        "cursor_version",
+        "conversation_id",
+        "generation_id",
+        "workspace_roots",
+    ];
+    if CURSOR.iter().any(|field| payload.contains_key(*field)) {
+        Some("cursor")
+    } else if payload.contains_key("turn_id") {
+        Some("codex")
+    } else {
+        None
+    }
+}
+
+const fn decoder(
+    id: &'static str,
+    fields: &'static [&'static str],
+    opt_in_fields: &'static [&'static str],
+) -> Decoder {
+    Decoder {
+        id,
+        envelope: &ENVELOPE,
+        fields,
+        opt_in_fields,
+        tool: false,
+        prompt: false,
+    }
+}
+
+const DECODERS: &[Decoder] = &[
+    decoder(
+        "claude.session",
+        &["source", "model", "session_title", "reason"],
+        &[],
+    ),
+    Decoder {
+        prompt: true,
+        ..decoder("claude.prompt", &[], &[])
+    },
+    decoder(
+        "claude.agent",
+        &["stop_hook_active", "agent_transcript_path"],
+        &["last_assistant_message"],
+    ),
+    Decoder {
+        tool: true,
+        ..decoder(
+            "claude.tool",
+            &[
+                "tool_name",
+                "tool_use_id",
+                "duration_ms",
+                "is_interrupt",
+                "error",
+            ],
+            &["tool_response"],
+        )
+    },
+    decoder(
+        "claude.compact",
+        &["trigger"],
+        &["custom_instructions", "compact_summary"],
+    ),
+    decoder(
+        "claude.stop",
+        &["stop_hook_active", "error"],
+        &[
+            "last_assistant_message",
+            "background_tasks",
+            "session_crons",
+        ],
+    ),
+    decoder(
+        "claude.notification",
+        &["notification_type", "title"],
+        &["message"],
+    ),
+    decoder("claude.config", &["source", "file_path"], &[]),
+    decoder("claude.task", &[], &[]),
+    decoder("claude.file", &["file_path", "event"], &[]),
+    decoder("claude.cwd", &["old_cwd", "new_cwd"], &[]),
+];
+
+const CONTEXT_AND_NOTICE: Accepts = Accepts {
+    context: true,
+    deny: false,
+    notice: true,
+};
+const EVERYTHING: Accepts = Accepts {
+    context: true,
+    deny: true,
+    notice: true,
+};
+const NOTHING: Accepts = Accepts {
+    context: false,
+    deny: false,
+    notice: false,
+};
+
+const ENCODERS: &[Encoder] = &[
+    // SessionStart, SubagentStart: context before the first prompt; no decision control.
+    Encoder {
+        id: "claude.context",
+        accepts: CONTEXT_AND_NOTICE,
+        write: write_without_deny,
+    },
+    Encoder {
+        id: "claude.pre-tool",
+        accepts: EVERYTHING,
+        write: write_permission_deny,
+    },
+    // PostToolUse: `decision: "block"` puts the reason next to the tool result (it already ran).
+    Encoder {
+        id: "claude.post-tool",
+        accepts: EVERYTHING,
+        write: write_block,
+    },
+    // UserPromptSubmit: a block erases the prompt and shows the reason to the user.
+    Encoder {
+        id: "claude.prompt",
+        accepts: EVERYTHING,
+        write: write_block,
+    },
+    // Stop, SubagentStop: a block continues the turn with the reason as Claude's instruction.
+    Encoder {
+        id: "claude.stop",
+        accepts: EVERYTHING,
+        write: write_block,
+    },
+    // PermissionRequest: its decision object is not in the contract this table follows.
+    Encoder {
+        id: "claude.permission",
+        accepts: Accepts {
+            notice: true,
+            ..NOTHING
+        },
+        write: write_without_deny,
+    },
+    // PreCompact, ConfigChange, TaskCreated: block only (PreCompact discards `systemMessage`).
+    Encoder {
+        id: "claude.block",
+        accepts: Accepts {
+            deny: true,
+            ..NOTHING
+        },
+        write: write_block,
+    },
+    // SessionEnd, PostCompact, FileChanged, Notification, …: no decision control at all.
+    Encoder {
+        id: "claude.silent",
+        accepts: NOTHING,
+        write: write_without_deny,
+    },
+];
+
+fn write_without_deny(native_event: &str, answer: &HookAnswer) -> Map<String, Value> {
+    write(native_event, answer, DenyShape::None)
+}
+
+fn write_permission_deny(native_event: &str, answer: &HookAnswer) -> Map<String, Value> {
+    write(native_event, answer, DenyShape::PermissionDecision)
+}
+
+fn write_block(native_event: &str, answer: &HookAnswer) -> Map<String, Value> {
+    write(native_event, answer, DenyShape::DecisionBlock)
+}
+
+enum DenyShape {
+    None,
+    /// `hookSpecificOutput.permissionDecision: "deny"`; the reason goes to Claude.
+    PermissionDecision,
+    /// Top-level `decision: "block"` with a `reason`.
+    DecisionBlock,
+}
+
+/// `{decision?, reason?, hookSpecificOutput?, systemMessage?}`: several texts of one kind are
+/// joined, context by blank lines, reasons and notices by newlines.
+fn write(native_event: &str, answer: &HookAnswer, deny: DenyShape) -> Map<String, Value> {
+    let mut output = Map::new();
+    let mut specific = Map::new();
+    let reason = (!answer.deny.is_empty()).then(|| answer.deny.join("\n"));
+    match (deny, reason) {
+        (DenyShape::DecisionBlock, Some(reason)) => {
+            output.insert("decision".into(), "block".into());
+            output.insert("reason".into(), reason.into());
+        }
+        (DenyShape::PermissionDecision, Some(reason)) => {
+            specific.insert("permissionDecision".into(), "deny".into());
+            specific.insert("permissionDecisionReason".into(), reason.into());
+        }
+        _ => {}
+    }
+    if !answer.context.is_empty() {
+        specific.insert(
+            "additionalContext".into(),
+            answer.context.join("\n\n").into(),
+        );
+    }
+    if !specific.is_empty() {
+        let mut named = Map::new();
+        named.insert("hookEventName".into(), native_event.into());
+        named.extend(specific);
+        output.insert("hookSpecificOutput".into(), Value::Object(named));
+    }
+    if !answer.notice.is_empty() {
+        output.insert("systemMessage".into(), answer.notice.join("\n").into());
+    }
+    output
+}

@@ -1,0 +1,294 @@
+//! Decoding a host's stdin payload into a canonical event, driven by a host's [`HostEnvelope`]
+//! table and one [`Decoder`] row per payload shape.
+//!
+//! Entry: [`Decoder::decode`]. Invariant: the payload is parsed once, every field the decoder
+//! relies on is type-checked (a wrong type is silence, never a guess), and only documented fields
+//! reach `native`, bounded; fields that are unbounded or personal only when the route names them.
+
+use serde_json::{Map, Value};
+use sha2::{Digest as _, Sha256};
+
+use crate::canonical::{
+    Axis, AxisSource, Bounds, CanonicalEvent, CanonicalTool, Prompt, ToolSelector, bound_text,
+    bound_value,
+};
+
+/// How one host's payloads are shaped.
+pub struct HostEnvelope {
+    pub host: &'static str,
+    /// The revision of the host's hook contract these tables follow.
+    pub contract_revision: &'static str,
+    /// The field naming the native event.
+    pub event_field: &'static str,
+    pub session_field: &'static str,
+    /// The working directory, standing in for the project when the host names no project.
+    pub cwd_field: &'static str,
+    /// The environment variable in which the host names the project directory, if any.
+    pub project_dir_env: Option<&'static str>,
+    pub tool_name_field: &'static str,
+    pub tool_input_field: &'static str,
+    pub prompt_field: &'static str,
+    /// Documented fields any payload of this host may carry.
+    pub common_fields: &'static [&'static str],
+    /// Native tool name → canonical selector; a tool no row names is `other`.
+    pub tools: &'static [ToolRow],
+    /// The other host a payload recognisably comes from (hosts replay each other's hooks).
+    pub foreign: fn(&Map<String, Value>) -> Option<&'static str>,
+}
+
+/// The native tools of one selector.
+pub struct ToolRow {
+    pub selector: ToolSelector,
+    pub names: ToolNames,
+}
+
+/// Which native tool names a [`ToolRow`] covers.
+pub enum ToolNames {
+    Exact(&'static [&'static str]),
+    Prefix(&'static str),
+}
+
+impl HostEnvelope {
+    /// The canonical selector of the native tool `name`.
+    pub fn selector(&self, name: &str) -> ToolSelector {
+        self.tools
+            .iter()
+            .find(|row| match row.names {
+                ToolNames::Exact(names) => names.contains(&name),
+                ToolNames::Prefix(prefix) => name.starts_with(prefix),
+            })
+            .map_or(ToolSelector::Other, |row| row.selector)
+    }
+}
+
+/// One payload shape of a host (the manifest's `decoder` id names it).
+pub struct Decoder {
+    pub id: &'static str,
+    pub envelope: &'static HostEnvelope,
+    /// Documented, short fields of this shape beyond the common ones.
+    pub fields: &'static [&'static str],
+    /// Documented fields kept out of `native` unless the route lists them in `config.native`:
+    /// unbounded text (messages, tool output) or anything that identifies a person.
+    pub opt_in_fields: &'static [&'static str],
+    /// Whether the payload concerns a tool (`tool_name`, `tool_input`).
+    pub tool: bool,
+    /// Whether the payload carries a prompt.
+    pub prompt: bool,
+}
+
+/// One payload to decode and what the hook binding expects of it.
+pub struct DecodeInput<'a> {
+    /// The stdin bytes, already bounded by the caller.
+    pub payload: &'a [u8],
+    /// The canonical event of the binding (`tool/after`).
+    pub event: &'a str,
+    /// The native event of the binding (`PostToolUse`).
+    pub native_event: &'a str,
+    /// The fields the route asked for by name (`config.native`).
+    pub opt_in: &'a [String],
+    /// Reads one environment variable of the hook process.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// What a payload decodes to.
+#[derive(Debug)]
+pub enum Decoded {
+    Event(Box<CanonicalEvent>),
+    /// Not a payload to answer; the hook prints nothing.
+    Silent(Silence),
+}
+
+/// Why a payload is answered with silence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Silence {
+    #[error("the payload is not JSON: {0}")]
+    NotJson(String),
+    #[error("the payload is not a JSON object")]
+    NotAnObject,
+    #[error("the payload comes from {found}, not {expected}")]
+    OtherHost {
+        found: &'static str,
+        expected: &'static str,
+    },
+    #[error("the payload is a `{found}` event; this hook answers `{expected}`")]
+    OtherEvent { found: String, expected: String },
+    #[error("the payload's `{field}` {problem}")]
+    Invalid {
+        field: &'static str,
+        problem: &'static str,
+    },
+}
+
+impl Decoder {
+    /// Decodes one payload.
+    pub fn decode(&self, input: &DecodeInput<'_>) -> Decoded {
+        match self.try_decode(input) {
+            Ok(event) => Decoded::Event(Box::new(event)),
+            Err(silence) => Decoded::Silent(silence),
+        }
+    }
+
+    fn try_decode(&self, input: &DecodeInput<'_>) -> Result<CanonicalEvent, Silence> {
+        let envelope = self.envelope;
+        let payload: Value = serde_json::from_slice(input.payload)
+            .map_err(|error| Silence::NotJson(error.to_string()))?;
+        let Value::Object(payload) = payload else {
+            return Err(Silence::NotAnObject);
+        };
+        if let Some(found) = (envelope.foreign)(&payload) {
+            return Err(Silence::OtherHost {
+                found,
+                expected: envelope.host,
+            });
+        }
+        match text_field(&payload, envelope.event_field)? {
+            Some(found) if found == input.native_event => {}
+            Some(found) => {
+                return Err(Silence::OtherEvent {
+                    found: bound_text(found, 64).0,
+                    expected: input.native_event.to_owned(),
+                });
+            }
+            None => return Err(invalid(envelope.event_field, "is missing")),
+        }
+        let session = match text_field(&payload, envelope.session_field)? {
+            Some(session) if !session.is_empty() => native_axis(session),
+            _ => Axis::Unavailable {
+                reason: format!("the payload has no `{}`", envelope.session_field),
+            },
+        };
+        let workspace = self.workspace(&payload, input)?;
+        let tool = if self.tool {
+            Some(self.tool(&payload)?)
+        } else {
+            None
+        };
+        let prompt = if self.prompt {
+            text_field(&payload, envelope.prompt_field)?.map(|text| {
+                let (text, truncated) = bound_text(text, Bounds::CONTENT.max_string_bytes);
+                Prompt { text, truncated }
+            })
+        } else {
+            None
+        };
+        Ok(CanonicalEvent {
+            event: input.event.to_owned(),
+            host: envelope.host.to_owned(),
+            contract_revision: envelope.contract_revision.to_owned(),
+            idempotency_key: idempotency_key(envelope.host, input.native_event, input.payload),
+            session,
+            workspace,
+            tool,
+            prompt,
+            native: self.native(&payload, input.opt_in),
+        })
+    }
+
+    /// The host's named project directory, else the working directory (derived), else unknown.
+    fn workspace(
+        &self,
+        payload: &Map<String, Value>,
+        input: &DecodeInput<'_>,
+    ) -> Result<Axis, Silence> {
+        let envelope = self.envelope;
+        if let Some(directory) = envelope
+            .project_dir_env
+            .and_then(|name| (input.env)(name))
+            .filter(|directory| !directory.is_empty())
+        {
+            return Ok(native_axis(&directory));
+        }
+        Ok(match text_field(payload, envelope.cwd_field)? {
+            Some(cwd) if !cwd.is_empty() => Axis::Available {
+                value: bound_text(cwd, Bounds::NATIVE.max_string_bytes).0,
+                source: AxisSource::Derived,
+            },
+            _ => Axis::Unavailable {
+                reason: match envelope.project_dir_env {
+                    Some(name) => format!("neither ${name} nor `{}` is set", envelope.cwd_field),
+                    None => format!("the payload has no `{}`", envelope.cwd_field),
+                },
+            },
+        })
+    }
+
+    fn tool(&self, payload: &Map<String, Value>) -> Result<CanonicalTool, Silence> {
+        let envelope = self.envelope;
+        let name = text_field(payload, envelope.tool_name_field)?
+            .ok_or_else(|| invalid(envelope.tool_name_field, "is missing"))?;
+        let (input, truncated) = bound_value(
+            payload
+                .get(envelope.tool_input_field)
+                .unwrap_or(&Value::Null),
+            &Bounds::CONTENT,
+        );
+        Ok(CanonicalTool {
+            selector: envelope.selector(name),
+            name: bound_text(name, Bounds::NATIVE.max_string_bytes).0,
+            input,
+            truncated,
+        })
+    }
+
+    /// Documented fields in the host's order; the tool input and the prompt live in `tool` and
+    /// `prompt` instead.
+    fn native(&self, payload: &Map<String, Value>, opt_in: &[String]) -> Map<String, Value> {
+        let envelope = self.envelope;
+        let mut native = Map::new();
+        for (key, value) in payload {
+            let key = key.as_str();
+            let bounds = if envelope.common_fields.contains(&key) || self.fields.contains(&key) {
+                &Bounds::NATIVE
+            } else if self.opt_in_fields.contains(&key) && opt_in.iter().any(|name| name == key) {
+                &Bounds::CONTENT
+            } else {
+                continue;
+            };
+            if (self.tool && key == envelope.tool_input_field)
+                || (self.prompt && key == envelope.prompt_field)
+            {
+                continue;
+            }
+            native.insert(key.to_owned(), bound_value(value, bounds).0);
+        }
+        native
+    }
+}
+
+fn native_axis(value: &str) -> Axis {
+    Axis::Available {
+        value: bound_text(value, Bounds::NATIVE.max_string_bytes).0,
+        source: AxisSource::Native,
+    }
+}
+
+/// A string field: `Ok(None)` when absent or null, silence when it holds anything but a string.
+fn text_field<'p>(
+    payload: &'p Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<&'p str>, Silence> {
+    match payload.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(_) => Err(invalid(field, "is not a string")),
+    }
+}
+
+fn invalid(field: &'static str, problem: &'static str) -> Silence {
+    Silence::Invalid { field, problem }
+}
+
+/// sha256 over the host, the native event and the payload bytes as received: a host's retry of
+/// one delivery repeats the bytes; any other delivery differs in ids, prompt or content.
+fn idempotency_key(host: &str, native_event: &str, payload: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    for part in [host.as_bytes(), native_event.as_bytes(), payload] {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
