@@ -38,11 +38,16 @@ fn usage_error(error: &clap::Error, printer: &Printer) -> ExitCode {
         .nth(1)
         .is_some_and(|command| command == "hook");
     if is_hook && !informational {
+        // clap's message is a paragraph, then usage; the paragraph fits on one line.
         let rendered = error.render().to_string();
-        let first = rendered.lines().next().unwrap_or_default();
+        let paragraph: Vec<&str> = rendered
+            .lines()
+            .take_while(|line| !line.trim().is_empty())
+            .map(str::trim)
+            .collect();
         printer.message(format!(
             "hook: {}; answering with nothing",
-            first.trim_start_matches("error: ")
+            paragraph.join(" ").trim_start_matches("error: ")
         ));
         return ExitCode::SUCCESS;
     }
