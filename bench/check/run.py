@@ -189,6 +189,11 @@ def measure(size: int, project: Path, rounds: int, bins: Path) -> list[Contender
             contender.failure = validate(contender, code, stdout, sample.stderr, size)
         if contender.failure:
             log(f"  {contender.name}: FAILED ({contender.failure})")
+    abgen = contenders[0]
+    if not abgen.failure:
+        abgen.failure = verify_abgen_routes(bins, project, size)
+        if abgen.failure:
+            log(f"  abgen: FAILED ({abgen.failure})")
     live = [c for c in contenders if not c.failure]
     for round_index in range(rounds):
         shift = round_index % len(live) if live else 0
@@ -200,6 +205,25 @@ def measure(size: int, project: Path, rounds: int, bins: Path) -> list[Contender
             contender.samples.append(sample)
         log(f"  {size} routes: round {round_index + 1}/{rounds} done (load {loadavg()})")
     return contenders
+
+
+def verify_abgen_routes(bins: Path, project: Path, size: int) -> str | None:
+    """Untimed: proves `check` read every route, through `abgen inspect --json --routes`."""
+    import json
+
+    found = subprocess.run([str(bins / "abgen"), "inspect", "--root", str(project), "--json", "--routes"],
+                           cwd=ROOT, capture_output=True, text=True)
+    if found.returncode != 0:
+        return f"abgen inspect exit {found.returncode}: {found.stderr.strip()[-300:]}"
+    try:
+        routes = json.loads(found.stdout)
+    except json.JSONDecodeError as error:
+        return f"abgen inspect printed no JSON route list: {error}"
+    tools = sum(1 for route in routes if route.get("kind") == "tool")
+    events = sum(1 for route in routes if route.get("kind") == "event")
+    if (tools, events) != (size, EVENT_ROUTES):
+        return f"abgen saw {tools} tools and {events} events, expected {size} and {EVENT_ROUTES}"
+    return None
 
 
 def ts_walk_ms(contender: Contender) -> float | None:
