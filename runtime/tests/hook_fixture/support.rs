@@ -1,0 +1,116 @@
+//! Builds the test artifact of `hook_render.rs` and `render_cli.rs`: this folder's entry bundled
+//! into `runtime/worker.mjs` (with the repository's esbuild and React), beside a hand-written
+//! manifest whose digest the entry names. Needs the npm workspace installed (`npm ci`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::json;
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Writes the artifact into a fresh folder named `name` under cargo's test scratch directory.
+pub fn build_artifact(name: &str) -> PathBuf {
+    let root = repo();
+    assert!(
+        root.join("node_modules/react-server-dom-webpack").is_dir(),
+        "node_modules is missing: run `npm ci` at the repository root before `cargo test`"
+    );
+    let artifact = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&artifact);
+    std::fs::create_dir_all(artifact.join("runtime")).unwrap();
+    let status = Command::new("node")
+        .arg(root.join("packages/runtime/scripts/bundle-worker.mjs"))
+        .arg(root.join("runtime/tests/hook_fixture/entry.tsx"))
+        .arg(artifact.join("runtime/worker.mjs"))
+        .status()
+        .expect("running the bundle script (is Node on PATH?)");
+    assert!(status.success(), "bundling the test worker failed");
+    std::fs::write(artifact.join("abgen.manifest.json"), manifest().to_string()).unwrap();
+    artifact
+}
+
+fn binding(
+    event: &str,
+    native: &str,
+    decoder: &str,
+    encoder: &str,
+    deadline_ms: u64,
+) -> serde_json::Value {
+    json!({
+        "nativeEvent": native, "routes": [format!("event:{event}")], "event": event,
+        "deadlineMs": deadline_ms, "timeoutSec": deadline_ms.div_ceil(1000) + 1,
+        "decoder": decoder, "encoder": encoder, "fallback": "standalone"
+    })
+}
+
+fn event_route(event: &str, config: serde_json::Value) -> serde_json::Value {
+    json!({
+        "id": format!("event:{event}"), "kind": "event", "event": event,
+        "source": format!("src/events/{event}.tsx"), "config": config, "schemas": {}
+    })
+}
+
+fn manifest() -> serde_json::Value {
+    json!({
+        "manifestVersion": 1,
+        "application": {"name": "hook-test", "version": "0.0.0"},
+        "digest": "hook-test-digest",
+        "react": "19.3.1",
+        "workerProtocol": 1,
+        "routes": [
+            event_route("prompt/submit", json!({})),
+            event_route("session/start", json!({})),
+            event_route("stop", json!({})),
+            event_route("tool/before", json!({"tools": ["shell"]})),
+            {"id": "resource:demo/notes", "kind": "resource", "source": "src/mcp/demo/resources/notes.tsx",
+             "server": "demo", "wireName": "notes", "config": {"uri": "demo://notes"}, "schemas": {}},
+            {"id": "tool:demo/echo", "kind": "tool", "source": "src/mcp/demo/tools/echo.tsx",
+             "server": "demo", "wireName": "echo", "config": {"description": "Echoes a text."},
+             "schemas": {"input": {"source": "runtime"}}}
+        ],
+        "servers": [{"id": "demo", "mode": "generated", "routes": ["resource:demo/notes", "tool:demo/echo"]}],
+        "hooks": {"claude": [
+            binding("prompt/submit", "UserPromptSubmit", "claude.prompt", "claude.prompt", 1000),
+            binding("session/start", "SessionStart", "claude.session", "claude.context", 10_000),
+            binding("stop", "Stop", "claude.stop", "claude.stop", 10_000),
+            binding("tool/before", "PreToolUse", "claude.tool", "claude.pre-tool", 10_000)
+        ]},
+        "limits": {"render": {"maxElapsedMs": 20_000, "maxBytes": 8_388_608}, "hookInputMaxBytes": 1_048_576},
+        "files": []
+    })
+}
+
+/// Runs the built `abgen-host` with `args`, `stdin` on its standard input.
+pub fn abgen_host(args: &[&str], env: &[(&str, &Path)], stdin: &[u8]) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
+        .args(args)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Exit code, stdout and stderr together, as a user reads them; `[ARTIFACT]` for the folder.
+pub fn transcript(output: &Output, artifact: &Path) -> String {
+    let clean = |bytes: &[u8]| {
+        String::from_utf8_lossy(bytes).replace(&artifact.display().to_string(), "[ARTIFACT]")
+    };
+    format!(
+        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        output
+            .status
+            .code()
+            .map_or("signal".into(), |code| code.to_string()),
+        clean(&output.stdout),
+        clean(&output.stderr)
+    )
+}
