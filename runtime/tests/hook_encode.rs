@@ -69,7 +69,7 @@ fn claude_outputs_per_event() {
                 let _ = writeln!(table, "  left out: {}", output.dropped.join(", "));
             }
         }
-        insta::assert_snapshot!(format!("{native_event}"), table, &format!("{encoder_id}"));
+        insta::assert_snapshot!(native_event.to_string(), table, encoder_id);
     }
 }
 
