@@ -32,10 +32,20 @@ fn hook(event: &str, payload: &Value) -> (String, Duration) {
     (transcript(&output, artifact()), started.elapsed())
 }
 
+#[expect(
+    clippy::print_stderr,
+    reason = "reports the measured time; shown with --nocapture"
+)]
+fn report(line: &str) {
+    eprintln!("{line}");
+}
+
 #[test]
 fn a_shell_call_gets_context_built_from_the_event_props() {
     let (text, elapsed) = hook("tool/before", &fixture("PreToolUse"));
-    eprintln!("standalone tool/before render, cold worker: {elapsed:?}");
+    report(&format!(
+        "standalone tool/before render, cold worker: {elapsed:?}"
+    ));
     insta::assert_snapshot!(text);
 }
 
