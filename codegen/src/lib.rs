@@ -13,3 +13,4 @@ pub mod emit;
 pub mod extract;
 pub mod graph;
 pub mod project;
+pub mod simulate;

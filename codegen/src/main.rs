@@ -9,10 +9,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use abgen::check::{CheckOptions, CheckReturn, check_project};
-use abgen::cli::{BuildArgs, CheckArgs, Cli, Commands, InspectArgs, ProjectArgs};
+use abgen::cli::{
+    BuildArgs, CheckArgs, Cli, Commands, HooksCommand, InspectArgs, ProjectArgs, SimulateArgs,
+};
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::{BuildFailure, BuildOptions, build_project};
 use abgen::graph::{render_routes, render_summary};
+use abgen::simulate::{SimulateOptions, render_simulation, simulate_hook};
 use clap::Parser;
 
 fn main() -> ExitCode {
@@ -21,6 +24,9 @@ fn main() -> ExitCode {
         Commands::Build(args) => build(&args),
         Commands::Check(args) => check(&args),
         Commands::Inspect(args) => inspect(&args),
+        Commands::Hooks(args) => match args.command {
+            HooksCommand::Simulate(args) => simulate(&args),
+        },
     };
     match outcome {
         Ok(code) => code,
@@ -113,6 +119,28 @@ fn inspect(args: &InspectArgs) -> io::Result<ExitCode> {
         io::stdout().lock().write_all(text.as_bytes())?;
     }
     Ok(exit_code(&result))
+}
+
+fn simulate(args: &SimulateArgs) -> io::Result<ExitCode> {
+    let options = SimulateOptions {
+        artifact: args.artifact.clone(),
+        host: args.host.clone(),
+        event: args.event.clone(),
+        input: args.input.clone(),
+        standalone: args.standalone,
+    };
+    match simulate_hook(&options) {
+        Ok(simulation) => {
+            io::stdout()
+                .lock()
+                .write_all(render_simulation(&simulation).as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            writeln!(io::stderr().lock(), "error: {error}")?;
+            Ok(ExitCode::FAILURE)
+        }
+    }
 }
 
 fn run_check(project: &ProjectArgs) -> CheckReturn {

@@ -7,6 +7,7 @@
 
 mod build;
 mod check;
+mod hooks;
 mod inspect;
 
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub use build::BuildArgs;
 pub use check::CheckArgs;
+pub use hooks::{HooksArgs, HooksCommand, SimulateArgs};
 pub use inspect::InspectArgs;
 
 /// Compile TypeScript agent plugins into native plugins for Claude Code, Codex and Cursor.
@@ -41,6 +43,8 @@ pub enum Commands {
     ///
     /// Diagnostics go to standard error; the exit code follows `abgen check`.
     Inspect(InspectArgs),
+    /// Try a built artifact's hooks without a host.
+    Hooks(HooksArgs),
 }
 
 /// Where the project is and which hosts it is built for; shared by every project command.
