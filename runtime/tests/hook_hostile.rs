@@ -272,6 +272,28 @@ fn a_worker_that_never_answers_is_cut_off_at_the_deadline() {
 }
 
 #[test]
+fn a_node_that_hangs_before_starting_is_cut_off_at_the_deadline() {
+    let artifact = artifact();
+    let node = artifact.path().join("stuck-node");
+    std::fs::write(&node, "#!/bin/sh\nexec sleep 30\n").unwrap();
+    std::fs::set_permissions(&node, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let started = Instant::now();
+    let output = hook(
+        artifact.path(),
+        &["--host", "claude", "--event", "session/start"],
+        &fixture("SessionStart"),
+        &[("ABGEN_NODE", &node)],
+    );
+    let elapsed = started.elapsed();
+    let stderr = assert_silent(&output);
+    assert!(
+        stderr.contains("no answer within the 600 ms deadline"),
+        "{stderr}"
+    );
+    assert!(elapsed < Duration::from_millis(600 + 400), "{elapsed:?}");
+}
+
+#[test]
 fn decoders_never_panic_on_prefixes_or_corruption_of_real_payloads() {
     let no_environment = |_: &str| None;
     for entry in std::fs::read_dir(repo().join("fixtures/hosts/claude")).unwrap() {

@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use abgen_runtime::canonical::{CanonicalEvent, selectors_match};
@@ -125,18 +126,18 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
         )),
         HookFallback::Standalone => {
             let artifact = Artifact {
-                root: &root,
-                digest: &view.digest,
+                root,
+                digest: view.digest.clone(),
                 max_bytes: view.limits.render.max_bytes,
             };
-            standalone(&artifact, binding, route_id, &event, deadline, encoder)
+            standalone(artifact, binding, route_id, &event, deadline, encoder)
         }
     }
 }
 
 /// Renders the route on a worker started for this delivery and encodes its document.
 fn standalone(
-    artifact: &Artifact<'_>,
+    artifact: Artifact,
     binding: &HookBinding,
     route_id: &str,
     event: &CanonicalEvent,
@@ -158,9 +159,21 @@ fn standalone(
             max_elapsed_ms: Some(u64::try_from(remaining(deadline).as_millis()).unwrap_or(0)),
         },
     };
-    let rendered = match render_once(artifact, &request, deadline) {
-        Ok(rendered) => rendered,
-        Err(error) => return Outcome::said(format!("{error}; answering with nothing")),
+    // The worker supervisor keeps its own deadlines; this thread bounds everything around them
+    // too (finding Node runs `node --version`), so no step can hold the hook past its deadline.
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(render_once(&artifact, &request, deadline));
+    });
+    let rendered = match receiver.recv_timeout(remaining(deadline) + EXIT_MARGIN / 2) {
+        Ok(Ok(rendered)) => rendered,
+        Ok(Err(error)) => return Outcome::said(format!("{error}; answering with nothing")),
+        Err(_) => {
+            return Outcome::said(format!(
+                "{route_id}: no answer within the {} ms deadline; answering with nothing",
+                binding.deadline_ms
+            ));
+        }
     };
     if let Some(error) = &rendered.worker_error {
         return Outcome::said(format!("{route_id}: {error}; answering with nothing"));

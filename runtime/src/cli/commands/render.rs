@@ -77,8 +77,8 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
         },
     };
     let artifact = Artifact {
-        root: &args.artifact,
-        digest: &manifest.digest,
+        root: args.artifact.clone(),
+        digest: manifest.digest.clone(),
         max_bytes: manifest.limits.render.max_bytes,
     };
     let deadline = Instant::now() + START_ALLOWANCE + Duration::from_millis(max_elapsed_ms);

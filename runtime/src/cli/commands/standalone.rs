@@ -4,7 +4,7 @@
 //! Entry: [`render_once`]. Invariant: everything — Node's start, the hello, the render — fits
 //! before `deadline`; the worker is killed when this returns, whatever happened.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use abgen_runtime::document::{Document, DocumentLimits, RenderEvent, RenderEventKind};
@@ -17,10 +17,11 @@ use abgen_runtime::worker::{
 const WORKER_ENTRY: &str = "runtime/worker.mjs";
 
 /// The artifact a standalone render runs in.
-pub struct Artifact<'a> {
-    pub root: &'a Path,
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    pub root: PathBuf,
     /// The manifest's digest; the worker's hello must name it.
-    pub digest: &'a str,
+    pub digest: String,
     /// The most Flight bytes one render may produce.
     pub max_bytes: u64,
 }
@@ -56,7 +57,7 @@ impl Rendered {
 
 /// Starts the artifact's worker, renders `request`, and stops the worker, all before `deadline`.
 pub fn render_once(
-    artifact: &Artifact<'_>,
+    artifact: &Artifact,
     request: &RenderRequest,
     deadline: Instant,
 ) -> Result<Rendered, StandaloneError> {
@@ -71,7 +72,7 @@ pub fn render_once(
         expected: WorkerIdentity {
             protocol: WORKER_PROTOCOL,
             react: REACT_VERSION.to_owned(),
-            artifact: artifact.digest.to_owned(),
+            artifact: artifact.digest.clone(),
         },
         hello_timeout: remaining(deadline),
     })?;
