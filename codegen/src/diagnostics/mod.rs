@@ -42,13 +42,23 @@ pub struct Location {
 impl Location {
     /// A whole file, with no position inside it.
     pub fn file(file: impl Into<String>) -> Self {
-        Self { file: file.into(), span: None, line: None, column: None }
+        Self {
+            file: file.into(),
+            span: None,
+            line: None,
+            column: None,
+        }
     }
 
     /// A span of `source`, the text of `file`; line and column are computed here.
     pub fn span(file: impl Into<String>, source: &str, span: Span) -> Self {
         let (line, column) = line_column(source, span.start);
-        Self { file: file.into(), span: Some(span), line: Some(line), column: Some(column) }
+        Self {
+            file: file.into(),
+            span: Some(span),
+            line: Some(line),
+            column: Some(column),
+        }
     }
 }
 
@@ -125,10 +135,9 @@ impl Serialize for Code {
 pub fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         let key = |d: &Diagnostic| {
-            let (file, start) = d
-                .location
-                .as_ref()
-                .map_or(("", 0), |l| (l.file.as_str(), l.span.map_or(0, |s| s.start)));
+            let (file, start) = d.location.as_ref().map_or(("", 0), |l| {
+                (l.file.as_str(), l.span.map_or(0, |s| s.start))
+            });
             (file.to_owned(), start, d.code, d.message.clone())
         };
         key(a).cmp(&key(b))
