@@ -131,18 +131,16 @@ fn the_built_curator_renders_a_tool_and_answers_its_tool_after_hook() {
     let input = temp.join("post-tool-use.json");
     let workspace = temp.join("workspace");
     std::fs::write(&input, reading_note_write(&workspace).to_string()).unwrap();
-    // The route declares no fallback and no warm runtime runs: an honest empty answer.
-    let declared = simulate(&artifact, &input, false);
-    assert_eq!(
-        (declared.exit_code, declared.stdout.as_str()),
-        (Some(0), "")
-    );
-    insta::assert_snapshot!("tool_after_declared_fallback", report(&declared, &temp));
-    // Rendered on a fresh worker: what the route answers when a runtime serves it.
-    let rendered = simulate(&artifact, &input, true);
-    assert_eq!(rendered.exit_code, Some(0));
+    // The route declares `fallback: 'standalone'` and no warm runtime runs: the hook renders the
+    // route on a fresh worker, inside the hook's deadline.
+    let rendered = simulate(&artifact, &input, false);
+    assert_eq!(rendered.exit_code, Some(0), "{}", rendered.stderr);
     let answer: Value = serde_json::from_str(&rendered.stdout).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(context.contains("notes/earthsea.md"), "{context}");
     insta::assert_snapshot!("tool_after_standalone", report(&rendered, &temp));
     assert!(
         rendered.elapsed.as_millis() < u128::from(rendered.deadline_ms),
