@@ -345,6 +345,23 @@ def report(results: dict[int, list[Contender]], args: argparse.Namespace, info: 
     return "\n".join(lines), all_met
 
 
+def update_readme(text: str) -> None:
+    """Copies the ratio and target tables of a committed-results run into bench/README.md."""
+    readme = HERE.parent / "README.md"
+    begin, end = "<!-- LATEST-RESULTS -->", "<!-- /LATEST-RESULTS -->"
+    try:
+        current = readme.read_text()
+    except OSError:
+        return
+    if begin not in current or end not in current:
+        return
+    date = next((line for line in text.splitlines() if line.startswith("- Date")), "")
+    summary = text[text.index("| routes | abgen / floor"):].replace("## Targets\n\n", "")
+    block = f"{begin}\n{date.removeprefix('- ')}\n\n{summary.strip()}\n{end}"
+    head, rest = current.split(begin, 1)
+    readme.write_text(head + block + rest.split(end, 1)[1])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="100 and 1,000 routes, 3 rounds (CI)")
@@ -390,6 +407,8 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     print(text)
+    if out.resolve() == (HERE / "results.md").resolve():
+        update_readme(text)
     log(f"wrote {out}" + ("" if all_met else " (some targets missed; timing never fails the run)"))
     failed = [f"{size}:{c.name}" for size, cs in results.items() for c in cs if c.failure]
     if failed:
