@@ -1,11 +1,27 @@
 //! Claude Code's hook envelopes and outputs (the host contracts reference §2.3 and §2.4), as
 //! data: the envelope, one decoder per payload shape and one encoder per output shape, under
 //! the ids the compiler's Claude host table writes into the manifest.
+//!
+//! | Native event | Decoder | Encoder |
+//! |---|---|---|
+//! | SessionStart, SessionEnd | `claude.session` | `claude.context`, `claude.silent` |
+//! | UserPromptSubmit | `claude.prompt` | `claude.prompt` |
+//! | PreToolUse | `claude.tool` | `claude.pre-tool` |
+//! | PostToolUse, PostToolUseFailure | `claude.tool` | `claude.post-tool` |
+//! | PermissionRequest, PermissionDenied | `claude.tool` | `claude.permission`, `claude.context` |
+//! | SubagentStart, SubagentStop | `claude.agent` | `claude.context`, `claude.stop` |
+//! | Stop, StopFailure | `claude.stop` | `claude.stop`, `claude.silent` |
+//! | PreCompact, PostCompact | `claude.compact` | `claude.block`, `claude.silent` |
+//! | Notification | `claude.notification` | `claude.silent` |
+//! | ConfigChange | `claude.config` | `claude.block` |
+//! | TaskCreated, TaskCompleted | `claude.task` | `claude.block`, `claude.silent` |
+//! | FileChanged | `claude.file` | `claude.silent` |
+//! | CwdChanged | `claude.cwd` | `claude.silent` |
 
 use serde_json::{Map, Value};
 
 use super::HostTables;
-use super::decode::{Decoder, HostEnvelope, ToolNames, ToolRow};
+use super::decode::{Decoder, HostEnvelope, ToolNames, ToolRow, ToolShape};
 use super::encode::{Accepts, Encoder};
 use crate::canonical::ToolSelector;
 use crate::project::hook::HookAnswer;
@@ -23,6 +39,7 @@ const ENVELOPE: HostEnvelope = HostEnvelope {
     cwd_field: "cwd",
     // Claude Code exports the project root to hook commands; `cwd` follows `cd` and worktrees.
     project_dir_env: Some("CLAUDE_PROJECT_DIR"),
+    roots_field: None,
     tool_name_field: "tool_name",
     tool_input_field: "tool_input",
     prompt_field: "prompt",
@@ -37,6 +54,7 @@ const ENVELOPE: HostEnvelope = HostEnvelope {
         "agent_id",
         "agent_type",
     ],
+    common_opt_in_fields: &[],
     tools: &[
         ToolRow {
             selector: ToolSelector::Shell,
@@ -92,7 +110,7 @@ const fn decoder(
         envelope: &ENVELOPE,
         fields,
         opt_in_fields,
-        tool: false,
+        tool: ToolShape::None,
         prompt: false,
     }
 }
@@ -113,7 +131,7 @@ const DECODERS: &[Decoder] = &[
         &["last_assistant_message"],
     ),
     Decoder {
-        tool: true,
+        tool: ToolShape::Named,
         ..decoder(
             "claude.tool",
             &[
@@ -235,7 +253,7 @@ fn write_block(native_event: &str, answer: &HookAnswer) -> Map<String, Value> {
     write(native_event, answer, DenyShape::DecisionBlock)
 }
 
-enum DenyShape {
+pub(super) enum DenyShape {
     None,
     /// `hookSpecificOutput.permissionDecision: "deny"`; the reason goes to Claude.
     PermissionDecision,
@@ -245,7 +263,13 @@ enum DenyShape {
 
 /// `{decision?, reason?, hookSpecificOutput?, systemMessage?}`: several texts of one kind are
 /// joined, context by blank lines, reasons and notices by newlines.
-fn write(native_event: &str, answer: &HookAnswer, deny: DenyShape) -> Map<String, Value> {
+///
+/// Codex reads the same shape (stricter: see `codex.rs`), so its encoders share this writer.
+pub(super) fn write(
+    native_event: &str,
+    answer: &HookAnswer,
+    deny: DenyShape,
+) -> Map<String, Value> {
     let mut output = Map::new();
     let mut specific = Map::new();
     let reason = (!answer.deny.is_empty()).then(|| answer.deny.join("\n"));

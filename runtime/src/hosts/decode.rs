@@ -25,11 +25,16 @@ pub struct HostEnvelope {
     pub cwd_field: &'static str,
     /// The environment variable in which the host names the project directory, if any.
     pub project_dir_env: Option<&'static str>,
+    /// A payload field listing the workspace roots, whose first entry names the project.
+    pub roots_field: Option<&'static str>,
     pub tool_name_field: &'static str,
     pub tool_input_field: &'static str,
     pub prompt_field: &'static str,
     /// Documented fields any payload of this host may carry.
     pub common_fields: &'static [&'static str],
+    /// Documented fields of every payload that enter `native` only when the route names them
+    /// (Cursor's `user_email` identifies a person).
+    pub common_opt_in_fields: &'static [&'static str],
     /// Native tool name → canonical selector; a tool no row names is `other`.
     pub tools: &'static [ToolRow],
     /// The other host a payload recognisably comes from (hosts replay each other's hooks).
@@ -70,10 +75,29 @@ pub struct Decoder {
     /// Documented fields kept out of `native` unless the route lists them in `config.native`:
     /// unbounded text (messages, tool output) or anything that identifies a person.
     pub opt_in_fields: &'static [&'static str],
-    /// Whether the payload concerns a tool (`tool_name`, `tool_input`).
-    pub tool: bool,
+    /// Whether and how the payload names a tool.
+    pub tool: ToolShape,
     /// Whether the payload carries a prompt.
     pub prompt: bool,
+}
+
+/// How a payload shape names the tool it concerns.
+#[derive(Debug, Clone, Copy)]
+pub enum ToolShape {
+    /// Not a tool event.
+    None,
+    /// The envelope's tool name and input fields; the selector from the host's tool table.
+    Named,
+    /// The envelope's tool name and input fields, every tool of one selector (Cursor's
+    /// `beforeMCPExecution` names the MCP tool without a prefix).
+    NamedAs(ToolSelector),
+    /// An event about one kind of tool that names none (Cursor's `beforeShellExecution`): the
+    /// tool is `name`, its input the object of these payload fields.
+    Fixed {
+        name: &'static str,
+        selector: ToolSelector,
+        input_fields: &'static [&'static str],
+    },
 }
 
 /// One payload to decode and what the hook binding expects of it.
@@ -158,11 +182,7 @@ impl Decoder {
             },
         };
         let workspace = self.workspace(&payload, input)?;
-        let tool = if self.tool {
-            Some(self.tool(&payload)?)
-        } else {
-            None
-        };
+        let tool = self.tool(&payload)?;
         let prompt = if self.prompt {
             text_field(&payload, envelope.prompt_field)?.map(|text| {
                 let (text, truncated) = bound_text(text, Bounds::CONTENT.max_string_bytes);
@@ -198,6 +218,16 @@ impl Decoder {
         {
             return Ok(native_axis(&directory));
         }
+        if let Some(root) = envelope
+            .roots_field
+            .and_then(|field| payload.get(field))
+            .and_then(Value::as_array)
+            .and_then(|roots| roots.first())
+            .and_then(Value::as_str)
+            .filter(|root| !root.is_empty())
+        {
+            return Ok(native_axis(root));
+        }
         Ok(match text_field(payload, envelope.cwd_field)? {
             Some(cwd) if !cwd.is_empty() => Axis::Available {
                 value: bound_text(cwd, Bounds::NATIVE.max_string_bytes).0,
@@ -212,22 +242,42 @@ impl Decoder {
         })
     }
 
-    fn tool(&self, payload: &Map<String, Value>) -> Result<CanonicalTool, Silence> {
+    fn tool(&self, payload: &Map<String, Value>) -> Result<Option<CanonicalTool>, Silence> {
         let envelope = self.envelope;
-        let name = text_field(payload, envelope.tool_name_field)?
-            .ok_or_else(|| invalid(envelope.tool_name_field, "is missing"))?;
-        let (input, truncated) = bound_value(
-            payload
-                .get(envelope.tool_input_field)
-                .unwrap_or(&Value::Null),
-            &Bounds::CONTENT,
-        );
-        Ok(CanonicalTool {
-            selector: envelope.selector(name),
+        let (name, selector, input) = match self.tool {
+            ToolShape::None => return Ok(None),
+            ToolShape::Named | ToolShape::NamedAs(_) => {
+                let name = text_field(payload, envelope.tool_name_field)?
+                    .ok_or_else(|| invalid(envelope.tool_name_field, "is missing"))?;
+                let selector = match self.tool {
+                    ToolShape::NamedAs(selector) => selector,
+                    _ => envelope.selector(name),
+                };
+                let input = payload
+                    .get(envelope.tool_input_field)
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                (name, selector, input)
+            }
+            ToolShape::Fixed {
+                name,
+                selector,
+                input_fields,
+            } => {
+                let input: Map<String, Value> = input_fields
+                    .iter()
+                    .filter_map(|field| Some(((*field).to_owned(), payload.get(*field)?.clone())))
+                    .collect();
+                (name, selector, Value::Object(input))
+            }
+        };
+        let (input, truncated) = bound_value(&input, &Bounds::CONTENT);
+        Ok(Some(CanonicalTool {
+            selector,
             name: bound_text(name, Bounds::NATIVE.max_string_bytes).0,
             input,
             truncated,
-        })
+        }))
     }
 
     /// Documented fields in the host's order; the tool input and the prompt live in `tool` and
@@ -239,14 +289,20 @@ impl Decoder {
             let key = key.as_str();
             let bounds = if envelope.common_fields.contains(&key) || self.fields.contains(&key) {
                 &Bounds::NATIVE
-            } else if self.opt_in_fields.contains(&key) && opt_in.iter().any(|name| name == key) {
+            } else if (self.opt_in_fields.contains(&key)
+                || envelope.common_opt_in_fields.contains(&key))
+                && opt_in.iter().any(|name| name == key)
+            {
                 &Bounds::CONTENT
             } else {
                 continue;
             };
-            if (self.tool && key == envelope.tool_input_field)
-                || (self.prompt && key == envelope.prompt_field)
-            {
+            let in_tool = match self.tool {
+                ToolShape::None => false,
+                ToolShape::Named | ToolShape::NamedAs(_) => key == envelope.tool_input_field,
+                ToolShape::Fixed { input_fields, .. } => input_fields.contains(&key),
+            };
+            if in_tool || (self.prompt && key == envelope.prompt_field) {
                 continue;
             }
             native.insert(key.to_owned(), bound_value(value, bounds).0);

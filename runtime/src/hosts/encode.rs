@@ -25,7 +25,8 @@ pub struct Encoder {
     pub id: &'static str,
     pub accepts: Accepts,
     /// Writes the host's JSON for `answer`, which holds only what `accepts` allows and is not
-    /// empty.
+    /// empty. Every host reads a deny from this JSON on exit 0, so no encoder uses exit 2
+    /// (Claude erases the prompt on it, Codex needs stderr with it, Cursor blocks on it).
     pub write: fn(native_event: &str, answer: &HookAnswer) -> Map<String, Value>,
 }
 
@@ -53,11 +54,16 @@ impl Encoder {
         keep(self.accepts.context, &mut deliverable.context, "context");
         keep(self.accepts.deny, &mut deliverable.deny, "a deny");
         keep(self.accepts.notice, &mut deliverable.notice, "a notice");
-        let stdout = if deliverable.is_empty() {
+        let object = if deliverable.is_empty() {
+            Map::new()
+        } else {
+            (self.write)(native_event, &deliverable)
+        };
+        // `{}` says nothing, and Codex fails a hook whose stdout is JSON it cannot use.
+        let stdout = if object.is_empty() {
             String::new()
         } else {
-            let object = Value::Object((self.write)(native_event, &deliverable));
-            format!("{object}\n")
+            format!("{}\n", Value::Object(object))
         };
         NativeOutput {
             stdout,

@@ -1,6 +1,7 @@
 //! Host envelopes in, native hook outputs out: one table of data per host, looked up by the
 //! decoder and encoder ids that the manifest's hook bindings name (`claude.tool`,
-//! `claude.pre-tool`, …).
+//! `claude.pre-tool`, …). Each host file starts with a table of its native events and their
+//! decoder and encoder ids: `claude.rs`, `codex.rs`, `cursor.rs`.
 //!
 //! Entry: [`decoder`] and [`encoder`], then [`Decoder::decode`] (stdin payload → canonical event,
 //! or the reason to stay silent) and [`Encoder::encode`] (hook answer → stdout). A new host adds
@@ -8,10 +9,14 @@
 //! decoder panic, and a payload it does not recognise as its host's answers with silence.
 
 mod claude;
+mod codex;
+mod cursor;
 mod decode;
 mod encode;
 
-pub use decode::{DecodeInput, Decoded, Decoder, HostEnvelope, Silence, ToolNames, ToolRow};
+pub use decode::{
+    DecodeInput, Decoded, Decoder, HostEnvelope, Silence, ToolNames, ToolRow, ToolShape,
+};
 pub use encode::{Accepts, Encoder, NativeOutput};
 
 /// What abgen knows about each host's hooks.
@@ -21,7 +26,7 @@ pub struct HostTables {
 }
 
 /// Every host this runtime answers hooks for.
-pub const HOSTS: &[HostTables] = &[claude::TABLES];
+pub const HOSTS: &[HostTables] = &[claude::TABLES, codex::TABLES, cursor::TABLES];
 
 /// The decoder named `id`.
 pub fn decoder(id: &str) -> Option<&'static Decoder> {
