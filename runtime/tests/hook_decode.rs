@@ -1,6 +1,7 @@
-//! `claude_fixtures`: the Claude decoders over every native payload in `fixtures/hosts/claude/`: each decodes to a
-//! canonical event that the schema accepts (snapshotted, idempotency key redacted), and the
-//! identity axes, tool selectors and `native` opt-ins behave as documented.
+//! `claude_fixtures`: the Claude decoders over every native payload in `fixtures/hosts/claude/`
+//! (Codex and Cursor: `hook_decode_hosts.rs`): each decodes to a canonical event that the schema
+//! accepts (snapshotted, idempotency key redacted), and the identity axes, tool selectors and
+//! `native` opt-ins behave as documented.
 
 use std::path::{Path, PathBuf};
 
@@ -22,9 +23,12 @@ fn binding(native_event: &str) -> (&'static str, &'static str) {
         "PreToolUse" => ("tool/before", "claude.tool"),
         "PostToolUse" => ("tool/after", "claude.tool"),
         "PostToolUseFailure" => ("tool/failure", "claude.tool"),
+        "PermissionRequest" => ("permission/request", "claude.tool"),
         "SubagentStart" => ("agent/start", "claude.agent"),
+        "SubagentStop" => ("agent/stop", "claude.agent"),
         "Stop" => ("stop", "claude.stop"),
         "PreCompact" => ("compact/before", "claude.compact"),
+        "Notification" => ("notification", "claude.notification"),
         "FileChanged" => ("file/saved", "claude.file"),
         "CwdChanged" => ("workspace/cwd", "claude.cwd"),
         other => panic!("no binding for the fixture {other}"),

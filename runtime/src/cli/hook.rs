@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 /// Answer one hook delivery.
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The host that runs the hook: `claude`.
+    /// The host that runs the hook: `claude`, `codex` or `cursor`.
     #[arg(long, value_name = "HOST")]
     pub host: String,
 

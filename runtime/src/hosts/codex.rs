@@ -73,8 +73,21 @@ const ENVELOPE: HostEnvelope = HostEnvelope {
     foreign,
 };
 
-/// Cursor's payloads carry its base fields; Claude Code sends fields Codex never does.
+/// Cursor's payloads carry its base fields; Claude Code sends fields Codex never does, and no
+/// `turn_id`, which Codex puts on every turn-scoped event.
 fn foreign(payload: &Map<String, Value>) -> Option<&'static str> {
+    const TURN_SCOPED: &[&str] = &[
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "PreCompact",
+        "PostCompact",
+        "UserPromptSubmit",
+        "Stop",
+        "SubagentStart",
+        "SubagentStop",
+        "Interrupt",
+    ];
     const CURSOR: &[&str] = &[
         "cursor_version",
         "conversation_id",
@@ -88,9 +101,14 @@ fn foreign(payload: &Map<String, Value>) -> Option<&'static str> {
         "background_tasks",
         "session_crons",
     ];
+    let turn_scoped_without_turn = !payload.contains_key("turn_id")
+        && payload
+            .get("hook_event_name")
+            .and_then(Value::as_str)
+            .is_some_and(|event| TURN_SCOPED.contains(&event));
     if CURSOR.iter().any(|field| payload.contains_key(*field)) {
         Some("cursor")
-    } else if CLAUDE.iter().any(|field| payload.contains_key(*field)) {
+    } else if turn_scoped_without_turn || CLAUDE.iter().any(|field| payload.contains_key(*field)) {
         Some("claude")
     } else {
         None
