@@ -1,7 +1,8 @@
 //! Decodes every Flight stream recorded from the pinned React (fixtures/flight/<case>.flight,
 //! rendered from <case>.tsx by packages/runtime/scripts/record-flight.mjs) and snapshots its
 //! render events beside it. Every event is validated against schemas/agent-document.schema.json,
-//! and for some cases decoding the stream split at every byte offset must give the same events.
+//! and decoding every stream split anywhere (at every byte offset for small streams, at 1,000
+//! random places for large ones) must give the same events.
 
 use std::path::{Path, PathBuf};
 
@@ -42,7 +43,10 @@ fn recorded_cases() -> Vec<String> {
         })
         .collect();
     cases.sort();
-    assert!(cases.len() >= 8, "fixtures/flight holds the recorded cases");
+    assert!(
+        cases.len() >= 40,
+        "fixtures/flight holds the recorded cases"
+    );
     cases
 }
 
@@ -104,23 +108,68 @@ fn recorded_streams_decode_to_the_snapshotted_events() {
     });
 }
 
+/// Streams up to this size are split at every byte; larger ones at random places.
+const EXHAUSTIVE_SPLIT_BYTES: usize = 4096;
+/// Random splits tried on a large stream.
+const RANDOM_SPLITS: usize = 1000;
+
+/// A small deterministic generator (xorshift64), so a failing split can be replayed.
+struct Splits(u64);
+
+impl Splits {
+    fn next_below(&mut self, bound: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % bound as u64) as usize
+    }
+
+    /// Up to four sorted cut points in `0..=len`.
+    fn cuts(&mut self, len: usize) -> Vec<usize> {
+        let count = 1 + self.next_below(4);
+        let mut cuts: Vec<usize> = (0..count).map(|_| self.next_below(len + 1)).collect();
+        cuts.sort_unstable();
+        cuts
+    }
+}
+
+fn pieces<'b>(bytes: &'b [u8], cuts: &[usize]) -> Vec<&'b [u8]> {
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut start = 0;
+    for &cut in cuts {
+        pieces.push(&bytes[start..cut]);
+        start = cut;
+    }
+    pieces.push(&bytes[start..]);
+    pieces
+}
+
 #[test]
 fn splitting_the_stream_at_any_byte_changes_nothing() {
-    for case in [
-        "suspense-fallback",
-        "nested-suspense",
-        "special-values",
-        "long-text",
-        "error-in-suspense",
-    ] {
-        let bytes = fixture(case);
+    for case in recorded_cases() {
+        let bytes = fixture(&case);
         let whole = decode([bytes.as_slice()]);
-        for offset in 0..=bytes.len() {
-            let (head, tail) = bytes.split_at(offset);
-            assert_eq!(decode([head, tail]), whole, "{case} split at byte {offset}");
+        if bytes.len() <= EXHAUSTIVE_SPLIT_BYTES {
+            for offset in 0..=bytes.len() {
+                let (head, tail) = bytes.split_at(offset);
+                assert_eq!(decode([head, tail]), whole, "{case} split at byte {offset}");
+            }
+            assert_eq!(
+                decode(bytes.chunks(1)),
+                whole,
+                "{case} fed one byte at a time"
+            );
+        } else {
+            let mut splits = Splits(0x9e37_79b9_7f4a_7c15 ^ bytes.len() as u64);
+            for _ in 0..RANDOM_SPLITS {
+                let cuts = splits.cuts(bytes.len());
+                assert_eq!(
+                    decode(pieces(&bytes, &cuts)),
+                    whole,
+                    "{case} split at bytes {cuts:?}"
+                );
+            }
         }
-        let single_bytes = decode(bytes.chunks(1));
-        assert_eq!(single_bytes, whole, "{case} fed one byte at a time");
     }
 }
 
