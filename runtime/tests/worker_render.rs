@@ -180,3 +180,61 @@ fn a_worker_built_for_another_artifact_is_refused() {
         "{message}"
     );
 }
+
+/// The final document of a render of `tool:demo/result` in `mode`, as JSON.
+fn result_mode(worker: &mut Worker, id: u64, mode: &str) -> serde_json::Value {
+    let (events, outcome) = render(
+        worker,
+        &request(id, "tool:demo/result", json!({"mode": mode})),
+        Duration::from_secs(20),
+    );
+    outcome.expect("the render reaches its end");
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    serde_json::to_value(document).unwrap()
+}
+
+#[test]
+fn only_result_values_are_checked_against_the_result_schema_wherever_they_render() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
+        .expect("worker starts");
+
+    // A root <Agent.Error> is a represented error, not an invalid result.
+    assert_eq!(
+        result_mode(&mut worker, 1, "error-root"),
+        json!({
+            "version": 1,
+            "status": "represented-error",
+            "root": {"kind": "result", "children": [
+                {"kind": "error", "code": "not-found", "message": "No book with id `nope`."}
+            ]}
+        })
+    );
+    // A result rendered inside an async component, after an await, is checked there.
+    assert_eq!(
+        result_mode(&mut worker, 2, "deep-good"),
+        json!({
+            "version": 1,
+            "status": "success",
+            "root": {"kind": "result", "children": [{"kind": "text", "text": "deep"}]},
+            "value": {"count": 3}
+        })
+    );
+    for (id, mode) in [(3, "deep-bad"), (4, "root-bad")] {
+        let document = result_mode(&mut worker, id, mode);
+        assert_eq!(document["status"], "failed", "{mode}: {document}");
+        assert_eq!(
+            document["root"]["code"], "invalid-result",
+            "{mode}: {document}"
+        );
+        let message = document["root"]["message"].as_str().unwrap();
+        assert!(message.contains("`count`"), "{mode}: {message}");
+    }
+    // Under Suspense the invalid result is that boundary's represented error.
+    let document = result_mode(&mut worker, 5, "deep-bad-in-suspense");
+    assert_eq!(document["status"], "represented-error", "{document}");
+    assert_eq!(document["root"]["children"][0]["code"], "invalid-result");
+}

@@ -6,6 +6,7 @@
  * reports are refused with a `handoff-required` error instead of being sent nowhere.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { $ZodType } from 'zod/v4/core';
 
 /** A progress report, as `agent().progress.report()` takes it. */
 export interface ProgressReport {
@@ -35,9 +36,22 @@ export class HandoffRequiredError extends Error {
 
 const storage = new AsyncLocalStorage<AgentContext>();
 
-/** Runs `body` with `context` as the current request context. Used by the worker. */
-export function runWithAgentContext<T>(context: AgentContext, body: () => T): T {
+/** Each render's `resultSchema`, kept off the public context so routes cannot swap it. */
+const resultSchemas = new WeakMap<AgentContext, $ZodType>();
+
+/**
+ * Runs `body` with `context` as the current request context. Used by the worker; `resultSchema`
+ * is what every `<Agent.Result value>` rendered in this request is checked against.
+ */
+export function runWithAgentContext<T>(context: AgentContext, body: () => T, resultSchema?: $ZodType): T {
+  if (resultSchema !== undefined) resultSchemas.set(context, resultSchema);
   return storage.run(context, body);
+}
+
+/** The result schema of the current render, if it has one (none outside a render). */
+export function currentResultSchema(): $ZodType | undefined {
+  const context = storage.getStore();
+  return context === undefined ? undefined : resultSchemas.get(context);
 }
 
 /** The current request context; throws outside a render. */

@@ -2,11 +2,14 @@
  * The Agent elements: host elements with reserved `agent-*` tag names.
  *
  * `Agent.Markdown` is the string `'agent-markdown'`, so `<Agent.Markdown>` compiles to a plain
- * host element that React Flight serializes as an element tuple without executing anything; the
+ * host element that React Flight serializes as an element tuple without executing anything
+ * (`Agent.Result` checks its value first, then renders the same `agent-result` tuple); the
  * runtime's Flight decoder turns those tuples into Agent Document nodes. Their props are typed
  * through `JSX.IntrinsicElements` below, which is also what lets `tsc` accept `<agent-markdown>`.
  */
 import type { ReactNode } from 'react';
+
+import { AgentResult } from './result.ts';
 
 /** Props of `<Agent.Result>`: the document root; `value` becomes the document's value. */
 export interface ResultProps {
@@ -55,9 +58,12 @@ export interface DenyProps {
   reason: string;
 }
 
-/** The reserved tag names, one per Agent Document node kind. */
+/**
+ * The Agent elements. Every one but `Result` is its reserved tag name; `Result` is a component
+ * that validates its value against the route's `resultSchema` and renders `agent-result`.
+ */
 export const Agent = {
-  Result: 'agent-result',
+  Result: AgentResult,
   Markdown: 'agent-markdown',
   Text: 'agent-text',
   Json: 'agent-json',
@@ -72,7 +78,7 @@ export const Agent = {
 } as const;
 
 /** One of the reserved tag names. */
-export type AgentTagName = (typeof Agent)[keyof typeof Agent];
+export type AgentTagName = keyof AgentIntrinsicElements;
 
 /** Props of each reserved tag name. */
 export interface AgentIntrinsicElements {

@@ -4,6 +4,7 @@
  */
 export { Agent } from './elements.ts';
 export { agent, useAgent, HandoffRequiredError } from './context.ts';
+export { InvalidResultError } from './result.ts';
 
 export type {
   AgentIntrinsicElements,

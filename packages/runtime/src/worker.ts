@@ -8,13 +8,14 @@
  * whole frames; author output on stdout/stderr never reaches the protocol.
  */
 import { createReadStream, writeSync } from 'node:fs';
-import { createElement, isValidElement, version as reactVersion, type ReactNode } from 'react';
+import { createElement, version as reactVersion, type ReactNode } from 'react';
 import { renderToReadableStream } from 'react-server-dom-webpack/server';
 import { safeParseAsync } from 'zod/mini';
 import type * as z from 'zod';
 
 import { HandoffRequiredError, runWithAgentContext, type AgentContext, type ProgressReport } from './context.ts';
 import { flightDigest } from './digest.ts';
+import { describeIssues } from './result.ts';
 import { encodeFrame, FrameReader, type Frame } from './framing.ts';
 
 /** The protocol version this worker speaks. */
@@ -155,10 +156,10 @@ async function serveRender(
     },
   };
 
-  async function Route(): Promise<ReactNode> {
-    const node = await definition.render(input, context);
-    if (definition.resultSchema !== undefined) await checkResult(definition.resultSchema, node);
-    return node;
+  // `<Agent.Result>` checks its own value against `definition.resultSchema` (installed with the
+  // context below), wherever in the tree and however late it renders.
+  function Route(): ReactNode | Promise<ReactNode> {
+    return definition.render(input, context);
   }
 
   const limits = message.limits ?? {};
@@ -170,8 +171,10 @@ async function serveRender(
         )
       : undefined;
   try {
-    const stream = runWithAgentContext(context, () =>
-      renderToReadableStream(createElement(Route), {}, { onError: flightDigest, signal: controller.signal }),
+    const stream = runWithAgentContext(
+      context,
+      () => renderToReadableStream(createElement(Route), {}, { onError: flightDigest, signal: controller.signal }),
+      definition.resultSchema,
     );
     const reader = stream.getReader();
     let sent = 0;
@@ -225,30 +228,11 @@ function eventProps(input: unknown, signal: AbortSignal): Record<string, unknown
   return { canonical: event.canonical, native: event.native ?? {}, provenance: event.provenance, signal };
 }
 
-/** Validates `<Agent.Result value>` when the route returns its result element directly. */
-async function checkResult(schema: z.core.$ZodType, node: ReactNode): Promise<void> {
-  if (!isValidElement(node) || typeof node.type !== 'string' || !node.type.startsWith('agent-')) return;
-  const value = node.type === 'agent-result' ? (node.props as { value?: unknown }).value : undefined;
-  const parsed = await safeParseAsync(schema, value);
-  if (!parsed.success) {
-    throw Object.assign(new Error(`result value: ${describeIssues(parsed.error.issues)}`), { code: 'invalid-result' });
-  }
-}
-
 async function loadProvider(options: WorkerOptions, key: string): Promise<unknown> {
   const load = options.providers?.[key];
   if (load === undefined) throw new Error(`no provider \`${key}\` in this worker`);
   const module = (await load()) as { default?: unknown };
   return typeof module.default === 'function' ? await (module.default as () => unknown)() : module.default;
-}
-
-function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path.map(String).join('.');
-      return path === '' ? issue.message : `\`${path}\`: ${issue.message}`;
-    })
-    .join('; ');
 }
 
 function wireError(code: string, message: string): WireError & Error {

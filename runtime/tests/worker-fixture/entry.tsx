@@ -7,5 +7,6 @@ startWorker({
   routes: {
     'tool:demo/greet': () => import('./greet.tsx'),
     'tool:demo/hang': () => import('./hang.tsx'),
+    'tool:demo/result': () => import('./result.tsx'),
   },
 });
