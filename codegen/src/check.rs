@@ -65,11 +65,13 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     // that one check reports every problem.
     let graph = build_graph(&config.config, &loaded.modules);
     diagnostics.extend(graph.diagnostics);
+    let mut sources = loaded.texts;
+    sources.extend(config.texts);
+    let hook_diagnostics = crate::matrix::check_hooks(&graph.graph, &sources, &diagnostics);
+    diagnostics.extend(hook_diagnostics);
     diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
 
-    let mut sources = loaded.texts;
-    sources.extend(config.texts);
     let named = !config.config.plugin.name.is_empty();
     CheckReturn {
         graph: named.then_some(graph.graph),

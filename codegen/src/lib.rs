@@ -2,7 +2,8 @@
 //! and turns it into a route graph, diagnostics and, later, native host plugins.
 //!
 //! Data flows one way through the stages, one folder each:
-//! `project` (config, discovery) → `extract` (per file, parallel) → `graph` (ids, identity rules).
+//! `project` (config, discovery) → `extract` (per file, parallel) → `graph` (ids, identity rules)
+//! → `matrix` (event routes × targets) → `emit`.
 //! `diagnostics` is shared by every stage. The entry call is [`check::check_project`].
 
 pub mod bundle;
@@ -12,5 +13,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod extract;
 pub mod graph;
+pub mod matrix;
 pub mod project;
+pub mod schema;
 pub mod simulate;
