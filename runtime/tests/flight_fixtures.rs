@@ -188,3 +188,28 @@ fn a_pending_lazy_outside_suspense_holds_the_shell_back() {
         abgen_runtime::document::RenderEventKind::Shell { .. }
     ));
 }
+
+#[test]
+fn a_client_module_row_is_refused_as_it_arrives_naming_the_route() {
+    let mut decoder = FlightDecoder::new("tool:library/search", DocumentLimits::default());
+    let events = decoder.push(b"1:I[\"./button.js\",[],\"Button\"]\n");
+    let [error, complete] = events.as_slice() else {
+        panic!("{events:?}")
+    };
+    let abgen_runtime::document::RenderEventKind::Error {
+        boundary_id: None,
+        error,
+    } = &error.kind
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(error.code, "client-component");
+    assert!(
+        error.message.contains("tool:library/search") && error.message.contains("'use client'"),
+        "{}",
+        error.message
+    );
+    assert!(complete.is_complete());
+    assert!(decoder.push(b"0:[\"$\",\"$L1\",null,{}]\n").is_empty());
+    assert!(decoder.finish().is_empty());
+}

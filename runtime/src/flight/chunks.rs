@@ -22,8 +22,6 @@ pub enum Chunk {
     Bytes(Vec<u8>),
     /// An `E` row: the render of this chunk failed.
     Error(DocumentError),
-    /// An `I` row: a client component module reference.
-    ClientReference,
     /// A stream or iterator row (`R`, `r`, `X`, `x`, `b`, `C`) the document cannot hold.
     Stream(char),
 }
@@ -52,7 +50,13 @@ impl Chunks {
                 FlightError::Malformed(format!("text row {:x} is not valid UTF-8", row.id))
             })?),
             Some(b'E') => Chunk::Error(error_from_digest(&row.payload)),
-            Some(b'I') => Chunk::ClientReference,
+            // A client module reference: Agent Documents have no client components, and a
+            // stream that imports one is refused as it arrives (the decoder names the route).
+            Some(b'I') => {
+                return Err(FlightError::ClientComponent {
+                    route: String::new(),
+                });
+            }
             // Hints and development-only rows carry nothing a document needs.
             Some(b'H' | b'D' | b'J' | b'W' | b'N') => return Ok(false),
             Some(tag @ (b'R' | b'r' | b'X' | b'x' | b'b' | b'C')) => Chunk::Stream(char::from(tag)),

@@ -165,6 +165,12 @@ impl FlightDecoder {
     fn row(&mut self, row: Row, events: &mut Vec<RenderEvent>) {
         let id = row.id;
         match self.chunks.apply(row) {
+            Err(FlightError::ClientComponent { .. }) => {
+                let error = FlightError::ClientComponent {
+                    route: self.route.clone(),
+                };
+                return self.fail_into(error.to_document_error(), events);
+            }
             Err(error) => return self.fail_into(error.to_document_error(), events),
             Ok(false) => return,
             Ok(true) if !self.wanted.contains(&id) => return,

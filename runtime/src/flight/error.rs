@@ -16,8 +16,10 @@ pub enum FlightError {
         "{route}renders `<{element}>`, which is not an Agent element (use <Agent.Markdown>, <Agent.Text>, <Agent.Json>, …)"
     )]
     UnknownElement { element: String, route: String },
-    /// A client component reference: Agent Documents have none.
-    #[error("{route}renders a client component; Agent Documents only hold Agent elements")]
+    /// A client component reference (an `I` row): Agent Documents have none.
+    #[error(
+        "{route}renders a client component (a module marked 'use client'); Agent Documents only hold Agent elements rendered on the server"
+    )]
     ClientComponent { route: String },
     /// A value or element prop the document cannot carry.
     #[error("{0}")]

@@ -161,11 +161,6 @@ impl<'a> SnapshotBuilder<'a> {
                     "row {id:x} is binary data or a stream, which cannot be a document child"
                 )));
             }
-            Some(Chunk::ClientReference) => {
-                return Err(FlightError::ClientComponent {
-                    route: self.route.to_owned(),
-                });
-            }
         }
         Ok(())
     }
@@ -269,9 +264,6 @@ impl<'a> SnapshotBuilder<'a> {
                             truncate(text)
                         ))),
                     },
-                    Chunk::ClientReference => Err(FlightError::ClientComponent {
-                        route: self.route.to_owned(),
-                    }),
                     _ => Err(FlightError::Malformed(format!(
                         "element type row {id:x} is not a symbol"
                     ))),

@@ -135,9 +135,9 @@ impl<'a> SnapshotBuilder<'a> {
                     self.region_error(error.clone());
                     Value::Null
                 }
-                Some(Chunk::ClientReference | Chunk::Stream(_)) => {
+                Some(Chunk::Stream(_)) => {
                     return Err(FlightError::Unsupported(format!(
-                        "value `{text}` is a stream or a client reference, which a document cannot hold"
+                        "value `{text}` is a stream, which a document cannot hold"
                     )));
                 }
             },
