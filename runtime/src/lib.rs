@@ -9,4 +9,5 @@ pub mod flight;
 pub mod hosts;
 pub mod manifest;
 pub mod project;
+pub mod warm;
 pub mod worker;

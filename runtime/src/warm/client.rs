@@ -1,0 +1,154 @@
+//! The hook side of the warm socket: one request, the render's events back, before a deadline.
+//!
+//! Entry: [`request`]. Invariant: it returns by `deadline` whatever the server does (every read
+//! and write carries the time left), and it talks only to a server of the same uid in a
+//! directory that passed the ownership check; anything else is a [`WarmError`] the caller turns
+//! into the route's fallback.
+
+use std::io;
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::document::{RenderEvent, RenderEventKind};
+
+use super::frame::{MAX_FRAME_BYTES, read_frame, write_frame};
+use super::path::{PathError, SocketPath, current_uid, peer_uid};
+use super::protocol::{WarmRefusal, WarmRequest};
+
+/// The most events one reply may hold.
+const MAX_EVENTS: usize = 100_000;
+
+/// Why the warm runtime did not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum WarmError {
+    #[error("no warm runtime is running ({0})")]
+    NoRuntime(String),
+    #[error("the warm runtime's directory is unsafe: {0}")]
+    Path(PathError),
+    #[error("the warm runtime runs as uid {0}, not as this user")]
+    PeerUid(u32),
+    #[error("the warm runtime refused ({}): {}", .0.code, .0.message)]
+    Refused(WarmRefusal),
+    #[error("the warm runtime did not finish before the deadline")]
+    Timeout,
+    #[error("the warm runtime stopped before the render completed")]
+    Crashed,
+    #[error("the warm runtime's reply is not valid: {0}")]
+    Protocol(String),
+    #[error("talking to the warm runtime failed: {0}")]
+    Io(io::Error),
+}
+
+impl WarmError {
+    /// A short code for the one stderr line a fallback prints.
+    pub fn code(&self) -> &'static str {
+        match self {
+            WarmError::NoRuntime(_) => "no-runtime",
+            WarmError::Path(_) => "unsafe-directory",
+            WarmError::PeerUid(_) => "peer-uid",
+            WarmError::Refused(refusal) if refusal.code == "digest-mismatch" => "digest-mismatch",
+            WarmError::Refused(_) => "refused",
+            WarmError::Timeout => "timeout",
+            WarmError::Crashed => "crashed",
+            WarmError::Protocol(_) => "protocol",
+            WarmError::Io(_) => "io",
+        }
+    }
+}
+
+/// Sends `request` to the server at `path` and collects its events up to `complete`.
+pub fn request(
+    path: &SocketPath,
+    request: &WarmRequest,
+    deadline: Instant,
+) -> Result<Vec<RenderEvent>, WarmError> {
+    match path.check_directory() {
+        Ok(()) => {}
+        Err(PathError::Missing(directory)) => {
+            return Err(WarmError::NoRuntime(format!(
+                "{} does not exist",
+                directory.display()
+            )));
+        }
+        Err(error) => return Err(WarmError::Path(error)),
+    }
+    let mut stream = match UnixStream::connect(&path.socket) {
+        Ok(stream) => stream,
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
+            ) =>
+        {
+            return Err(WarmError::NoRuntime(format!(
+                "nothing listens on {}",
+                path.socket.display()
+            )));
+        }
+        Err(error) => return Err(WarmError::Io(error)),
+    };
+    let server = peer_uid(&stream).map_err(WarmError::Io)?;
+    if server != current_uid() {
+        return Err(WarmError::PeerUid(server));
+    }
+    let frame =
+        serde_json::to_value(request).map_err(|error| WarmError::Protocol(error.to_string()))?;
+    stream
+        .set_write_timeout(Some(time_left(deadline)?))
+        .map_err(WarmError::Io)?;
+    write_frame(&mut stream, &frame).map_err(io_or_timeout)?;
+    let mut events = Vec::new();
+    loop {
+        stream
+            .set_read_timeout(Some(time_left(deadline)?))
+            .map_err(WarmError::Io)?;
+        let Some(frame) = read_frame(&mut stream, MAX_FRAME_BYTES).map_err(io_or_timeout)? else {
+            return Err(WarmError::Crashed);
+        };
+        if frame.get("type").and_then(Value::as_str) == Some("refused") {
+            let refusal = serde_json::from_value(frame)
+                .map_err(|error| WarmError::Protocol(error.to_string()))?;
+            return Err(WarmError::Refused(refusal));
+        }
+        let event: RenderEvent = serde_json::from_value(frame)
+            .map_err(|error| WarmError::Protocol(error.to_string()))?;
+        if event.sequence != events.len() as u64 {
+            return Err(WarmError::Protocol(format!(
+                "event {} arrived as number {}",
+                events.len(),
+                event.sequence
+            )));
+        }
+        let complete = matches!(event.kind, RenderEventKind::Complete { .. });
+        events.push(event);
+        if complete {
+            return Ok(events);
+        }
+        if events.len() >= MAX_EVENTS {
+            return Err(WarmError::Protocol(format!(
+                "more than {MAX_EVENTS} events"
+            )));
+        }
+    }
+}
+
+/// The time left, or a timeout when none is (a zero timeout would mean "wait forever").
+fn time_left(deadline: Instant) -> Result<Duration, WarmError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        Err(WarmError::Timeout)
+    } else {
+        Ok(left)
+    }
+}
+
+fn io_or_timeout(error: io::Error) -> WarmError {
+    match error.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => WarmError::Timeout,
+        io::ErrorKind::UnexpectedEof => WarmError::Crashed,
+        io::ErrorKind::InvalidData => WarmError::Protocol(error.to_string()),
+        _ => WarmError::Io(error),
+    }
+}
