@@ -1,0 +1,42 @@
+//! Static zod → JSON Schema: the schema IR, the translator from captured zod expressions, the
+//! 2020-12 printer that reproduces zod 4.6.7's `z.toJSONSchema`, and the host projections.
+//!
+//! Entry calls: [`translate_routes`] (every tool of a checked project, with AB51xx fallback
+//! warnings), [`translate_const`] (one exported const of one module, for tests and tools), and
+//! [`print_2020_12`]. Reading order: `ir`, `translate` (+ `zod_calls`, `methods`, `modules`),
+//! `print` (+ `formats`), `routes`.
+//!
+//! Architecture Invariant: nothing here executes author code. What cannot be known statically
+//! is not an error: the route's schema is left to run time with a warning naming the construct.
+
+mod formats;
+pub mod ir;
+mod methods;
+mod modules;
+pub mod print;
+mod routes;
+mod translate;
+mod zod_calls;
+
+pub use ir::{Io, Kind, Schema};
+pub use modules::ModuleSet;
+pub use print::{DRAFT_2020_12, Unrepresentable, print_2020_12};
+pub use routes::{RouteSchema, RouteSchemas, SchemaReturn, translate_const, translate_routes};
+pub use translate::Fallback;
+
+/// One place where abgen's output differs from zod's on purpose, keyed by the oracle corpus
+/// case (`fixtures/schemas/cases.mjs`) that shows it.
+#[derive(Clone, Copy, Debug)]
+pub struct Difference {
+    pub case: &'static str,
+    pub reason: &'static str,
+}
+
+/// Every known difference from zod 4.6.7's `z.toJSONSchema` output. The corpus test fails on
+/// any difference not listed here, and on a listed one that no longer differs.
+pub const DIFFERENCES_FROM_ZOD: &[Difference] = &[Difference {
+    case: "tool-shared-fields",
+    reason: "a spread (`...base.shape`) inside `z.object({...})` is not followed: the \
+             extractor keeps object literals with static keys only, so the schema falls back \
+             to run time (AB5104) instead of being printed",
+}];

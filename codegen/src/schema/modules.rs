@@ -1,0 +1,197 @@
+//! The modules a schema may reference: the route modules the check already extracted, plus
+//! relative modules outside the route set (`src/schemas/book.ts`), read and extracted on
+//! demand, each at most once.
+//!
+//! Entry calls: [`ModuleSet::new`], [`ModuleSet::get`], [`ModuleSet::resolve_import`].
+//! Invariant: a module is parsed once per check (route modules are never parsed again), and a
+//! specifier never resolves outside the project root.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+
+use crate::extract::{ExtractedModule, extract_module};
+use crate::project::{LoadedModule, ModuleKind, ReadFailure, SourceReader, read_text};
+
+/// One module with the text it was extracted from (for diagnostic locations).
+#[derive(Debug)]
+pub struct ModuleSource {
+    pub module: ExtractedModule,
+    pub text: String,
+}
+
+/// A module as a translation sees it: borrowed from the check, or read on demand.
+#[derive(Clone, Debug)]
+pub enum ModuleRef<'a> {
+    Route(&'a ExtractedModule, &'a str),
+    Loaded(Rc<ModuleSource>),
+}
+
+impl ModuleRef<'_> {
+    pub fn module(&self) -> &ExtractedModule {
+        match self {
+            ModuleRef::Route(module, _) => module,
+            ModuleRef::Loaded(source) => &source.module,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        match self {
+            ModuleRef::Route(_, text) => text,
+            ModuleRef::Loaded(source) => &source.text,
+        }
+    }
+
+    pub fn path(&self) -> &str {
+        &self.module().path
+    }
+}
+
+/// Every module reachable from the route modules' schemas.
+pub struct ModuleSet<'a> {
+    root: PathBuf,
+    reader: &'a dyn SourceReader,
+    routes: HashMap<&'a str, (&'a ExtractedModule, &'a str)>,
+    /// Modules read on demand, by project-relative path; `None` when the file does not exist,
+    /// cannot be read or does not parse.
+    loaded: RefCell<HashMap<String, Option<Rc<ModuleSource>>>>,
+}
+
+impl<'a> ModuleSet<'a> {
+    pub fn new(
+        root: &Path,
+        reader: &'a dyn SourceReader,
+        modules: &'a [LoadedModule],
+        texts: &'a BTreeMap<String, String>,
+    ) -> Self {
+        let routes = modules
+            .iter()
+            .filter_map(|loaded| {
+                let path = loaded.source.path.as_str();
+                texts
+                    .get(path)
+                    .map(|text| (path, (&loaded.extracted, text.as_str())))
+            })
+            .collect();
+        Self {
+            root: root.to_path_buf(),
+            reader,
+            routes,
+            loaded: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The module at a project-relative path, extracting it on first use.
+    pub fn get(&self, path: &str) -> Option<ModuleRef<'a>> {
+        if let Some((module, text)) = self.routes.get(path) {
+            return Some(ModuleRef::Route(module, text));
+        }
+        if let Some(known) = self.loaded.borrow().get(path) {
+            return known.clone().map(ModuleRef::Loaded);
+        }
+        let source = self.read(path).map(Rc::new);
+        self.loaded
+            .borrow_mut()
+            .insert(path.to_owned(), source.clone());
+        source.map(ModuleRef::Loaded)
+    }
+
+    /// The project-relative path a relative `specifier` in module `from` names: `.js`, `.mjs`
+    /// and `.jsx` map to their TypeScript sources, and a bare path tries `.ts`, `.tsx` and
+    /// `index.ts`. `None` when it leaves the project or names no readable module.
+    pub fn resolve_import(&self, from: &str, specifier: &str) -> Option<String> {
+        if !(specifier.starts_with("./") || specifier.starts_with("../")) {
+            return None;
+        }
+        let directory = from.rsplit_once('/').map_or("", |(directory, _)| directory);
+        let joined = normalize(&format!("{directory}/{specifier}"))?;
+        candidates(&joined)
+            .into_iter()
+            .find(|candidate| self.get(candidate).is_some())
+    }
+
+    fn read(&self, path: &str) -> Option<ModuleSource> {
+        let absolute = self.root.join(path);
+        let text = match read_text(self.reader, &absolute, path) {
+            Ok(text) => text,
+            Err(ReadFailure::Missing | ReadFailure::Rejected(_)) => return None,
+        };
+        // A module outside the route set is read for its consts only: `ServerEntry` runs no
+        // per-kind contract check, so nothing but parse facts is learned from it.
+        let kind = ModuleKind::ServerEntry {
+            server: String::new(),
+        };
+        let extracted = extract_module(path, &kind, &text);
+        let parsed = !extracted.diagnostics.iter().any(|d| d.is_error());
+        parsed.then_some(ModuleSource {
+            module: extracted.module,
+            text,
+        })
+    }
+}
+
+/// The files a joined specifier may name, in the order TypeScript's bundler resolution tries.
+fn candidates(joined: &str) -> Vec<String> {
+    for (javascript, typescript) in [
+        (".js", [".ts", ".tsx"]),
+        (".mjs", [".mts", ".mts"]),
+        (".jsx", [".tsx", ".tsx"]),
+    ] {
+        if let Some(stem) = joined.strip_suffix(javascript) {
+            return vec![
+                format!("{stem}{}", typescript[0]),
+                format!("{stem}{}", typescript[1]),
+                joined.to_owned(),
+            ];
+        }
+    }
+    if [".ts", ".tsx", ".mts"]
+        .iter()
+        .any(|ext| joined.ends_with(ext))
+    {
+        return vec![joined.to_owned()];
+    }
+    vec![
+        format!("{joined}.ts"),
+        format!("{joined}.tsx"),
+        format!("{joined}/index.ts"),
+        format!("{joined}/index.tsx"),
+    ]
+}
+
+/// Resolves `.` and `..` lexically; `None` when the path climbs above the project root.
+fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for component in Path::new(path).components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_str()?),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{candidates, normalize};
+
+    #[test]
+    fn specifiers_stay_inside_the_project() {
+        assert_eq!(
+            normalize("src/mcp/a/../b.ts").as_deref(),
+            Some("src/mcp/b.ts")
+        );
+        assert_eq!(normalize("src/../../etc/passwd"), None);
+    }
+
+    #[test]
+    fn javascript_specifiers_map_to_typescript_sources() {
+        assert_eq!(candidates("src/shared.js")[0], "src/shared.ts");
+        assert_eq!(candidates("src/shared")[2], "src/shared/index.ts");
+    }
+}

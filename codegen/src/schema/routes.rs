@@ -1,0 +1,202 @@
+//! Schemas of every tool route of a checked project: translate `inputSchema` and
+//! `resultSchema`, print them as JSON Schema 2020-12, and warn (AB51xx) where a schema is left
+//! to run time.
+//!
+//! Entry calls: [`translate_routes`], [`translate_const`]. Invariant: a literal
+//! `inputJsonSchema` / `outputJsonSchema` in the options replaces translation of that side;
+//! an output schema exists only for object-rooted results.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::ir::{Io, Kind, Schema};
+use super::modules::{ModuleRef, ModuleSet};
+use super::print::print_2020_12;
+use super::translate::{Fallback, Translator, span_of};
+use crate::diagnostics::{Code, Diagnostic, Location};
+use crate::extract::ExtractedModule;
+use crate::project::{LoadedModule, ModuleKind, SourceReader};
+
+/// The options key whose literal JSON Schema replaces the translated input schema.
+pub const LITERAL_INPUT_KEY: &str = "inputJsonSchema";
+/// The options key whose literal JSON Schema replaces the translated output schema.
+pub const LITERAL_OUTPUT_KEY: &str = "outputJsonSchema";
+
+/// How one side of a route's schema is known.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RouteSchema {
+    /// The route declares no schema on this side, or its result is not an object.
+    Absent,
+    /// A literal `inputJsonSchema` / `outputJsonSchema` in the options.
+    Literal,
+    /// Translated at build time: the JSON Schema 2020-12 zod would print.
+    Static(Value),
+    /// Left to run time; the warning's code says why.
+    Runtime(Code),
+}
+
+/// The two schemas of one tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouteSchemas {
+    pub server: String,
+    pub input: RouteSchema,
+    pub output: RouteSchema,
+}
+
+/// The output of [`translate_routes`].
+#[derive(Debug, Default)]
+pub struct SchemaReturn {
+    /// By route id (`tool:<server>/<name>`).
+    pub routes: BTreeMap<String, RouteSchemas>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Translates the schemas of every tool among `modules`; modules they import from outside the
+/// route set are read through `reader` under `root`.
+pub fn translate_routes(
+    root: &Path,
+    reader: &dyn SourceReader,
+    modules: &[LoadedModule],
+    texts: &BTreeMap<String, String>,
+) -> SchemaReturn {
+    let set = ModuleSet::new(root, reader, modules, texts);
+    let mut translator = Translator::new(&set);
+    let mut output = SchemaReturn::default();
+    for loaded in modules {
+        let ModuleKind::Tool { server, name } = &loaded.source.kind else {
+            continue;
+        };
+        let (Some(_), Some(module)) = (&loaded.extracted.form, set.get(&loaded.source.path)) else {
+            continue;
+        };
+        let id = format!("tool:{server}/{name}");
+        let mut route = RouteContext {
+            id: &id,
+            server,
+            module: &module,
+            diagnostics: &mut output.diagnostics,
+        };
+        let extracted = module.module();
+        let input = route.side(&mut translator, extracted, Io::Input);
+        let result = route.side(&mut translator, extracted, Io::Output);
+        output.routes.insert(
+            id.clone(),
+            RouteSchemas {
+                server: server.clone(),
+                input,
+                output: result,
+            },
+        );
+    }
+    output
+}
+
+/// Translates the exported const `name` of the module at `path` (project-relative) whose text
+/// is `text`, following its references through `reader` under `root`.
+pub fn translate_const(
+    root: &Path,
+    reader: &dyn SourceReader,
+    path: &str,
+    text: &str,
+    name: &str,
+) -> Result<Schema, Fallback> {
+    let kind = ModuleKind::ServerEntry {
+        server: String::new(),
+    };
+    let extracted = crate::extract::extract_module(path, &kind, text).module;
+    let no_texts = BTreeMap::new();
+    let set = ModuleSet::new(root, reader, &[], &no_texts);
+    let module = ModuleRef::Route(&extracted, text);
+    let init = match extracted.consts.get(name) {
+        Some(binding) => binding.init.clone(),
+        None => {
+            return Err(Fallback {
+                code: Code::AB5104,
+                construct: format!("`{name}`, which is not a top-level const"),
+                location: Location::file(path),
+            });
+        }
+    };
+    Translator::new(&set).schema(&module, &init)
+}
+
+struct RouteContext<'r, 'a> {
+    id: &'r str,
+    server: &'r str,
+    module: &'r ModuleRef<'a>,
+    diagnostics: &'r mut Vec<Diagnostic>,
+}
+
+impl<'a> RouteContext<'_, 'a> {
+    fn side(
+        &mut self,
+        translator: &mut Translator<'_, 'a>,
+        extracted: &ExtractedModule,
+        io: Io,
+    ) -> RouteSchema {
+        let (literal_key, expression) = match io {
+            Io::Input => (LITERAL_INPUT_KEY, &extracted.input_schema),
+            Io::Output => (LITERAL_OUTPUT_KEY, &extracted.result_schema),
+        };
+        if extracted.config.contains_key(literal_key) {
+            return RouteSchema::Literal;
+        }
+        let Some(expression) = expression else {
+            return RouteSchema::Absent;
+        };
+        let schema = match translator.schema(self.module, expression) {
+            Ok(schema) => schema,
+            Err(fallback) => return self.runtime(fallback, io),
+        };
+        // MCP carries an output schema only for results whose root is an object.
+        if io == Io::Output && !matches!(schema.unwrapped().kind, Kind::Object(_)) {
+            return RouteSchema::Absent;
+        }
+        match print_2020_12(&schema, io) {
+            Ok(printed) => RouteSchema::Static(printed),
+            Err(unrepresentable) => {
+                let code = match io {
+                    Io::Input => Code::AB5105,
+                    Io::Output => Code::AB5103,
+                };
+                let location =
+                    Location::span(self.module.path(), self.module.text(), span_of(expression));
+                self.runtime(
+                    Fallback {
+                        code,
+                        construct: format!(
+                            "{}, which has no JSON Schema form",
+                            unrepresentable.construct
+                        ),
+                        location,
+                    },
+                    io,
+                )
+            }
+        }
+    }
+
+    fn runtime(&mut self, fallback: Fallback, io: Io) -> RouteSchema {
+        let (side, key) = match io {
+            Io::Input => ("input", LITERAL_INPUT_KEY),
+            Io::Output => ("result", LITERAL_OUTPUT_KEY),
+        };
+        let diagnostic = Diagnostic::new(
+            fallback.code,
+            format!(
+                "the {side} schema of `{}` is computed at run time: {}",
+                self.id, fallback.construct
+            ),
+            format!("Write it with zod calls abgen reads statically, or give a literal `{key}` in the options."),
+        )
+        .at(fallback.location)
+        .with_note(format!(
+            "tools/list of server `{}` then needs Node to compute the schema.",
+            self.server
+        ));
+        self.diagnostics.push(diagnostic);
+        RouteSchema::Runtime(fallback.code)
+    }
+}
