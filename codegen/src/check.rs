@@ -15,6 +15,7 @@ use crate::project::{
     FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules, load_config,
     load_modules,
 };
+use crate::schema::{RouteSchemas, translate_routes};
 
 /// What to check.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +39,8 @@ pub struct CheckReturn {
     pub sources: BTreeMap<String, String>,
     /// Sorted by file, position, then code.
     pub diagnostics: Vec<Diagnostic>,
+    /// Every tool's input and output schema, translated statically where abgen can.
+    pub schemas: BTreeMap<String, RouteSchemas>,
 }
 
 impl CheckReturn {
@@ -69,6 +72,8 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     sources.extend(config.texts);
     let hook_diagnostics = crate::matrix::check_hooks(&graph.graph, &sources, &diagnostics);
     diagnostics.extend(hook_diagnostics);
+    let schemas = translate_routes(root, reader, &loaded.modules, &sources);
+    diagnostics.extend(schemas.diagnostics);
     diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
 
@@ -79,5 +84,6 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
         modules: loaded.modules,
         sources,
         diagnostics,
+        schemas: schemas.routes,
     }
 }
