@@ -111,6 +111,14 @@ fn inspect(args: &InspectArgs) -> io::Result<ExitCode> {
     }
     if let Some(graph) = &result.graph {
         let text = match (args.json, args.routes) {
+            _ if args.hooks => {
+                let rows = abgen::matrix::resolve_graph(graph, &result.sources, &[]).rows;
+                if args.json {
+                    json_line(&rows)
+                } else {
+                    abgen::matrix::render_hook_rows(&rows)
+                }
+            }
             (true, true) => json_line(&graph.routes),
             (true, false) => json_line(graph),
             (false, true) => render_routes(graph),

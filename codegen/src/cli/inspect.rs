@@ -13,7 +13,12 @@ pub struct InspectArgs {
     #[arg(long)]
     pub routes: bool,
 
-    /// Print the route graph as JSON (for computers); with `--routes`, only its routes.
+    /// Show how every event route resolves on every selected host: native event, matcher,
+    /// support state, reason and deadline.
+    #[arg(long, conflicts_with = "routes")]
+    pub hooks: bool,
+
+    /// Print the route graph as JSON (for computers); with `--routes` or `--hooks`, only those.
     #[arg(long)]
     pub json: bool,
 }

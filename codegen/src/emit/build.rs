@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest};
 
 use super::canonical_json::serialize_canonical;
-use super::claude::HOST_BINARY_PATH;
+use super::documents::{HOST_BINARY_PATH, plan_host_documents};
 use super::error::EmitError;
-use super::hook_table::resolve_hooks;
-use super::hosts;
 use super::input::EmitInput;
 use super::manifest::build_manifest;
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
 use super::stage::{check_output_dir, stage_artifact};
+use crate::diagnostics::Severity;
+use crate::matrix::{EventRoute, HostMatrix, resolve};
 
 /// The environment variable that names the `abgen-host` binary to ship.
 pub const HOST_BINARY_ENV: &str = "ABGEN_HOST";
@@ -27,7 +27,7 @@ pub const WORKER_BUNDLE_PATH: &str = "runtime/worker.mjs";
 /// How to emit.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
-    /// Target hosts (`claude`); order does not matter.
+    /// Target hosts (`claude`, `codex`, `cursor`, `portable`); order does not matter.
     pub targets: Vec<String>,
     pub out_dir: PathBuf,
     /// The runtime binary copied to `bin/abgen-host` (see [`locate_host_binary`]).
@@ -63,18 +63,47 @@ pub fn plan_artifact(
     let mut targets: Vec<&str> = options.targets.iter().map(String::as_str).collect();
     targets.sort_unstable();
     targets.dedup();
+    let hosts: Vec<&HostMatrix> = targets
+        .iter()
+        .map(|target| {
+            crate::matrix::host(target)
+                .ok_or_else(|| EmitError::UnknownTarget((*target).to_owned()))
+        })
+        .collect::<Result<_, _>>()?;
+    let routes: Vec<EventRoute<'_>> = input
+        .routes
+        .iter()
+        .filter_map(|route| {
+            Some(EventRoute {
+                id: &route.id,
+                source: &route.source,
+                event: route.event.as_deref()?,
+                config: &route.config,
+                // `check` reads the module text for this warning; the emitter has no text.
+                denies: false,
+            })
+        })
+        .collect();
+    let resolution = resolve(&routes, &hosts);
+    let refused: Vec<String> = resolution
+        .findings
+        .iter()
+        .filter(|finding| finding.code.default_severity() == Severity::Error)
+        .map(|finding| format!("{} [{}]", finding.message, finding.code.as_str()))
+        .collect();
+    if !refused.is_empty() {
+        return Err(EmitError::Refused(refused));
+    }
+    let warnings: Vec<String> = resolution
+        .findings
+        .iter()
+        .map(|finding| format!("{} [{}]", finding.message, finding.code.as_str()))
+        .collect();
+    let hooks: HookTables = resolution.bindings;
     let mut files = FilePlan::default();
-    let mut hooks = HookTables::new();
-    let mut warnings = Vec::new();
-    for target in targets {
-        let host =
-            hosts::table(target).ok_or_else(|| EmitError::UnknownTarget(target.to_owned()))?;
-        let resolution = resolve_hooks(host, &input.routes)?;
-        (host.plan_documents)(host, input, &resolution.bindings, &mut files)?;
-        warnings.extend(resolution.warnings);
-        if !resolution.bindings.is_empty() {
-            hooks.insert(host.name.to_owned(), resolution.bindings);
-        }
+    for host in &hosts {
+        let bindings = hooks.get(&host.host).map_or(&[][..], Vec::as_slice);
+        plan_host_documents(host, input, bindings, &mut files)?;
     }
     let host_binary = std::fs::read(&options.host_binary).map_err(EmitError::io(
         "read the abgen-host binary at",

@@ -6,25 +6,16 @@ use std::path::PathBuf;
 /// An emit failure. The previous artifact, if any, is left untouched.
 #[derive(Debug, thiserror::Error)]
 pub enum EmitError {
-    #[error("abgen cannot emit for `{0}` yet (it emits for {known}); choose targets with --target", known = super::hosts::HOSTS.iter().map(|host| host.name).collect::<Vec<_>>().join(", "))]
+    #[error("abgen cannot emit for `{0}` (it emits for {known}); choose targets with --target", known = crate::matrix::hosts().iter().map(|host| host.host.as_str()).collect::<Vec<_>>().join(", "))]
     UnknownTarget(String),
-    #[error(
-        "`{route}` handles `{event}`, which {host} cannot deliver: {reason}; add `targets` to the route to leave {host} out"
-    )]
-    UnsupportedEvent {
-        route: String,
-        event: String,
-        host: &'static str,
-        reason: String,
+    /// An event route the matrix refuses on a target (`check` reports the same as diagnostics).
+    #[error("{}", .0.join("; "))]
+    Refused(Vec<String>),
+    #[error("the host matrix template of {host} is not JSON: {source}")]
+    Template {
+        host: String,
+        source: serde_json::Error,
     },
-    #[error(
-        "`{route}` lists the tool selector `{selector}`, which is not one of shell, file.read, file.write, mcp, agent, other or `<host>:<tool name>`"
-    )]
-    UnknownToolSelector { route: String, selector: String },
-    #[error(
-        "`{route}` lists the file name `{file}`, which cannot be matched (it is empty or contains `|`)"
-    )]
-    InvalidFileName { route: String, file: String },
     #[error("two outputs write `{0}`")]
     DuplicatePath(String),
     #[error("refusing to write the artifact to {out}: {why}")]

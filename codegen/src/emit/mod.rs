@@ -2,14 +2,12 @@
 //! the hook tables, `abgen.manifest.json`, staging and the swap into the output directory.
 //!
 //! Entry: [`emit_artifact`] (or [`plan_artifact`] to stay in memory). Invariant: every JSON file
-//! is written by [`canonical_json`], and host-specific facts come only from [`hosts`] tables.
+//! is written by [`canonical_json`], and host-specific facts come only from the host matrix ([`crate::matrix`]).
 
 mod build;
 pub mod canonical_json;
-mod claude;
+mod documents;
 mod error;
-mod hook_table;
-pub mod hosts;
 mod input;
 mod manifest;
 mod plan;
@@ -20,9 +18,8 @@ pub use build::{
     EmitOptions, EmitReturn, HOST_BINARY_ENV, PlannedArtifact, WORKER_BUNDLE_PATH, emit_artifact,
     locate_host_binary, plan_artifact,
 };
-pub use claude::{HOOKS_PATH, HOST_BINARY_PATH, MARKETPLACE_PATH, MCP_PATH, PLUGIN_MANIFEST_PATH};
+pub use documents::HOST_BINARY_PATH;
 pub use error::EmitError;
-pub use hook_table::{HookResolution, resolve_hooks};
 pub use input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{

@@ -7,6 +7,7 @@
 
 mod check;
 mod data;
+mod inspect;
 mod matcher;
 mod resolve;
 
@@ -15,6 +16,7 @@ pub use data::{
     EventRow, HooksLayout, HooksRow, HostMatrix, MATRIX_SOURCES, MarketplaceRow, MatcherSource,
     McpRow, NativeTools, PluginRow, SupportState, TimeoutUnit, ToolRow, host, hosts, parse_matrix,
 };
+pub use inspect::render_hook_rows;
 pub use matcher::{ToolMatcher, file_matcher, tool_matcher};
 pub use resolve::{
     EventRoute, Finding, HookRow, Resolution, resolve, string_list, targets_host, timing,

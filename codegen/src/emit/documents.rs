@@ -1,0 +1,223 @@
+//! Every host's documents from its host-matrix row: plugin manifest, marketplace, MCP document
+//! and hooks document, at the paths the host reads. Entry: [`plan_host_documents`].
+//!
+//! Invariant: this file reads matrix fields and never branches on a host name. Templates are
+//! JSON texts whose strings carry `{name}`-style placeholders, substituted after parsing, so
+//! no value is ever spliced into JSON text. A document with nothing to declare is not written,
+//! except a hooks document the matrix marks `guard` (written empty, and pointed at, so the host
+//! never falls back to another host's conventional `hooks/hooks.json`).
+
+use abgen_runtime::manifest::HookBinding;
+use serde_json::{Map, Value, json};
+
+use super::canonical_json::to_canonical_json;
+use super::error::EmitError;
+use super::input::{EmitInput, EmitServer};
+use super::plan::{FilePlan, MODE_FILE};
+use crate::matrix::{HooksLayout, HostMatrix, TimeoutUnit};
+
+/// Where the runtime binary sits in every artifact.
+pub const HOST_BINARY_PATH: &str = "bin/abgen-host";
+/// The member of every MCP document that holds the servers.
+const MCP_SERVERS_KEY: &str = "mcpServers";
+/// The member of every hooks document that holds the native events.
+const HOOKS_KEY: &str = "hooks";
+
+/// Adds `host`'s documents for `input` and its resolved `bindings` to `plan`.
+pub fn plan_host_documents(
+    host: &HostMatrix,
+    input: &EmitInput,
+    bindings: &[HookBinding],
+    plan: &mut FilePlan,
+) -> Result<(), EmitError> {
+    let identity = Placeholders::identity(input, &host.plugin.root_token);
+    let mut add =
+        |path: &str, document: &Value| plan.add(path, to_canonical_json(document), MODE_FILE);
+    let mut manifest = identity.fill(&host.plugin.manifest_template, &host.host)?;
+    let plugin = &input.plugin;
+    for field in &host.plugin.optional_fields {
+        let value = match field.as_str() {
+            "license" => plugin.license.as_ref().map(|license| json!(license)),
+            "homepage" => plugin.homepage.as_ref().map(|homepage| json!(homepage)),
+            "keywords" => (!plugin.keywords.is_empty()).then(|| json!(plugin.keywords)),
+            _ => None,
+        };
+        if let Some(value) = value {
+            manifest[field.as_str()] = value;
+        }
+    }
+    if !input.servers.is_empty() {
+        let mcp = &host.mcp;
+        let mut document = identity.fill(&mcp.document_template, &host.host)?;
+        document[MCP_SERVERS_KEY] = mcp_servers(host, &identity, &input.servers)?;
+        add(&mcp.path, &document)?;
+        if let Some(pointer) = &mcp.pointer {
+            manifest[pointer.as_str()] = json!(format!("./{}", mcp.path));
+        }
+    }
+    if let Some(hooks) = &host.hooks
+        && (hooks.guard || !bindings.is_empty())
+    {
+        let document = hooks_document(host, &identity, bindings)?;
+        add(&hooks.path, &document)?;
+        if let Some(pointer) = &hooks.pointer {
+            manifest[pointer.as_str()] = json!(format!("./{}", hooks.path));
+        }
+    }
+    add(&host.plugin.manifest, &manifest)?;
+    if let Some(marketplace) = &host.marketplace {
+        add(
+            &marketplace.path,
+            &identity.fill(&marketplace.template, &host.host)?,
+        )?;
+    }
+    Ok(())
+}
+
+/// `{name: entry}` for every generated server, each `abgen-host mcp --server <id>`.
+fn mcp_servers(
+    host: &HostMatrix,
+    identity: &Placeholders,
+    servers: &[EmitServer],
+) -> Result<Value, EmitError> {
+    let mut entries = Map::new();
+    for server in servers {
+        let placeholders = identity.with("server", &server.id);
+        let entry = placeholders.fill(&host.mcp.entry_template, &host.host)?;
+        entries.insert(server.id.clone(), entry);
+    }
+    Ok(Value::Object(entries))
+}
+
+/// The native events with their handlers, in binding order, laid out as the host reads them.
+fn hooks_document(
+    host: &HostMatrix,
+    identity: &Placeholders,
+    bindings: &[HookBinding],
+) -> Result<Value, EmitError> {
+    let Some(hooks) = &host.hooks else {
+        return Ok(json!({}));
+    };
+    let mut document = identity.fill(&hooks.document_template, &host.host)?;
+    let mut by_event = Map::new();
+    for binding in bindings {
+        let placeholders = identity
+            .with("host", &host.host)
+            .with("event", &binding.event);
+        let mut handler = identity.fill(&hooks.handler_template, &host.host)?;
+        handler["command"] = json!(placeholders.text(&hooks.command));
+        handler["timeout"] = json!(match hooks.timeout_unit {
+            TimeoutUnit::Seconds => binding.timeout_sec,
+            TimeoutUnit::Milliseconds => binding.timeout_sec * 1000,
+        });
+        let entry = match hooks.layout {
+            HooksLayout::Grouped => {
+                let mut group = Map::new();
+                if let Some(matcher) = &binding.matcher {
+                    group.insert("matcher".into(), json!(matcher));
+                }
+                group.insert("hooks".into(), json!([handler]));
+                Value::Object(group)
+            }
+            HooksLayout::Flat => {
+                if let Some(matcher) = &binding.matcher {
+                    handler["matcher"] = json!(matcher);
+                }
+                handler
+            }
+        };
+        let entries = by_event
+            .entry(binding.native_event.clone())
+            .or_insert_with(|| json!([]));
+        if let Value::Array(entries) = entries {
+            entries.push(entry);
+        }
+    }
+    document[HOOKS_KEY] = Value::Object(by_event);
+    Ok(document)
+}
+
+/// Placeholder values (`{name}` → `curator`), substituted inside JSON strings.
+#[derive(Clone, Debug)]
+struct Placeholders {
+    values: Vec<(String, String)>,
+}
+
+impl Placeholders {
+    /// The plugin's identity and the host's root token. The description every document shows
+    /// defaults to one naming the plugin (`claude plugin validate --strict` wants one).
+    fn identity(input: &EmitInput, root_token: &str) -> Self {
+        let plugin = &input.plugin;
+        let description = plugin
+            .description
+            .clone()
+            .unwrap_or_else(|| format!("The {} plugin", plugin.name));
+        let author = plugin.author.clone().unwrap_or_else(|| plugin.name.clone());
+        Self {
+            values: vec![
+                ("name".into(), plugin.name.clone()),
+                ("version".into(), plugin.version.clone()),
+                ("description".into(), description),
+                ("author".into(), author),
+                ("root".into(), root_token.to_owned()),
+            ],
+        }
+    }
+
+    fn with(&self, key: &str, value: &str) -> Self {
+        let mut values = self.values.clone();
+        values.push((key.to_owned(), value.to_owned()));
+        Self { values }
+    }
+
+    /// `text` with every known `{key}` replaced, in one pass (a value is never re-read).
+    fn text(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find('{') {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 1..];
+            let value = after.find('}').and_then(|end| {
+                let key = &after[..end];
+                self.values
+                    .iter()
+                    .find(|(known, _)| known == key)
+                    .map(|(_, value)| (value, end))
+            });
+            match value {
+                Some((value, end)) => {
+                    out.push_str(value);
+                    rest = &after[end + 1..];
+                }
+                None => {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Parses `template` and substitutes inside every string (keys stay as written).
+    fn fill(&self, template: &str, host: &str) -> Result<Value, EmitError> {
+        let mut value: Value =
+            serde_json::from_str(template).map_err(|source| EmitError::Template {
+                host: host.to_owned(),
+                source,
+            })?;
+        self.fill_value(&mut value);
+        Ok(value)
+    }
+
+    fn fill_value(&self, value: &mut Value) {
+        match value {
+            Value::String(text) => *text = self.text(text),
+            Value::Array(items) => items.iter_mut().for_each(|item| self.fill_value(item)),
+            Value::Object(members) => members
+                .values_mut()
+                .for_each(|member| self.fill_value(member)),
+            _ => {}
+        }
+    }
+}
