@@ -77,17 +77,13 @@ impl FlightDecoder {
         if self.is_complete() {
             return events;
         }
-        self.bytes = self.bytes.saturating_add(bytes.len());
-        if self.bytes > self.limits.max_bytes {
-            let error = FlightError::LimitExceeded(format!(
-                "the Flight stream is longer than the {}-byte limit",
-                self.limits.max_bytes
-            ));
-            self.fail_into(error.to_document_error(), &mut events);
-            return events;
-        }
+        // Only the bytes within the limit are read, so the failure happens at the same stream
+        // position (after the same rows) however the input was split.
+        let allowed = self.limits.max_bytes.saturating_sub(self.bytes);
+        let (within, beyond) = bytes.split_at(bytes.len().min(allowed));
+        self.bytes += within.len();
         let mut rows = Vec::new();
-        let framed = self.rows.push(bytes, &mut rows);
+        let framed = self.rows.push(within, &mut rows);
         for row in rows {
             self.row(row, &mut events);
             if self.is_complete() {
@@ -95,6 +91,12 @@ impl FlightDecoder {
             }
         }
         if let Err(error) = framed {
+            self.fail_into(error.to_document_error(), &mut events);
+        } else if !beyond.is_empty() {
+            let error = FlightError::LimitExceeded(format!(
+                "the Flight stream is longer than the {}-byte limit",
+                self.limits.max_bytes
+            ));
             self.fail_into(error.to_document_error(), &mut events);
         }
         events
