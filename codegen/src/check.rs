@@ -74,6 +74,7 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     diagnostics.extend(hook_diagnostics);
     let schemas = translate_routes(root, reader, &loaded.modules, &sources);
     diagnostics.extend(schemas.diagnostics);
+    sources.extend(schemas.sources);
     diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
 

@@ -111,6 +111,16 @@ impl<'a> ModuleSet<'a> {
             .find(|candidate| self.get(candidate).is_some())
     }
 
+    /// The text of every module read on demand, by project-relative path, so that diagnostics
+    /// pointing into them render with their source.
+    pub fn loaded_texts(&self) -> Vec<(String, String)> {
+        self.loaded
+            .borrow()
+            .iter()
+            .filter_map(|(path, source)| Some((path.clone(), source.as_ref()?.text.clone())))
+            .collect()
+    }
+
     fn read(&self, path: &str) -> Option<ModuleSource> {
         let absolute = self.root.join(path);
         let text = match read_text(self.reader, &absolute, path) {

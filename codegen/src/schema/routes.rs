@@ -51,6 +51,8 @@ pub struct SchemaReturn {
     /// By route id (`tool:<server>/<name>`).
     pub routes: BTreeMap<String, RouteSchemas>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The text of every module outside the route set that a schema referenced.
+    pub sources: BTreeMap<String, String>,
 }
 
 /// Translates the schemas of every tool among `modules`; modules they import from outside the
@@ -90,6 +92,7 @@ pub fn translate_routes(
             },
         );
     }
+    output.sources = set.loaded_texts().into_iter().collect();
     output
 }
 

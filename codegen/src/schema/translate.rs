@@ -78,7 +78,10 @@ impl<'s, 'a> Translator<'s, 'a> {
                 }
                 other => Err(fallback(
                     Code::AB5101,
-                    format!("a call of `{}`", describe(other)),
+                    format!(
+                        "a call of `{}()`, a function abgen does not run",
+                        describe(other)
+                    ),
                     module,
                     *span,
                 )),
@@ -192,6 +195,12 @@ impl<'s, 'a> Translator<'s, 'a> {
                 self.following.pop();
                 shape
             }
+            SchemaExpr::Unsupported { construct, span } => Err(fallback(
+                Code::AB5104,
+                format!("{construct} in an object of schemas"),
+                module,
+                *span,
+            )),
             other => Err(fallback(
                 Code::AB5104,
                 format!("{} where an object of schemas is expected", describe(other)),
