@@ -3,7 +3,8 @@
 //! Entry: [`request`]. Invariant: it returns by `deadline` whatever the server does (every read
 //! and write carries the time left), and it talks only to a server of the same uid in a
 //! directory that passed the ownership check; anything else is a [`WarmError`] the caller turns
-//! into the route's fallback.
+//! into the route's fallback. Its messages name no paths, so a hook's stderr line reads the
+//! same on every machine.
 
 use std::io;
 use std::os::unix::net::UnixStream;
@@ -66,11 +67,8 @@ pub fn request(
 ) -> Result<Vec<RenderEvent>, WarmError> {
     match path.check_directory() {
         Ok(()) => {}
-        Err(PathError::Missing(directory)) => {
-            return Err(WarmError::NoRuntime(format!(
-                "{} does not exist",
-                directory.display()
-            )));
+        Err(PathError::Missing(_)) => {
+            return Err(WarmError::NoRuntime("its directory does not exist".into()));
         }
         Err(error) => return Err(WarmError::Path(error)),
     }
@@ -82,10 +80,7 @@ pub fn request(
                 io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
             ) =>
         {
-            return Err(WarmError::NoRuntime(format!(
-                "nothing listens on {}",
-                path.socket.display()
-            )));
+            return Err(WarmError::NoRuntime("nothing listens on its socket".into()));
         }
         Err(error) => return Err(WarmError::Io(error)),
     };

@@ -83,12 +83,14 @@ fn manifest() -> serde_json::Value {
     })
 }
 
-/// Runs the built `abgen-host` with `args`, `stdin` on its standard input.
+/// Runs the built `abgen-host` with `args`, `stdin` on its standard input, with no warm runtime
+/// (its runtime directory does not exist), so hooks take their fallbacks.
 pub fn abgen_host(args: &[&str], env: &[(&str, &Path)], stdin: &[u8]) -> Output {
     use std::io::Write as _;
     let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
         .args(args)
         .env_remove("CLAUDE_PROJECT_DIR")
+        .env("XDG_RUNTIME_DIR", "/nonexistent/abgen-tests")
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,10 +1,12 @@
 //! `abgen-host hook --host H --event E`: the hook hot path.
 //!
 //! Reads only the manifest's hook view, then stdin (bounded), decodes the host's envelope, re-checks
-//! the route's `tools` selectors, and only then — for a delivery the route answers — renders it
-//! (today through the route's `standalone` fallback; the warm runtime comes first once it
-//! exists) and prints the host's native output. Invariant: it always exits 0 before the binding's
-//! deadline; anything that stops an answer is one line on stderr and no stdout at all.
+//! the route's `tools` selectors, and only then — for a delivery the route answers — asks the warm
+//! runtime's socket for the render, and when it cannot answer (no socket, refused, digest
+//! mismatch, timeout, crash) takes the route's fallback (`standalone`: a worker started for this
+//! delivery; `none`: no guidance), saying which in one stderr line. Invariant: it always exits 0
+//! before the binding's deadline; anything that stops an answer is one line on stderr and no
+//! stdout at all.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,11 +14,13 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use abgen_runtime::canonical::{CanonicalEvent, selectors_match};
+use abgen_runtime::document::{Document, RenderEventKind};
 use abgen_runtime::hosts::{self, DecodeInput, Decoded};
 use abgen_runtime::manifest::{
     HookBinding, HookFallback, HookView, MANIFEST_FILE_NAME, read_hook_view,
 };
 use abgen_runtime::project::hook::project_hook;
+use abgen_runtime::warm::{self, SocketPath, WarmError, WarmKind, WarmRequest};
 use abgen_runtime::worker::{RenderLimits, RenderRequest, RouteKind};
 use serde_json::{Value, json};
 
@@ -115,14 +119,20 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
     if !selectors_match(&tools, &args.host, event.tool.as_ref()) {
         return Outcome::silent();
     }
+    let props = event_props(&event, binding);
+    let warm = match try_warm(&root, &view.digest, route_id, &props, deadline) {
+        Ok(document) => return answer_document(&document, binding, route_id, encoder),
+        Err(error) => error,
+    };
     let fallback = match args.fallback {
         Some(FallbackArg::None) => HookFallback::None,
         Some(FallbackArg::Standalone) => HookFallback::Standalone,
         None => binding.fallback,
     };
+    let note = format!("warm runtime unavailable [{}]: {warm}", warm.code());
     match fallback {
         HookFallback::None => Outcome::said(format!(
-            "no warm runtime answered and `{route_id}` declares no fallback; answering with nothing"
+            "{note}; `{route_id}` declares no fallback; answering with nothing"
         )),
         HookFallback::Standalone => {
             let artifact = Artifact {
@@ -130,9 +140,55 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
                 digest: view.digest.clone(),
                 max_bytes: view.limits.render.max_bytes,
             };
-            standalone(artifact, binding, route_id, &event, deadline, encoder)
+            let outcome = standalone(artifact, binding, route_id, props, deadline, encoder);
+            let message = match &outcome.message {
+                Some(message) => format!("{note}; standalone render: {message}"),
+                None => format!("{note}; rendered standalone"),
+            };
+            Outcome {
+                stdout: outcome.stdout,
+                message: Some(message),
+            }
         }
     }
+}
+
+/// The props of an event route: the canonical event, its native fields and where it came from.
+fn event_props(event: &CanonicalEvent, binding: &HookBinding) -> Value {
+    json!({
+        "canonical": event,
+        "native": event.native,
+        "provenance": {"host": event.host, "nativeEvent": binding.native_event},
+    })
+}
+
+/// The route's final document from the warm runtime, if one answers before `deadline`.
+fn try_warm(
+    root: &std::path::Path,
+    digest: &str,
+    route_id: &str,
+    props: &Value,
+    deadline: Instant,
+) -> Result<Document, WarmError> {
+    let path = SocketPath::for_artifact(root, digest).map_err(WarmError::Path)?;
+    let request = WarmRequest {
+        protocol: warm::WARM_PROTOCOL,
+        digest: digest.to_owned(),
+        kind: WarmKind::Event,
+        route: route_id.to_owned(),
+        input: None,
+        event: Some(props.clone()),
+        deadline_ms: u64::try_from(remaining(deadline).as_millis()).unwrap_or(u64::MAX),
+    };
+    let events = warm::request(&path, &request, deadline)?;
+    events
+        .into_iter()
+        .rev()
+        .find_map(|event| match event.kind {
+            RenderEventKind::Complete { document } => Some(document),
+            _ => None,
+        })
+        .ok_or(WarmError::Crashed)
 }
 
 /// Renders the route on a worker started for this delivery and encodes its document.
@@ -140,7 +196,7 @@ fn standalone(
     artifact: Artifact,
     binding: &HookBinding,
     route_id: &str,
-    event: &CanonicalEvent,
+    props: Value,
     deadline: Instant,
     encoder: &hosts::Encoder,
 ) -> Outcome {
@@ -148,11 +204,7 @@ fn standalone(
         id: 1,
         route: route_id.to_owned(),
         kind: RouteKind::Event,
-        input: json!({
-            "canonical": event,
-            "native": event.native,
-            "provenance": {"host": event.host, "nativeEvent": binding.native_event},
-        }),
+        input: props,
         context: Default::default(),
         limits: RenderLimits {
             max_flight_bytes: Some(artifact.max_bytes),
@@ -183,6 +235,16 @@ fn standalone(
             "{route_id}: the render never completed; answering with nothing"
         ));
     };
+    answer_document(document, binding, route_id, encoder)
+}
+
+/// Projects a final hook document and encodes it for the host.
+fn answer_document(
+    document: &Document,
+    binding: &HookBinding,
+    route_id: &str,
+    encoder: &hosts::Encoder,
+) -> Outcome {
     let answer = match project_hook(document) {
         Ok(answer) => answer,
         Err(error) => return Outcome::said(format!("{route_id}: {error}; answering with nothing")),

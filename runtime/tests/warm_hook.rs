@@ -1,0 +1,237 @@
+//! `abgen-host hook` against a warm runtime served in this test process: the warm answer is
+//! encoded for Claude, Codex and Cursor with nothing on stderr; a digest mismatch, a server
+//! that overruns the deadline and one that stops mid-render each fall back to the route's
+//! declared fallback with one stderr line, inside the binding's deadline.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use abgen_runtime::document::{Document, Node, RenderEvent, RenderEventKind};
+use abgen_runtime::warm::{RenderSource, SocketPath, WarmRequest, WarmServer};
+use serde_json::{Value, json};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The curator's golden manifest with Codex and Cursor stop bindings added (fallback `none`).
+fn artifact() -> (tempfile::TempDir, String) {
+    let directory = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join("fixtures/manifests/curator.json")).unwrap();
+    let mut manifest: Value = serde_json::from_str(&text).unwrap();
+    let stop = |native: &str, decoder: &str, encoder: &str| {
+        json!({"deadlineMs": 1750, "decoder": decoder, "encoder": encoder, "event": "stop",
+               "fallback": "none", "nativeEvent": native, "routes": ["event:stop"], "timeoutSec": 2})
+    };
+    manifest["hooks"]["codex"] = json!([stop("Stop", "codex.stop", "codex.stop")]);
+    manifest["hooks"]["cursor"] = json!([stop("stop", "cursor.stop", "cursor.stop")]);
+    std::fs::write(
+        directory.path().join("abgen.manifest.json"),
+        manifest.to_string(),
+    )
+    .unwrap();
+    let digest = manifest["digest"].as_str().unwrap().to_owned();
+    (directory, digest)
+}
+
+/// Denies (keeps the agent going) with a reason naming the host; or misbehaves.
+enum Source {
+    Deny,
+    Sleeps,
+    StopsEarly,
+}
+
+impl RenderSource for Source {
+    fn render(
+        &self,
+        request: &WarmRequest,
+        _deadline: Instant,
+        emit: &mut dyn FnMut(&RenderEvent) -> bool,
+    ) {
+        let host = request
+            .event
+            .as_ref()
+            .and_then(|props| props["canonical"]["host"].as_str())
+            .unwrap_or("?")
+            .to_owned();
+        match self {
+            Source::Deny => {}
+            Source::Sleeps => std::thread::sleep(Duration::from_secs(5)),
+            Source::StopsEarly => return,
+        }
+        let document = Document::new(
+            Node::Result {
+                children: vec![Node::Deny {
+                    reason: format!("Shelve the new books first ({host})."),
+                }],
+            },
+            None,
+        );
+        emit(&RenderEvent {
+            sequence: 0,
+            kind: RenderEventKind::Complete { document },
+        });
+    }
+}
+
+fn serve(runtime: &Path, root: &Path, digest: &str, serves: &str, source: Source) -> WarmServer {
+    let path = SocketPath::in_directory(&runtime.join("abgen"), root, digest).unwrap();
+    WarmServer::bind(path, serves, Arc::new(source)).unwrap()
+}
+
+fn fixture(host: &str, name: &str) -> Vec<u8> {
+    std::fs::read(repo().join(format!("fixtures/hosts/{host}/{name}.json"))).unwrap()
+}
+
+fn hook(root: &Path, runtime: &Path, host: &str, stdin: &[u8]) -> (Output, Duration) {
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
+        .args(["hook", "--host", host, "--event", "stop"])
+        .env("ABGEN_ARTIFACT", root)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CURSOR_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let output = child.wait_with_output().unwrap();
+    (output, started.elapsed())
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn the_warm_answer_is_encoded_for_each_host() {
+    let (artifact, digest) = artifact();
+    let runtime = tempfile::tempdir().unwrap();
+    let _server = serve(
+        runtime.path(),
+        artifact.path(),
+        &digest,
+        &digest,
+        Source::Deny,
+    );
+    for (host, payload, expected) in [
+        (
+            "claude",
+            fixture("claude", "Stop"),
+            r#"{"decision":"block","reason":"Shelve the new books first (claude)."}"#,
+        ),
+        (
+            "codex",
+            fixture("codex", "Stop"),
+            r#"{"decision":"block","reason":"Shelve the new books first (codex)."}"#,
+        ),
+        (
+            "cursor",
+            fixture("cursor", "stop"),
+            r#"{"followup_message":"Shelve the new books first (cursor)."}"#,
+        ),
+    ] {
+        let (output, _) = hook(artifact.path(), runtime.path(), host, &payload);
+        assert_eq!(output.status.code(), Some(0));
+        assert_eq!(text(&output.stdout), format!("{expected}\n"), "{host}");
+        assert_eq!(text(&output.stderr), "", "{host}");
+    }
+    // A Cursor payload sent to the Codex hook is silence, warm runtime or not.
+    let (output, _) = hook(
+        artifact.path(),
+        runtime.path(),
+        "codex",
+        &fixture("cursor", "stop"),
+    );
+    assert_eq!(text(&output.stdout), "");
+    assert!(text(&output.stderr).contains("comes from cursor"));
+}
+
+fn assert_fell_back(output: &Output, code: &str) {
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(text(&output.stdout), "");
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(&format!("[{code}]")), "{stderr}");
+    assert!(
+        stderr.contains("`event:stop` declares no fallback"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_server_of_another_digest_is_not_believed() {
+    let (artifact, digest) = artifact();
+    let runtime = tempfile::tempdir().unwrap();
+    let _server = serve(
+        runtime.path(),
+        artifact.path(),
+        &digest,
+        "0000",
+        Source::Deny,
+    );
+    let (output, _) = hook(
+        artifact.path(),
+        runtime.path(),
+        "claude",
+        &fixture("claude", "Stop"),
+    );
+    assert_fell_back(&output, "digest-mismatch");
+}
+
+#[test]
+fn a_slow_or_broken_server_falls_back_inside_the_deadline() {
+    let (artifact, digest) = artifact();
+    let runtime = tempfile::tempdir().unwrap();
+    let server = serve(
+        runtime.path(),
+        artifact.path(),
+        &digest,
+        &digest,
+        Source::Sleeps,
+    );
+    let (output, elapsed) = hook(
+        artifact.path(),
+        runtime.path(),
+        "claude",
+        &fixture("claude", "Stop"),
+    );
+    assert_fell_back(&output, "timeout");
+    // The binding's deadline is 1750 ms.
+    assert!(elapsed < Duration::from_millis(1750), "{elapsed:?}");
+    assert!(elapsed > Duration::from_millis(1400), "{elapsed:?}");
+    drop(server);
+
+    let _server = serve(
+        runtime.path(),
+        artifact.path(),
+        &digest,
+        &digest,
+        Source::StopsEarly,
+    );
+    let (output, _) = hook(
+        artifact.path(),
+        runtime.path(),
+        "claude",
+        &fixture("claude", "Stop"),
+    );
+    assert_fell_back(&output, "crashed");
+}
+
+#[test]
+fn no_server_at_all_is_one_line_too() {
+    let (artifact, _) = artifact();
+    let runtime = tempfile::tempdir().unwrap();
+    let (output, _) = hook(
+        artifact.path(),
+        runtime.path(),
+        "claude",
+        &fixture("claude", "Stop"),
+    );
+    assert_fell_back(&output, "no-runtime");
+}
