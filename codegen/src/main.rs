@@ -60,9 +60,6 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
             if !built.diagnostics.is_empty() {
                 text = render_pretty(&built.diagnostics, &built.sources, color);
             }
-            for warning in &built.emitted.artifact.warnings {
-                text.push_str(&format!("warning: {warning}\n"));
-            }
             stderr.lock().write_all(text.as_bytes())?;
             let files = built.emitted.artifact.manifest.files.len() + 1;
             let line = format!(

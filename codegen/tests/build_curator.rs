@@ -1,4 +1,5 @@
-//! Builds the example plugin (`examples/curator`) for Claude and compares its manifest with the
+//! Builds the example plugin (`examples/curator`) for its config's targets (Claude, Codex and
+//! Cursor) and compares its manifest with the
 //! golden `fixtures/manifests/curator.json`, digests and file hashes redacted (the bundled worker
 //! and the runtime binary change with every runtime change; their presence and modes do not).
 //! Set `ABGEN_BLESS=1` to rewrite the golden after reviewing the difference.
@@ -36,12 +37,21 @@ fn curator_manifest_matches_the_golden() {
     let out = temp.path().join("artifact");
     let built = build_project(&BuildOptions {
         root: repo().join("examples/curator"),
-        targets: Some(vec!["claude".into()]),
+        targets: None,
         out: Some(out.clone()),
         host_binary: Some(stub_host(temp.path())),
         node_modules: None,
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let hosts: Vec<&str> = built
+        .emitted
+        .artifact
+        .manifest
+        .hooks
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(hosts, ["claude", "codex", "cursor"]);
     let fresh = std::fs::read_to_string(out.join("abgen.manifest.json")).unwrap();
     assert_worker_says_hello(&out, &built.emitted.artifact.manifest.digest);
     assert_eq!(fresh, built.emitted.artifact.manifest_json);

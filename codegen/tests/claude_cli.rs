@@ -1,6 +1,8 @@
-//! Proves that Claude Code itself accepts the artifact: builds the example plugin for Claude with
-//! `abgen build` and runs the pinned `claude` (scripts/host-clis, installed by scripts/setup) in an isolated HOME:
-//! `plugin validate --strict`, `plugin marketplace add`, `plugin install`, `plugin details`.
+//! Proves that Claude Code itself accepts the artifact: builds the example plugin for every host
+//! (`abgen build --target claude,codex,cursor,portable`, so the other hosts' documents sit beside
+//! Claude's) and runs the pinned `claude` (scripts/host-clis, installed by scripts/setup) in an
+//! isolated HOME: `plugin validate --strict`, `plugin marketplace add`, `plugin install`, and
+//! `plugin details`, which must list every Claude hook event and MCP server the manifest names.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -72,7 +74,12 @@ fn claude_code_validates_installs_and_lists_the_curator_plugin() {
     let artifact = temp.path().join("curator-artifact");
     // `abgen build`, exactly as a user runs it.
     let built = Command::new(env!("CARGO_BIN_EXE_abgen"))
-        .args(["build", "--target", "claude", "--root"])
+        .args([
+            "build",
+            "--target",
+            "claude,codex,cursor,portable",
+            "--root",
+        ])
         .arg(repo().join("examples/curator"))
         .arg("--out")
         .arg(&artifact)
@@ -108,15 +115,34 @@ fn claude_code_validates_installs_and_lists_the_curator_plugin() {
         );
     }
 
+    let manifest: abgen_runtime::manifest::Manifest = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(artifact).join("abgen.manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let mut natives: Vec<&str> = manifest.hooks["claude"]
+        .iter()
+        .map(|binding| binding.native_event.as_str())
+        .collect();
+    natives.sort_unstable();
+    natives.dedup();
+    let servers: Vec<&str> = manifest
+        .servers
+        .iter()
+        .map(|server| server.id.as_str())
+        .collect();
+
     claude(&home, &["plugin", "marketplace", "add", artifact]);
     claude(&home, &["plugin", "install", "curator@curator-marketplace"]);
     let details = transcript(&claude(
         &home,
         &["plugin", "details", "curator@curator-marketplace"],
     ));
+    // The curator's hooks and server, as the manifest of this very build lists them.
+    assert_eq!(natives, ["PostToolUse", "SessionStart", "Stop"]);
+    assert_eq!(servers, ["library"]);
     for expected in [
-        "Hooks (3)  PostToolUse, SessionStart, Stop",
-        "MCP servers (1)  library",
+        format!("Hooks ({})  {}", natives.len(), natives.join(", ")),
+        format!("MCP servers ({})  {}", servers.len(), servers.join(", ")),
     ] {
         assert!(
             details.contains(expected),

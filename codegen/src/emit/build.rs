@@ -43,7 +43,8 @@ pub struct PlannedArtifact {
     pub manifest: Manifest,
     /// The manifest's canonical bytes.
     pub manifest_json: String,
-    /// Degraded deliveries and routes left out, one line each.
+    /// Degraded deliveries and routes left out, one line each: the warnings `check` reports as
+    /// diagnostics, for callers that emit without checking.
     pub warnings: Vec<String>,
 }
 

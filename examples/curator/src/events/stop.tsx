@@ -13,8 +13,10 @@ const reminded = new Set<string>();
  * When the agent finishes its turn, tell the user (not the agent) how many books are still
  * unshelved, once per session. With nothing unshelved, or already reminded, the route answers
  * nothing and the turn ends as usual; it never holds the agent back.
+ *
+ * `targets`: the hosts that run hooks (a portable build carries none, so it leaves them out).
  */
-export default events.stop({ timeoutMs: 2000 }, async ({ canonical }) => {
+export default events.stop({ timeoutMs: 2000, targets: ['claude', 'codex', 'cursor'] }, async ({ canonical }) => {
   const session = canonical.session.state === 'available' ? canonical.session.value : undefined;
   if (session !== undefined && reminded.has(session)) return null;
 

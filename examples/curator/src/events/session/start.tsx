@@ -9,8 +9,10 @@ import { plural } from '../../lib/markdown';
  *
  * `fallback: 'standalone'`: at the very start of a session the MCP server (the warm runtime) may
  * not be up yet, and this context is worth a cold worker start.
+ *
+ * `targets`: the hosts that run hooks (a portable build carries none, so it leaves them out).
  */
-export default events.session.start({ timeoutMs: 5000, fallback: 'standalone' }, async () => {
+export default events.session.start({ timeoutMs: 5000, fallback: 'standalone', targets: ['claude', 'codex', 'cursor'] }, async () => {
   const catalog = await agent().provider<CatalogClient>('catalog');
   const reading = catalog.onShelf('reading');
   const upNext = catalog.onShelf('to-read').slice(0, 3);

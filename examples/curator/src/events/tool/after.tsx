@@ -9,8 +9,10 @@ import { events } from 'agent-bundle/routes';
  * `tools: ['file.write']` lets the runtime skip every other tool before this handler runs; the
  * handler only has to look at which file was written. `fallback: 'standalone'`: when no warm
  * runtime answers, the hook starts the render worker once (about 100 ms), well inside 2 s.
+ *
+ * `targets`: the hosts that run hooks (a portable build carries none, so it leaves them out).
  */
-export default events.tool.after({ tools: ['file.write'], timeoutMs: 2000, fallback: 'standalone' }, ({ canonical }) => {
+export default events.tool.after({ tools: ['file.write'], timeoutMs: 2000, fallback: 'standalone', targets: ['claude', 'codex', 'cursor'] }, ({ canonical }) => {
   const written = writtenPaths(canonical.tool?.input).filter(isReadingNoteOrBibliography);
   if (written.length === 0) return null;
 

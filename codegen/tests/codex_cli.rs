@@ -1,0 +1,141 @@
+//! Proves that Codex itself accepts the artifact: builds the example plugin for every host
+//! (`abgen build --target claude,codex,cursor,portable`) and runs the pinned `codex`
+//! (scripts/host-clis, installed by scripts/setup) with `CODEX_HOME` and `HOME` in a temporary
+//! directory: `plugin marketplace add <artifact>`, `plugin add curator@curator-marketplace`, and
+//! `plugin list`, which must show the plugin "installed, enabled". Also checks that the installed
+//! copy keeps Codex's own hook and MCP documents, and that their commands name `--host codex`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn codex_cli() -> PathBuf {
+    let path = repo().join("scripts/host-clis/node_modules/.bin/codex");
+    assert!(
+        path.exists(),
+        "the pinned Codex CLI is missing: run scripts/host-clis/install (or scripts/setup)"
+    );
+    path
+}
+
+fn transcript(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Runs `codex <args>` with a private CODEX_HOME and HOME, offline.
+fn codex(home: &Path, args: &[&str]) -> String {
+    let output = Command::new(codex_cli())
+        .args(args)
+        .current_dir(home)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .output()
+        .expect("codex runs");
+    let text = transcript(&output);
+    assert!(
+        output.status.success(),
+        "codex {} failed:\n{text}",
+        args.join(" ")
+    );
+    text
+}
+
+/// The real runtime when it has been built, else a stand-in: nothing here runs it.
+fn host_binary(temp: &Path) -> PathBuf {
+    let built = repo().join("target/debug/abgen-host");
+    if built.is_file() {
+        return built;
+    }
+    let path = temp.join("abgen-host");
+    std::fs::write(&path, "#!/bin/sh\nexit 2\n").unwrap();
+    path
+}
+
+#[test]
+fn codex_adds_installs_and_lists_the_curator_plugin() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    let artifact = temp.path().join("curator-artifact");
+    let built = Command::new(env!("CARGO_BIN_EXE_abgen"))
+        .args([
+            "build",
+            "--target",
+            "claude,codex,cursor,portable",
+            "--root",
+        ])
+        .arg(repo().join("examples/curator"))
+        .arg("--out")
+        .arg(&artifact)
+        .env("ABGEN_HOST", host_binary(temp.path()))
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "abgen build failed:\n{}",
+        transcript(&built)
+    );
+    let artifact_text = artifact.to_str().unwrap();
+
+    let added = codex(&home, &["plugin", "marketplace", "add", artifact_text]);
+    assert!(
+        added.contains("Added marketplace `curator-marketplace`"),
+        "{added}"
+    );
+    let installed = codex(&home, &["plugin", "add", "curator@curator-marketplace"]);
+    assert!(
+        installed.contains("Added plugin `curator` from marketplace `curator-marketplace`"),
+        "{installed}"
+    );
+    let listed = codex(&home, &["plugin", "list"]);
+    let line = listed
+        .lines()
+        .find(|line| line.starts_with("curator@curator-marketplace"))
+        .unwrap_or_else(|| panic!("the plugin is not listed:\n{listed}"));
+    assert!(line.contains("installed, enabled"), "{listed}");
+    assert!(line.contains("0.1.0"), "{listed}");
+
+    // Codex installs a copy; it must carry Codex's own documents, pointed at by its manifest.
+    let copy = home.join(".codex/plugins/cache/curator-marketplace/curator/0.1.0");
+    let read = |path: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(copy.join(path))
+            .unwrap_or_else(|error| panic!("{path} in the installed copy: {error}"));
+        serde_json::from_str(&text).unwrap()
+    };
+    let manifest = read(".codex-plugin/plugin.json");
+    assert_eq!(manifest["hooks"], "./.codex-plugin/hooks.json");
+    assert_eq!(manifest["mcpServers"], "./.codex-plugin/mcp.json");
+    let hooks = read(".codex-plugin/hooks.json");
+    let commands: Vec<&str> = hooks["hooks"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|groups| groups.as_array().unwrap())
+        .flat_map(|group| group["hooks"].as_array().unwrap())
+        .map(|handler| handler["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands.len(), 3, "{hooks}");
+    assert!(
+        commands
+            .iter()
+            .all(|command| command
+                .starts_with("\"${PLUGIN_ROOT}/bin/abgen-host\" hook --host codex ")),
+        "{commands:?}"
+    );
+    assert_eq!(
+        read(".codex-plugin/mcp.json")["mcpServers"]["library"]["cwd"],
+        "./"
+    );
+}
