@@ -15,7 +15,7 @@ use crate::project::{
     FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules, load_config,
     load_modules,
 };
-use crate::schema::{RouteSchemas, translate_routes};
+use crate::schema::{RouteSchemas, check_host_profiles, translate_routes};
 
 /// What to check.
 #[derive(Clone, Debug, Default)]
@@ -75,6 +75,8 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     let schemas = translate_routes(root, reader, &loaded.modules, &sources);
     diagnostics.extend(schemas.diagnostics);
     sources.extend(schemas.sources);
+    let targets: Vec<&str> = graph.graph.targets.iter().map(|t| t.as_str()).collect();
+    diagnostics.extend(check_host_profiles(&schemas.routes, &targets));
     diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
 

@@ -86,6 +86,7 @@ fn input(root: &Path) -> EmitInput {
             routes: vec!["tool:yard/rake".into(), "tool:yard/count".into()],
         }],
         providers: vec![],
+        schemas: Default::default(),
     }
 }
 

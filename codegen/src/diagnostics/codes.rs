@@ -72,6 +72,7 @@ codes! {
     AB5202 Error "`delivery: ['deferred']` is not supported yet";
     AB5203 Error "a `standalone` fallback cannot fit the event's budget on a target";
     AB5204 Warning "an event route's tool selectors name no tool a target reports to hooks";
+    AB5210 Warning "a tool's input schema cannot be given to a selected host without accepting less (its root is not a plain object)";
     AB5300 Error "source file does not parse";
     AB5301 Error "source file cannot be read";
     AB5302 Error "source file is not UTF-8 text";

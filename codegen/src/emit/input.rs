@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use abgen_runtime::manifest::RouteKind;
+use std::collections::BTreeMap;
+
+use abgen_runtime::manifest::{RouteKind, RouteSchemas};
 use serde_json::{Map, Value};
 
 /// Everything the emitter reads.
@@ -19,6 +21,9 @@ pub struct EmitInput {
     pub servers: Vec<EmitServer>,
     /// Provider modules (`src/providers/<name>.ts`) by key, for the worker entry.
     pub providers: Vec<EmitProvider>,
+    /// The schemas translated at build time (or left to run time), by route id; a tool absent
+    /// here gets a run-time input schema.
+    pub schemas: BTreeMap<String, RouteSchemas>,
 }
 
 /// One provider module.

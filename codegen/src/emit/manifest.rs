@@ -2,9 +2,9 @@
 //! table. Entry: [`build_manifest`].
 //!
 //! Routes and servers are sorted by id so that the manifest never depends on discovery order.
-//! Schemas are not invented: until the zod translation exists a tool's input schema is
-//! `source: "runtime"`, unless the route gives a literal `inputJsonSchema` (moved out of
-//! `config` into `schemas.input`).
+//! Schemas are not invented: a tool's schemas are the ones the schema stage translated
+//! (`source: "static"`) or left to run time (`source: "runtime"`), unless the route gives a
+//! literal `inputJsonSchema` (moved out of `config` into `schemas.input`).
 
 use abgen_runtime::manifest::{
     Application, FileEntry, HookTables, Limits, MANIFEST_VERSION, Manifest, REACT_VERSION, Route,
@@ -24,7 +24,11 @@ pub fn build_manifest(
     files: Vec<FileEntry>,
     digest: String,
 ) -> Manifest {
-    let mut routes: Vec<Route> = input.routes.iter().map(manifest_route).collect();
+    let mut routes: Vec<Route> = input
+        .routes
+        .iter()
+        .map(|route| manifest_route(route, input.schemas.get(&route.id)))
+        .collect();
     routes.sort_by(|a, b| a.id.cmp(&b.id));
     let mut servers: Vec<Server> = input
         .servers
@@ -59,7 +63,7 @@ pub fn build_manifest(
     }
 }
 
-fn manifest_route(route: &EmitRoute) -> Route {
+fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route {
     let mut config = route.config.clone();
     let literal_input = config
         .shift_remove(LITERAL_INPUT_SCHEMA_KEY)
@@ -69,10 +73,14 @@ fn manifest_route(route: &EmitRoute) -> Route {
             source: SchemaSource::Literal,
             json_schema: Some(json_schema),
         }),
-        (None, RouteKind::Tool) => Some(SchemaProjection {
-            source: SchemaSource::Runtime,
-            json_schema: None,
-        }),
+        (None, RouteKind::Tool) => Some(
+            translated
+                .and_then(|schemas| schemas.input.clone())
+                .unwrap_or(SchemaProjection {
+                    source: SchemaSource::Runtime,
+                    json_schema: None,
+                }),
+        ),
         (None, _) => None,
     };
     let is_mcp = route.kind != RouteKind::Event;
@@ -86,7 +94,7 @@ fn manifest_route(route: &EmitRoute) -> Route {
         config,
         schemas: RouteSchemas {
             input,
-            result: None,
+            result: translated.and_then(|schemas| schemas.result.clone()),
         },
     }
 }

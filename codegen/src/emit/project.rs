@@ -80,7 +80,12 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
             sources: checked.sources,
         });
     }
-    let input = emit_input(&options.root, config, graph);
+    let mut input = emit_input(&options.root, config, graph);
+    input.schemas = checked
+        .schemas
+        .iter()
+        .map(|(id, schemas)| (id.clone(), schemas.to_manifest()))
+        .collect();
     let worker_bundle = bundle_worker(&BundleRequest {
         project_root: input.project_root.clone(),
         entry: worker_entry(&input),
@@ -173,6 +178,7 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
                 routes: server.routes.clone(),
             })
             .collect(),
+        schemas: BTreeMap::new(),
         providers: graph
             .providers
             .iter()

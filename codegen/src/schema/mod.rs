@@ -3,21 +3,25 @@
 //!
 //! Entry calls: [`translate_routes`] (every tool of a checked project, with AB51xx fallback
 //! warnings), [`translate_const`] (one exported const of one module, for tests and tools), and
-//! [`print_2020_12`]. Reading order: `ir`, `translate` (+ `zod_calls`, `methods`, `modules`),
-//! `print` (+ `formats`), `routes`.
+//! [`print_2020_12`], [`profile::project`]. Reading order: `ir`, `translate` (+ `zod_calls`, `methods`, `modules`),
+//! `print` (+ `formats`), `routes`, `profile` (dialect and host projections) and `hosts`
+//! (AB5210 for selected hosts).
 //!
 //! Architecture Invariant: nothing here executes author code. What cannot be known statically
 //! is not an error: the route's schema is left to run time with a warning naming the construct.
 
 mod formats;
+mod hosts;
 pub mod ir;
 mod methods;
 mod modules;
 pub mod print;
+pub mod profile;
 mod routes;
 mod translate;
 mod zod_calls;
 
+pub use hosts::check_host_profiles;
 pub use ir::{Io, Kind, Schema};
 pub use modules::ModuleSet;
 pub use print::{DRAFT_2020_12, Unrepresentable, print_2020_12};

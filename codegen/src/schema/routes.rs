@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use abgen_runtime::manifest::{RouteSchemas as ManifestSchemas, SchemaProjection, SchemaSource};
 use serde_json::Value;
 
 use super::ir::{Io, Kind, Schema};
@@ -41,6 +42,8 @@ pub enum RouteSchema {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RouteSchemas {
     pub server: String,
+    /// Where the `inputSchema` expression stands, when the route has one.
+    pub input_location: Option<Location>,
     pub input: RouteSchema,
     pub output: RouteSchema,
 }
@@ -87,6 +90,9 @@ pub fn translate_routes(
             id.clone(),
             RouteSchemas {
                 server: server.clone(),
+                input_location: extracted.input_schema.as_ref().map(|expression| {
+                    Location::span(module.path(), module.text(), span_of(expression))
+                }),
                 input,
                 output: result,
             },
@@ -123,6 +129,28 @@ pub fn translate_const(
         }
     };
     Translator::new(&set).schema(&module, &init)
+}
+
+impl RouteSchemas {
+    /// The manifest's form: translated and run-time schemas; a literal or absent side is
+    /// `None` (the emitter reads a literal from the route's options itself).
+    pub fn to_manifest(&self) -> ManifestSchemas {
+        let projection = |side: &RouteSchema| match side {
+            RouteSchema::Static(json_schema) => Some(SchemaProjection {
+                source: SchemaSource::Static,
+                json_schema: Some(json_schema.clone()),
+            }),
+            RouteSchema::Runtime(_) => Some(SchemaProjection {
+                source: SchemaSource::Runtime,
+                json_schema: None,
+            }),
+            RouteSchema::Absent | RouteSchema::Literal => None,
+        };
+        ManifestSchemas {
+            input: projection(&self.input),
+            result: projection(&self.output),
+        }
+    }
 }
 
 struct RouteContext<'r, 'a> {

@@ -1,0 +1,48 @@
+//! Host profile checks of a checked project: for every selected host with a schema profile,
+//! every tool's translated input schema must project without accepting less (AB5210).
+//!
+//! Entry call: [`check_host_profiles`]. Invariant: one diagnostic per tool and host; a schema
+//! left to run time is judged by the runtime when it exists, not here.
+
+use std::collections::BTreeMap;
+
+use super::profile::{Profile, project};
+use super::routes::{RouteSchema, RouteSchemas};
+use crate::diagnostics::{Code, Diagnostic};
+
+/// AB5210 for every tool whose input schema a selected host's profile cannot take as it is.
+pub fn check_host_profiles(
+    routes: &BTreeMap<String, RouteSchemas>,
+    targets: &[&str],
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for (id, route) in routes {
+        let RouteSchema::Static(schema) = &route.input else {
+            continue;
+        };
+        for target in targets {
+            let Some(profile) = Profile::for_target(target) else {
+                continue;
+            };
+            let Err(problem) = project(schema, profile, true) else {
+                continue;
+            };
+            let mut diagnostic = Diagnostic::new(
+                Code::AB5210,
+                format!(
+                    "the input schema of `{id}` cannot be given to {target} as it is: {}",
+                    problem.reason
+                ),
+                "Make the input a `z.object({...})` at the root (move a union or intersection into a property), or drop this host from the targets.",
+            )
+            .with_note(format!(
+                "{target} refuses or silently drops tools whose input root is not a plain object; abgen does not loosen the schema for it."
+            ));
+            if let Some(location) = &route.input_location {
+                diagnostic = diagnostic.at(location.clone());
+            }
+            diagnostics.push(diagnostic);
+        }
+    }
+    diagnostics
+}

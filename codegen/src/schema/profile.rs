@@ -1,0 +1,247 @@
+//! Projections of a printed JSON Schema 2020-12 for dialects and hosts, selected by a profile
+//! name: `2020-12` (canonical), `draft-07-lax`, and the host profiles `claude`, `codex`,
+//! `cursor`.
+//!
+//! Entry calls: [`Profile::parse`], [`project`]. They work on the printed JSON (not the IR) so
+//! that a schema computed at run time gets the same projections. Invariant: a projection
+//! accepts every value the 2020-12 form accepts; where a host cannot take a schema without
+//! accepting less, [`project`] returns a [`ProfileProblem`] (reported as AB5210), never a
+//! silently narrower schema.
+//!
+//! What each profile changes, and why (hosts' known rejections):
+//!
+//! | profile | changes |
+//! | --- | --- |
+//! | `draft-07-lax` | `$schema` draft-07; a tuple keeps `prefixItems` and min/max items, and its `items` becomes `anyOf` of every position (and the rest), never `items: false`: any position may then hold any position's type, so it accepts more than the tuple |
+//! | `claude` | 2020-12 unchanged; the input root must be a plain `type: "object"` with no root `anyOf`/`oneOf`/`allOf`/`not`/`if`/`$ref` (Claude Code drops such tools silently) |
+//! | `codex` | 2020-12 with `properties: {}` on every object schema that has none (Codex needs it; it accepts the same values); same root rule as `claude` |
+//! | `cursor` | `draft-07-lax` (Cursor validates with draft-07 semantics), and every type list `type: [A, B]` becomes `anyOf` of single types (Cursor's client rejects type lists); same root rule |
+
+use serde_json::{Map, Value, json};
+
+use super::print::DRAFT_2020_12;
+
+/// The `$schema` of draft-07.
+pub const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+
+/// A projection, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Canonical,
+    Draft07Lax,
+    Claude,
+    Codex,
+    Cursor,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 5] = [
+        Profile::Canonical,
+        Profile::Draft07Lax,
+        Profile::Claude,
+        Profile::Codex,
+        Profile::Cursor,
+    ];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|profile| profile.name() == name)
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Profile::Canonical => "2020-12",
+            Profile::Draft07Lax => "draft-07-lax",
+            Profile::Claude => "claude",
+            Profile::Codex => "codex",
+            Profile::Cursor => "cursor",
+        }
+    }
+
+    /// The host profile of a build target, if the host has one.
+    pub fn for_target(target: &str) -> Option<Self> {
+        match target {
+            "claude" => Some(Profile::Claude),
+            "codex" => Some(Profile::Codex),
+            "cursor" => Some(Profile::Cursor),
+            _ => None,
+        }
+    }
+
+    /// The draft the projection declares in `$schema`.
+    pub const fn draft(self) -> &'static str {
+        match self {
+            Profile::Draft07Lax | Profile::Cursor => DRAFT_07,
+            Profile::Canonical | Profile::Claude | Profile::Codex => DRAFT_2020_12,
+        }
+    }
+
+    const fn is_host(self) -> bool {
+        matches!(self, Profile::Claude | Profile::Codex | Profile::Cursor)
+    }
+}
+
+/// Why a host cannot take a schema as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileProblem {
+    pub profile: Profile,
+    pub reason: String,
+}
+
+/// Root keywords a host's tool list refuses in an input schema.
+const ROOT_COMBINATORS: [&str; 8] = [
+    "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$ref",
+];
+
+/// Projects a printed 2020-12 `schema`; `input` says whether it is a tool's input (whose root
+/// hosts require to be a plain object).
+pub fn project(schema: &Value, profile: Profile, input: bool) -> Result<Value, ProfileProblem> {
+    if profile.is_host() && input {
+        root_is_plain_object(schema).map_err(|reason| ProfileProblem { profile, reason })?;
+    }
+    let mut projected = schema.clone();
+    match profile {
+        Profile::Canonical | Profile::Claude => {}
+        Profile::Draft07Lax => loosen_tuples(&mut projected),
+        Profile::Codex => add_missing_properties(&mut projected),
+        Profile::Cursor => {
+            loosen_tuples(&mut projected);
+            split_type_lists(&mut projected);
+        }
+    }
+    if let Value::Object(root) = &mut projected {
+        root.insert("$schema".to_owned(), json!(profile.draft()));
+    }
+    Ok(projected)
+}
+
+fn root_is_plain_object(schema: &Value) -> Result<(), String> {
+    let Value::Object(root) = schema else {
+        return Err("the root is not a schema object".to_owned());
+    };
+    if root.get("type") != Some(&json!("object")) {
+        return Err("the root is not `type: \"object\"`".to_owned());
+    }
+    match ROOT_COMBINATORS.iter().find(|key| root.contains_key(**key)) {
+        Some(key) => Err(format!("the root has `{key}`")),
+        None => Ok(()),
+    }
+}
+
+/// Every subschema of `value`, itself included, visited depth-first.
+fn for_each_schema(value: &mut Value, visit: &mut impl FnMut(&mut Map<String, Value>)) {
+    match value {
+        Value::Object(map) => {
+            visit(map);
+            for (key, child) in map.iter_mut() {
+                // Values of these keywords are data, not schemas.
+                if matches!(key.as_str(), "const" | "enum" | "default" | "examples") {
+                    continue;
+                }
+                if key == "properties" {
+                    if let Value::Object(properties) = child {
+                        for property in properties.values_mut() {
+                            for_each_schema(property, visit);
+                        }
+                    }
+                    continue;
+                }
+                for_each_schema(child, visit);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                for_each_schema(item, visit);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn loosen_tuples(schema: &mut Value) {
+    for_each_schema(schema, &mut |node| {
+        let Some(Value::Array(positions)) = node.get("prefixItems") else {
+            return;
+        };
+        let mut accepted: Vec<Value> = positions.clone();
+        match node.get("items") {
+            Some(Value::Bool(false)) | None => {}
+            Some(rest) => accepted.push(rest.clone()),
+        }
+        if accepted.is_empty() {
+            // An empty tuple: `maxItems: 0` already says it all.
+            node.remove("items");
+        } else {
+            node.insert("items".to_owned(), json!({ "anyOf": accepted }));
+        }
+    });
+}
+
+fn add_missing_properties(schema: &mut Value) {
+    for_each_schema(schema, &mut |node| {
+        if node.get("type") == Some(&json!("object")) && !node.contains_key("properties") {
+            node.insert("properties".to_owned(), json!({}));
+        }
+    });
+}
+
+fn split_type_lists(schema: &mut Value) {
+    for_each_schema(schema, &mut |node| {
+        let Some(Value::Array(kinds)) = node.get("type") else {
+            return;
+        };
+        let branches: Vec<Value> = kinds.iter().map(|kind| json!({ "type": kind })).collect();
+        node.remove("type");
+        // A node that already has `anyOf` keeps it: the two must both hold.
+        let key = if node.contains_key("anyOf") {
+            "allOf"
+        } else {
+            "anyOf"
+        };
+        let combined = match (key, node.remove("allOf")) {
+            ("allOf", Some(Value::Array(mut all))) => {
+                all.push(json!({ "anyOf": branches }));
+                Value::Array(all)
+            }
+            ("allOf", _) => json!([{ "anyOf": branches }]),
+            _ => Value::Array(branches),
+        };
+        node.insert(key.to_owned(), combined);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Profile, project};
+
+    #[test]
+    fn draft_07_lax_never_writes_items_false() {
+        let tuple = json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}], "items": false, "minItems": 2, "maxItems": 2});
+        let projected = project(&tuple, Profile::Draft07Lax, false).unwrap();
+        assert_eq!(
+            projected["items"],
+            json!({"anyOf": [{"type": "string"}, {"type": "number"}]})
+        );
+        assert_eq!(projected["$schema"], json!(super::DRAFT_07));
+    }
+
+    #[test]
+    fn host_profiles_refuse_root_combinators() {
+        let union = json!({"anyOf": [{"type": "object"}, {"type": "null"}]});
+        for profile in [Profile::Claude, Profile::Codex, Profile::Cursor] {
+            assert!(project(&union, profile, true).is_err());
+            assert!(project(&union, profile, false).is_ok());
+        }
+    }
+
+    #[test]
+    fn cursor_splits_type_lists() {
+        let nullable = json!({"type": "object", "properties": {"a": {"type": ["string", "null"], "minLength": 1}}});
+        let projected = project(&nullable, Profile::Cursor, true).unwrap();
+        assert_eq!(
+            projected["properties"]["a"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}], "minLength": 1})
+        );
+    }
+}
