@@ -10,11 +10,14 @@ use std::process::ExitCode;
 
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::cli::{
-    BuildArgs, CheckArgs, Cli, Commands, HooksCommand, InspectArgs, ProjectArgs, SimulateArgs,
+    BuildArgs, CheckArgs, Cli, Commands, HooksCommand, InspectArgs, ProjectArgs, SchemaArgs,
+    SchemaIo, SimulateArgs,
 };
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
+use abgen::emit::canonical_json::schema_to_canonical_json;
 use abgen::emit::{BuildFailure, BuildOptions, build_project};
 use abgen::graph::{render_routes, render_summary};
+use abgen::schema::{Io, select_schema};
 use abgen::simulate::{SimulateOptions, render_simulation, simulate_hook};
 use clap::Parser;
 
@@ -24,6 +27,7 @@ fn main() -> ExitCode {
         Commands::Build(args) => build(&args),
         Commands::Check(args) => check(&args),
         Commands::Inspect(args) => inspect(&args),
+        Commands::Schema(args) => schema(&args),
         Commands::Hooks(args) => match args.command {
             HooksCommand::Simulate(args) => simulate(&args),
         },
@@ -139,6 +143,25 @@ fn simulate(args: &SimulateArgs) -> io::Result<ExitCode> {
             io::stdout()
                 .lock()
                 .write_all(render_simulation(&simulation).as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            writeln!(io::stderr().lock(), "error: {error}")?;
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn schema(args: &SchemaArgs) -> io::Result<ExitCode> {
+    let result = run_check(&args.project);
+    let io_side = match args.io {
+        SchemaIo::Input => Io::Input,
+        SchemaIo::Output => Io::Output,
+    };
+    match select_schema(&result, &args.route, io_side, &args.profile) {
+        Ok(schema) => {
+            let text = schema_to_canonical_json(&schema);
+            io::stdout().lock().write_all(text.as_bytes())?;
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {

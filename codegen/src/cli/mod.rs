@@ -9,6 +9,7 @@ mod build;
 mod check;
 mod hooks;
 mod inspect;
+mod schema;
 
 use std::path::PathBuf;
 
@@ -18,6 +19,7 @@ pub use build::BuildArgs;
 pub use check::CheckArgs;
 pub use hooks::{HooksArgs, HooksCommand, SimulateArgs};
 pub use inspect::InspectArgs;
+pub use schema::{SchemaArgs, SchemaIo};
 
 /// Compile TypeScript agent plugins into native plugins for Claude Code, Codex and Cursor.
 #[derive(Debug, Parser)]
@@ -43,6 +45,12 @@ pub enum Commands {
     ///
     /// Diagnostics go to standard error; the exit code follows `abgen check`.
     Inspect(InspectArgs),
+    /// Print one tool's JSON Schema as abgen emits it, for debugging a host's rejection.
+    ///
+    /// Exits 0 with the schema as canonical JSON on standard output, 1 when the schema cannot
+    /// be printed (an unknown tool, a schema left to run time, a host profile that cannot take
+    /// it), with the reason on standard error.
+    Schema(SchemaArgs),
     /// Try a built artifact's hooks without a host.
     Hooks(HooksArgs),
 }

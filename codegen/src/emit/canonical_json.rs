@@ -59,6 +59,15 @@ pub fn to_canonical_json(value: &Value) -> String {
     out
 }
 
+/// Writes a JSON Schema document (its `properties` kept in order) as canonical JSON followed by
+/// a newline.
+pub fn schema_to_canonical_json(schema: &Value) -> String {
+    let mut out = String::new();
+    write_schema(&mut out, schema);
+    out.push('\n');
+    out
+}
+
 /// [`to_canonical_json`] of any serializable value.
 pub fn serialize_canonical<T: serde::Serialize>(value: &T) -> Result<String, serde_json::Error> {
     Ok(to_canonical_json(&serde_json::to_value(value)?))

@@ -4,8 +4,8 @@
 //! Entry calls: [`translate_routes`] (every tool of a checked project, with AB51xx fallback
 //! warnings), [`translate_const`] (one exported const of one module, for tests and tools), and
 //! [`print_2020_12`], [`profile::project`]. Reading order: `ir`, `translate` (+ `zod_calls`, `methods`, `modules`),
-//! `print` (+ `formats`), `routes`, `profile` (dialect and host projections) and `hosts`
-//! (AB5210 for selected hosts).
+//! `print` (+ `formats`), `routes`, `profile` (dialect and host projections), `hosts`
+//! (AB5210 for selected hosts) and `select` (what `abgen schema` prints).
 //!
 //! Architecture Invariant: nothing here executes author code. What cannot be known statically
 //! is not an error: the route's schema is left to run time with a warning naming the construct.
@@ -18,6 +18,7 @@ mod modules;
 pub mod print;
 pub mod profile;
 mod routes;
+mod select;
 mod translate;
 mod zod_calls;
 
@@ -26,6 +27,7 @@ pub use ir::{Io, Kind, Schema};
 pub use modules::ModuleSet;
 pub use print::{DRAFT_2020_12, Unrepresentable, print_2020_12};
 pub use routes::{RouteSchema, RouteSchemas, SchemaReturn, translate_const, translate_routes};
+pub use select::{SelectError, select_schema};
 pub use translate::Fallback;
 
 /// One place where abgen's output differs from zod's on purpose, keyed by the oracle corpus
