@@ -145,7 +145,7 @@ fn claude_code_validates_installs_and_lists_the_curator_plugin() {
         format!("MCP servers ({})  {}", servers.len(), servers.join(", ")),
     ] {
         assert!(
-            details.contains(expected),
+            details.contains(&expected),
             "`{expected}` missing from plugin details:\n{details}"
         );
     }

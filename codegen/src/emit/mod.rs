@@ -8,6 +8,7 @@ mod build;
 pub mod canonical_json;
 mod documents;
 mod error;
+mod failpoint;
 mod input;
 mod manifest;
 mod plan;
@@ -20,6 +21,7 @@ pub use build::{
 };
 pub use documents::HOST_BINARY_PATH;
 pub use error::EmitError;
+pub use failpoint::{FAILPOINT_ENV, Failpoint};
 pub use input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
