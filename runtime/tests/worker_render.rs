@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use abgen_runtime::document::{DocumentLimits, RenderEvent, RenderEventKind, Status};
 use abgen_runtime::worker::{
-    RenderRequest, RouteKind, WORKER_PROTOCOL, Worker, WorkerConfig, WorkerError, WorkerIdentity,
-    locate_node,
+    RenderRequest, RouteKind, SupervisedWorker, WORKER_PROTOCOL, Worker, WorkerConfig, WorkerError,
+    WorkerIdentity, WorkerMessage, locate_node,
 };
 use serde_json::json;
 
@@ -237,4 +237,97 @@ fn only_result_values_are_checked_against_the_result_schema_wherever_they_render
     let document = result_mode(&mut worker, 5, "deep-bad-in-suspense");
     assert_eq!(document["status"], "represented-error", "{document}");
     assert_eq!(document["root"]["children"][0]["code"], "invalid-result");
+}
+
+#[test]
+fn an_abort_reaches_the_routes_child_process_and_fetch() {
+    let directory = tempfile::tempdir().unwrap();
+    let marker = directory.path().join("aborted.txt");
+    let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
+        .expect("worker starts");
+    let mut stream = worker
+        .render(
+            &request(1, "tool:demo/abortable", json!({"marker": marker})),
+            Duration::from_secs(20),
+        )
+        .expect("the render starts");
+    let mut ended_by = None;
+    while let Some(item) = stream.next() {
+        match item.expect("the worker keeps to the protocol") {
+            // The route has started its child process and its fetch: cancel the render.
+            (WorkerMessage::Progress { .. }, _) => {
+                stream.abort("cancelled by the client").unwrap();
+            }
+            (message @ (WorkerMessage::End { .. } | WorkerMessage::Error { .. }), _) => {
+                ended_by = Some(message);
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        matches!(ended_by, Some(WorkerMessage::End { .. })),
+        "{ended_by:?}"
+    );
+    // The abort handlers run as the signal fires; give the child's exit a moment to arrive.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let seen = loop {
+        let text = std::fs::read_to_string(&marker).unwrap_or_default();
+        if text.lines().count() >= 2 || std::time::Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut lines: Vec<&str> = seen.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        ["child exited by SIGTERM", "fetch ended: the render was aborted"],
+        "{seen}"
+    );
+}
+
+#[test]
+fn a_crashed_worker_fails_its_render_honestly_and_is_restarted_for_the_next() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut supervised =
+        SupervisedWorker::new(bundled_worker(directory.path(), "test-artifact-digest"));
+    assert_eq!(
+        supervised.starts(),
+        0,
+        "nothing starts before the first render"
+    );
+
+    let mut events = Vec::new();
+    let outcome = supervised.render_events(
+        &request(1, "tool:demo/crash", json!({})),
+        DocumentLimits::default(),
+        Duration::from_secs(20),
+        |event| events.push(event),
+    );
+    assert!(matches!(outcome, Err(WorkerError::Exited)), "{outcome:?}");
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(document.status, Status::Failed);
+    assert_eq!(
+        serde_json::to_value(document).unwrap()["root"]["code"],
+        "worker-exited"
+    );
+
+    let mut events = Vec::new();
+    supervised
+        .render_events(
+            &request(2, "tool:demo/greet", json!({"name": "Ada"})),
+            DocumentLimits::default(),
+            Duration::from_secs(20),
+            |event| events.push(event),
+        )
+        .expect("a fresh worker serves the next render");
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(document.status, Status::Success);
+    assert_eq!(supervised.starts(), 2);
 }

@@ -2,12 +2,13 @@
 //! and 4, checking its hello, and turning one render request into a stream of frames.
 //!
 //! Entry: [`Worker::start`], then [`Worker::render_events`] (or [`Worker::render`] for raw
-//! frames). Invariant: a worker that misbehaves (wrong identity, malformed frame, past its
+//! frames); [`SupervisedWorker`] starts one lazily and replaces it after a crash. Invariant: a worker that misbehaves (wrong identity, malformed frame, past its
 //! deadline) is killed, and the caller gets an error value naming what happened — never a hang.
 
 mod frame;
 mod node;
 mod protocol;
+mod restart;
 mod supervisor;
 
 pub use frame::{Frame, MAX_FRAME_BYTES, encode_frame, read_frame};
@@ -16,4 +17,5 @@ pub use protocol::{
     HostMessage, RenderLimits, RenderRequest, RouteKind, WORKER_PROTOCOL, WorkerIdentity,
     WorkerMessage,
 };
+pub use restart::SupervisedWorker;
 pub use supervisor::{RenderStream, Worker, WorkerConfig, WorkerError};

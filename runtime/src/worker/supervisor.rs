@@ -278,6 +278,14 @@ impl Worker {
         }
     }
 
+    /// Whether the process is still usable: not killed, not exited, not broken.
+    pub fn is_healthy(&mut self) -> bool {
+        if self.healthy && !matches!(self.child.try_wait(), Ok(None)) {
+            self.healthy = false;
+        }
+        self.healthy
+    }
+
     fn kill(&mut self) {
         self.healthy = false;
         // The process may already be gone; either way it must not outlive its usefulness.
@@ -300,6 +308,14 @@ pub struct RenderStream<'w> {
     deadline: Instant,
     timeout: Duration,
     done: bool,
+}
+
+impl RenderStream<'_> {
+    /// Asks the worker to abort this render (the route's AbortSignal fires with `reason`); the
+    /// render's remaining frames, ending in `end` or `error`, still follow.
+    pub fn abort(&mut self, reason: &str) -> Result<(), WorkerError> {
+        self.worker.abort(self.id, reason)
+    }
 }
 
 impl Iterator for RenderStream<'_> {

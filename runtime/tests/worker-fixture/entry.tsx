@@ -8,5 +8,7 @@ startWorker({
     'tool:demo/greet': () => import('./greet.tsx'),
     'tool:demo/hang': () => import('./hang.tsx'),
     'tool:demo/result': () => import('./result.tsx'),
+    'tool:demo/abortable': () => import('./abortable.tsx'),
+    'tool:demo/crash': () => import('./crash.tsx'),
   },
 });

@@ -1,0 +1,79 @@
+//! A lazily started worker that is replaced after it dies.
+//!
+//! Entry: [`SupervisedWorker::render_events`]. The first render starts the process; a render
+//! whose worker crashes, hangs past its deadline or breaks the protocol fails honestly (its
+//! events end in a failed `complete` naming why) and the next render starts a fresh process.
+//! Invariant: at most one process is alive per `SupervisedWorker`, and a dead one is never reused.
+
+use std::time::Duration;
+
+use super::protocol::RenderRequest;
+use super::supervisor::{Worker, WorkerConfig, WorkerError};
+use crate::document::{DocumentLimits, RenderEvent};
+use crate::flight::FlightDecoder;
+
+/// A worker process started on first use and restarted after a failure.
+#[derive(Debug)]
+pub struct SupervisedWorker {
+    config: WorkerConfig,
+    worker: Option<Worker>,
+    starts: u32,
+}
+
+impl SupervisedWorker {
+    /// A supervisor for `config`; nothing is spawned until the first render.
+    pub fn new(config: WorkerConfig) -> Self {
+        Self {
+            config,
+            worker: None,
+            starts: 0,
+        }
+    }
+
+    /// How many processes have been started so far.
+    pub fn starts(&self) -> u32 {
+        self.starts
+    }
+
+    /// Renders `request` like [`Worker::render_events`], starting or replacing the process first
+    /// when there is none or it died. A start failure also ends the events with a failed
+    /// `complete`.
+    pub fn render_events(
+        &mut self,
+        request: &RenderRequest,
+        limits: DocumentLimits,
+        timeout: Duration,
+        mut sink: impl FnMut(RenderEvent),
+    ) -> Result<(), WorkerError> {
+        let worker = match self.running() {
+            Ok(worker) => worker,
+            Err(error) => {
+                let mut decoder = FlightDecoder::new(request.route.clone(), limits);
+                decoder
+                    .fail(error.to_document_error())
+                    .into_iter()
+                    .for_each(&mut sink);
+                return Err(error);
+            }
+        };
+        let outcome = worker.render_events(request, limits, timeout, sink);
+        if outcome.is_err() || !worker.is_healthy() {
+            // Dropping the worker kills it if it still runs; the next render starts afresh.
+            self.worker = None;
+        }
+        outcome
+    }
+
+    fn running(&mut self) -> Result<&mut Worker, WorkerError> {
+        if let Some(worker) = &mut self.worker
+            && !worker.is_healthy()
+        {
+            self.worker = None;
+        }
+        if self.worker.is_none() {
+            self.starts += 1;
+            self.worker = Some(Worker::start(&self.config)?);
+        }
+        self.worker.as_mut().ok_or(WorkerError::Exited)
+    }
+}
