@@ -35,14 +35,24 @@ fn curator_hooks_on_every_target() {
     let root = project("examples/curator");
     insta::assert_snapshot!(
         "curator_hooks",
-        run(&["inspect", "--root", &root, "--hooks", "--target", "claude,codex,cursor"])
+        run(&[
+            "inspect",
+            "--root",
+            &root,
+            "--hooks",
+            "--target",
+            "claude,codex,cursor"
+        ])
     );
 }
 
 #[test]
 fn refused_route_is_listed_with_its_reason_and_the_check_fails() {
     let root = project("fixtures/projects/ab4824-unavailable-event");
-    insta::assert_snapshot!("refused_hooks", run(&["inspect", "--root", &root, "--hooks"]));
+    insta::assert_snapshot!(
+        "refused_hooks",
+        run(&["inspect", "--root", &root, "--hooks"])
+    );
 }
 
 #[test]
