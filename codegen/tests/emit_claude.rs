@@ -132,6 +132,7 @@ fn claude_documents_and_manifest() {
             ".claude-plugin/marketplace.json",
             ".claude-plugin/plugin.json",
             ".mcp.json",
+            "INSTALL.md",
             "bin/abgen-host",
             "hooks/hooks.json",
             "runtime/worker.mjs"
@@ -142,6 +143,7 @@ fn claude_documents_and_manifest() {
         ".claude-plugin/marketplace.json",
         ".mcp.json",
         "hooks/hooks.json",
+        "INSTALL.md",
     ] {
         let name = path.trim_start_matches('.').replace(['/', '.'], "_");
         insta::assert_snapshot!(name, text(&artifact, path));

@@ -13,6 +13,7 @@ use super::canonical_json::serialize_canonical;
 use super::documents::{HOST_BINARY_PATH, plan_host_documents};
 use super::error::EmitError;
 use super::input::EmitInput;
+use super::install::{INSTALL_PATH, render_install};
 use super::manifest::build_manifest;
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
 use super::stage::{check_output_dir, stage_artifact};
@@ -106,6 +107,8 @@ pub fn plan_artifact(
         let bindings = hooks.get(&host.host).map_or(&[][..], Vec::as_slice);
         plan_host_documents(host, input, bindings, &mut files)?;
     }
+    let install = render_install(input, &hosts, &resolution.rows)?;
+    files.add(INSTALL_PATH, install, MODE_FILE)?;
     let host_binary = std::fs::read(&options.host_binary).map_err(EmitError::io(
         "read the abgen-host binary at",
         &options.host_binary,

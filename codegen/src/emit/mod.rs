@@ -10,6 +10,7 @@ mod documents;
 mod error;
 mod failpoint;
 mod input;
+mod install;
 mod manifest;
 mod plan;
 mod project;
@@ -23,6 +24,7 @@ pub use documents::HOST_BINARY_PATH;
 pub use error::EmitError;
 pub use failpoint::{FAILPOINT_ENV, Failpoint};
 pub use input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
+pub use install::INSTALL_PATH;
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
     BuildFailure, BuildOptions, BuildReturn, build_project, emit_input, worker_entry,

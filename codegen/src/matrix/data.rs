@@ -40,6 +40,7 @@ pub struct HostMatrix {
     pub plugin: PluginRow,
     #[serde(default)]
     pub marketplace: Option<MarketplaceRow>,
+    pub install: InstallRow,
     pub mcp: McpRow,
     /// Absent when the host runs no plugin hooks.
     #[serde(default)]
@@ -70,6 +71,15 @@ pub struct MarketplaceRow {
     pub source: String,
     pub path: String,
     pub template: String,
+}
+
+/// What a user does to install the plugin folder (INSTALL.md).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstallRow {
+    pub source: String,
+    /// One line each; `{name}` is the plugin name.
+    pub steps: Vec<String>,
 }
 
 /// The MCP document.

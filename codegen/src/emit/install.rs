@@ -1,0 +1,71 @@
+//! `INSTALL.md`: how to install the artifact on each selected host (the matrix's `install` steps)
+//! and which hooks each host registers, rendered from `templates/INSTALL.md.j2` with minijinja.
+//! Entry: [`render_install`].
+//!
+//! Invariant: the text depends only on the plugin identity, the sorted hosts and the resolved
+//! rows, so it is as byte-stable as every other file of the artifact.
+
+use minijinja::{Environment, context};
+use serde::Serialize;
+
+use super::error::EmitError;
+use super::input::EmitInput;
+use crate::matrix::{HookRow, HostMatrix};
+
+/// Where the document sits in every artifact.
+pub const INSTALL_PATH: &str = "INSTALL.md";
+const TEMPLATE: &str = include_str!("../../../templates/INSTALL.md.j2");
+
+#[derive(Serialize)]
+struct HostSection<'a> {
+    display_name: &'a str,
+    steps: Vec<String>,
+    hooks: Vec<&'a HookRow>,
+    left_out: Vec<&'a HookRow>,
+}
+
+/// The INSTALL.md of `input` built for `hosts` (sorted by name) with the resolved `rows`.
+pub fn render_install(
+    input: &EmitInput,
+    hosts: &[&HostMatrix],
+    rows: &[HookRow],
+) -> Result<String, EmitError> {
+    let plugin = &input.plugin;
+    let sections: Vec<HostSection<'_>> = hosts
+        .iter()
+        .map(|host| {
+            let of_host = || rows.iter().filter(|row| row.host == host.host);
+            HostSection {
+                display_name: &host.display_name,
+                steps: host
+                    .install
+                    .steps
+                    .iter()
+                    .map(|step| step.replace("{name}", &plugin.name))
+                    .collect(),
+                hooks: of_host().filter(|row| row.deadline_ms.is_some()).collect(),
+                left_out: of_host().filter(|row| row.deadline_ms.is_none()).collect(),
+            }
+        })
+        .collect();
+    let names: Vec<&str> = hosts
+        .iter()
+        .map(|host| host.display_name.as_str())
+        .collect();
+    let mut environment = Environment::new();
+    environment.set_keep_trailing_newline(true);
+    let mut render = || -> Result<String, minijinja::Error> {
+        environment.add_template("INSTALL.md", TEMPLATE)?;
+        environment.get_template("INSTALL.md")?.render(context! {
+            name => plugin.name,
+            version => plugin.version,
+            description => plugin
+                .description
+                .clone()
+                .unwrap_or_else(|| format!("The {} plugin.", plugin.name)),
+            host_names => names.join(", "),
+            hosts => sections,
+        })
+    };
+    render().map_err(|error| EmitError::InstallTemplate(error.to_string()))
+}
