@@ -367,10 +367,12 @@ fn print_tuple(
         .iter()
         .map(|item| print_node(item, io).map(Value::Object))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut out = object([
-        ("type", json!("array")),
-        ("prefixItems", Value::Array(prefix)),
-    ]);
+    let mut out = object([("type", json!("array"))]);
+    // zod writes `prefixItems: []` for `z.tuple([])`, which the 2020-12 meta-schema refuses
+    // (`prefixItems` needs at least one schema); listed in `DIFFERENCES_FROM_ZOD`.
+    if !prefix.is_empty() {
+        out.insert("prefixItems".to_owned(), Value::Array(prefix));
+    }
     let rest = match rest {
         Some(rest) => Value::Object(print_node(rest, io)?),
         None => json!(false),

@@ -12,7 +12,7 @@
 //!
 //! | profile | changes |
 //! | --- | --- |
-//! | `draft-07-lax` | `$schema` draft-07; a tuple keeps `prefixItems` and min/max items, and its `items` becomes `anyOf` of every position (and the rest), never `items: false`: any position may then hold any position's type, so it accepts more than the tuple |
+//! | `draft-07-lax` | `$schema` draft-07; a tuple keeps `prefixItems` and min/max items, and its `items` becomes `anyOf` of every position (and the rest), never `items: false`: any position may then hold any position's type, so it accepts more than the tuple; `format` is left out (2020-12 reads it as an annotation, draft-07 validators may assert it and would then accept less; the `pattern` zod writes beside it stays) |
 //! | `claude` | 2020-12 unchanged; the input root must be a plain `type: "object"` with no root `anyOf`/`oneOf`/`allOf`/`not`/`if`/`$ref` (Claude Code drops such tools silently) |
 //! | `codex` | 2020-12 with `properties: {}` on every object schema that has none (Codex needs it; it accepts the same values); same root rule as `claude` |
 //! | `cursor` | `draft-07-lax` (Cursor validates with draft-07 semantics), and every type list `type: [A, B]` becomes `anyOf` of single types (Cursor's client rejects type lists); same root rule |
@@ -101,10 +101,14 @@ pub fn project(schema: &Value, profile: Profile, input: bool) -> Result<Value, P
     let mut projected = schema.clone();
     match profile {
         Profile::Canonical | Profile::Claude => {}
-        Profile::Draft07Lax => loosen_tuples(&mut projected),
+        Profile::Draft07Lax => {
+            loosen_tuples(&mut projected);
+            drop_formats(&mut projected);
+        }
         Profile::Codex => add_missing_properties(&mut projected),
         Profile::Cursor => {
             loosen_tuples(&mut projected);
+            drop_formats(&mut projected);
             split_type_lists(&mut projected);
         }
     }
@@ -172,6 +176,14 @@ fn loosen_tuples(schema: &mut Value) {
             node.remove("items");
         } else {
             node.insert("items".to_owned(), json!({ "anyOf": accepted }));
+        }
+    });
+}
+
+fn drop_formats(schema: &mut Value) {
+    for_each_schema(schema, &mut |node| {
+        if node.get("format").is_some_and(Value::is_string) {
+            node.remove("format");
         }
     });
 }
