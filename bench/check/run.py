@@ -92,8 +92,8 @@ def run_once(argv: list[str], cwd: Path) -> tuple[int, Sample, str]:
 def validate(contender: Contender, code: int, stdout: str, stderr: str, routes: int) -> str | None:
     """None when the run did the whole job, else why not."""
     if code != 0:
-        tail = (stdout + stderr).strip().splitlines()[-5:]
-        return f"exit {code}: " + " | ".join(tail)
+        lines = (stdout + stderr).strip().splitlines()
+        return f"exit {code}: " + " | ".join(lines[:1] + lines[-1:])[:300]
     if contender.name == "floor":
         if "errors=0" not in stdout or f"files={routes + EVENT_ROUTES + 1} " not in stdout:
             return f"unexpected floor output: {stdout.strip()}"

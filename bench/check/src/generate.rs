@@ -47,8 +47,10 @@ const EVENT_ROUTES: [(&str, &str); 5] = [
     ),
 ];
 
+// The three hosts that deliver hooks: with the default `portable` target alone, every event
+// route would be an error (AB4824), and a benchmark should time the path a valid project takes.
 const CONFIG: &str = "import { defineConfig } from 'agent-bundle/config';\n\n\
-export default defineConfig({ plugin: { name: 'bench' } });\n";
+export default defineConfig({ plugin: { name: 'bench' }, targets: ['claude', 'codex', 'cursor'] });\n";
 
 const PACKAGE_JSON: &str = "{\n  \"name\": \"bench\",\n  \"version\": \"0.0.0\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n";
 
