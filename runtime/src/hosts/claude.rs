@@ -215,14 +215,16 @@ const ENCODERS: &[Encoder] = &[
         accepts: EVERYTHING,
         write: write_block,
     },
-    // PermissionRequest: its decision object is not in the contract this table follows.
+    // PermissionRequest: `hookSpecificOutput.decision.{behavior: "deny", message}` (the shape
+    // Codex copied); allowing, rewriting the input or the permissions is never written.
     Encoder {
         id: "claude.permission",
         accepts: Accepts {
+            deny: true,
             notice: true,
             ..NOTHING
         },
-        write: write_without_deny,
+        write: write_permission_request,
     },
     // PreCompact, ConfigChange, TaskCreated: block only (PreCompact discards `systemMessage`).
     Encoder {
@@ -298,6 +300,29 @@ pub(super) fn write(
     }
     if !answer.notice.is_empty() {
         output.insert("systemMessage".into(), answer.notice.join("\n").into());
+    }
+    output
+}
+
+/// `{hookSpecificOutput: {hookEventName, decision: {behavior: "deny", message}}, systemMessage?}`,
+/// the PermissionRequest answer of Claude Code and of Codex.
+pub(super) fn write_permission_request(
+    native_event: &str,
+    answer: &HookAnswer,
+) -> Map<String, Value> {
+    let notice = HookAnswer {
+        notice: answer.notice.clone(),
+        ..HookAnswer::default()
+    };
+    let mut output = write(native_event, &notice, DenyShape::None);
+    if !answer.deny.is_empty() {
+        let mut decision = Map::new();
+        decision.insert("behavior".into(), "deny".into());
+        decision.insert("message".into(), answer.deny.join("\n").into());
+        let mut specific = Map::new();
+        specific.insert("hookEventName".into(), native_event.into());
+        specific.insert("decision".into(), Value::Object(decision));
+        output.insert("hookSpecificOutput".into(), Value::Object(specific));
     }
     output
 }

@@ -20,7 +20,7 @@
 use serde_json::{Map, Value};
 
 use super::HostTables;
-use super::claude::{DenyShape, write};
+use super::claude::{DenyShape, write, write_permission_request};
 use super::decode::{Decoder, HostEnvelope, ToolNames, ToolRow, ToolShape};
 use super::encode::{Accepts, Encoder};
 use crate::canonical::ToolSelector;
@@ -248,26 +248,4 @@ fn write_permission_deny(native_event: &str, answer: &HookAnswer) -> Map<String,
 
 fn write_block(native_event: &str, answer: &HookAnswer) -> Map<String, Value> {
     write(native_event, answer, DenyShape::DecisionBlock)
-}
-
-/// `{hookSpecificOutput: {hookEventName, decision: {behavior: "deny", message}}, systemMessage?}`.
-fn write_permission_request(native_event: &str, answer: &HookAnswer) -> Map<String, Value> {
-    let mut output = write(native_event, &notice_only(answer), DenyShape::None);
-    if !answer.deny.is_empty() {
-        let mut decision = Map::new();
-        decision.insert("behavior".into(), "deny".into());
-        decision.insert("message".into(), answer.deny.join("\n").into());
-        let mut specific = Map::new();
-        specific.insert("hookEventName".into(), native_event.into());
-        specific.insert("decision".into(), Value::Object(decision));
-        output.insert("hookSpecificOutput".into(), Value::Object(specific));
-    }
-    output
-}
-
-fn notice_only(answer: &HookAnswer) -> HookAnswer {
-    HookAnswer {
-        notice: answer.notice.clone(),
-        ..HookAnswer::default()
-    }
 }
