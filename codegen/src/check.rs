@@ -41,6 +41,8 @@ pub struct CheckReturn {
     pub diagnostics: Vec<Diagnostic>,
     /// Every tool's input and output schema, translated statically where abgen can.
     pub schemas: BTreeMap<String, RouteSchemas>,
+    /// Every skill under `src/skills/` whose SKILL.md is valid, sorted by name.
+    pub skills: Vec<crate::emit::EmitSkill>,
 }
 
 impl CheckReturn {
@@ -72,6 +74,8 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     sources.extend(config.texts);
     let hook_diagnostics = crate::matrix::check_hooks(&graph.graph, &sources, &diagnostics);
     diagnostics.extend(hook_diagnostics);
+    let skills = crate::emit::read_skills(root);
+    diagnostics.extend(skills.diagnostics);
     let schemas = translate_routes(root, reader, &loaded.modules, &sources);
     diagnostics.extend(schemas.diagnostics);
     sources.extend(schemas.sources);
@@ -88,5 +92,6 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
         sources,
         diagnostics,
         schemas: schemas.routes,
+        skills: skills.skills,
     }
 }

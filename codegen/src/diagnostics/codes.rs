@@ -36,6 +36,10 @@ macro_rules! codes {
 codes! {
     AB4000 Error "`plugin.name` is missing or not a non-empty string";
     AB4001 Error "`plugin.version` is declared but is not a non-empty string";
+    AB4002 Error "skill `name` is missing or not 1–64 lowercase letters, digits and single hyphens";
+    AB4003 Error "skill `description` is missing, blank or longer than 1024 characters";
+    AB4004 Error "skill name differs from its folder";
+    AB4005 Error "SKILL.md links a relative resource the skill does not ship";
     AB4011 Warning "package.json is unreadable or not a JSON object";
     AB4100 Error "unknown target";
     AB4201 Error "`tools` on an event route whose event does not concern a tool";

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest};
 
 use super::canonical_json::serialize_canonical;
-use super::documents::{HOST_BINARY_PATH, plan_host_documents};
+use super::documents::{HOST_BINARY_PATH, SKILLS_DIR, plan_host_documents};
 use super::error::EmitError;
 use super::input::EmitInput;
 use super::install::{INSTALL_PATH, render_install};
@@ -106,6 +106,15 @@ pub fn plan_artifact(
     for host in &hosts {
         let bindings = hooks.get(&host.host).map_or(&[][..], Vec::as_slice);
         plan_host_documents(host, input, bindings, &mut files)?;
+    }
+    for skill in &input.skills {
+        for (path, contents) in &skill.files {
+            files.add(
+                &format!("{SKILLS_DIR}/{}/{path}", skill.name),
+                contents.clone(),
+                MODE_FILE,
+            )?;
+        }
     }
     let install = render_install(input, &hosts, &resolution.rows)?;
     files.add(INSTALL_PATH, install, MODE_FILE)?;

@@ -18,6 +18,8 @@ use crate::matrix::{HooksLayout, HostMatrix, TimeoutUnit};
 
 /// Where the runtime binary sits in every artifact.
 pub const HOST_BINARY_PATH: &str = "bin/abgen-host";
+/// Where skills sit in every artifact.
+pub const SKILLS_DIR: &str = "skills";
 /// The member of every MCP document that holds the servers.
 const MCP_SERVERS_KEY: &str = "mcpServers";
 /// The member of every hooks document that holds the native events.
@@ -45,6 +47,11 @@ pub fn plan_host_documents(
         if let Some(value) = value {
             manifest[field.as_str()] = value;
         }
+    }
+    if let Some(pointer) = &host.plugin.skills_pointer
+        && !input.skills.is_empty()
+    {
+        manifest[pointer.as_str()] = json!(format!("./{SKILLS_DIR}/"));
     }
     if !input.servers.is_empty() {
         let mcp = &host.mcp;

@@ -24,6 +24,8 @@ pub struct EmitInput {
     /// The schemas translated at build time (or left to run time), by route id; a tool absent
     /// here gets a run-time input schema.
     pub schemas: BTreeMap<String, RouteSchemas>,
+    /// Valid skills, copied to `skills/<name>/`.
+    pub skills: Vec<super::skills::EmitSkill>,
 }
 
 /// One provider module.

@@ -14,6 +14,7 @@ mod install;
 mod manifest;
 mod plan;
 mod project;
+mod skills;
 mod stage;
 
 pub use build::{
@@ -29,4 +30,5 @@ pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
     BuildFailure, BuildOptions, BuildReturn, build_project, emit_input, worker_entry,
 };
+pub use skills::{EmitSkill, SKILLS_DIR, SkillsReturn, read_skills};
 pub use stage::check_output_dir;

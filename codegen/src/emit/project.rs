@@ -86,6 +86,7 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         .iter()
         .map(|(id, schemas)| (id.clone(), schemas.to_manifest()))
         .collect();
+    input.skills = checked.skills.clone();
     let worker_bundle = bundle_worker(&BundleRequest {
         project_root: input.project_root.clone(),
         entry: worker_entry(&input),
@@ -187,6 +188,8 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
                 source: provider.path.clone(),
             })
             .collect(),
+        // Read with the check (`CheckReturn::skills`); `build_project` fills them in.
+        skills: Vec::new(),
     }
 }
 

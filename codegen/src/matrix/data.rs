@@ -63,6 +63,9 @@ pub struct PluginRow {
     pub manifest_template: String,
     /// Identity fields copied into the manifest when the project declares them.
     pub optional_fields: Vec<String>,
+    /// The manifest key that points at `./skills/` when the plugin has skills.
+    #[serde(default)]
+    pub skills_pointer: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
