@@ -208,21 +208,26 @@ def measure(size: int, project: Path, rounds: int, bins: Path) -> list[Contender
 
 
 def verify_abgen_routes(bins: Path, project: Path, size: int) -> str | None:
-    """Untimed: proves `check` read every route, through `abgen inspect --json --routes`."""
-    import json
+    """Untimed: proves `check` read every route, through `abgen inspect --json --routes`.
 
-    found = subprocess.run([str(bins / "abgen"), "inspect", "--root", str(project), "--json", "--routes"],
-                           cwd=ROOT, capture_output=True, text=True)
-    if found.returncode != 0:
-        return f"abgen inspect exit {found.returncode}: {found.stderr.strip()[-300:]}"
-    try:
-        routes = json.loads(found.stdout)
-    except json.JSONDecodeError as error:
-        return f"abgen inspect printed no JSON route list: {error}"
-    tools = sum(1 for route in routes if route.get("kind") == "tool")
-    events = sum(1 for route in routes if route.get("kind") == "event")
-    if (tools, events) != (size, EVENT_ROUTES):
-        return f"abgen saw {tools} tools and {events} events, expected {size} and {EVENT_ROUTES}"
+    The JSON is read in a separate Python process: a child's peak RSS as `wait4` reports it
+    includes the driver's own at fork time, so the driver must stay small.
+    """
+    counter = (
+        "import json, subprocess, sys\n"
+        "found = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "if found.returncode != 0:\n"
+        "    print(f'abgen inspect exit {found.returncode}: {found.stderr.strip()[-300:]}'); sys.exit()\n"
+        "routes = json.loads(found.stdout)\n"
+        "kinds = [route.get('kind') for route in routes]\n"
+        "print(kinds.count('tool'), kinds.count('event'))\n"
+    )
+    argv = [str(bins / "abgen"), "inspect", "--root", str(project), "--json", "--routes"]
+    found = subprocess.run([sys.executable, "-c", counter, *argv], cwd=ROOT, capture_output=True, text=True)
+    answer = found.stdout.strip()
+    if found.returncode != 0 or answer != f"{size} {EVENT_ROUTES}":
+        detail = answer or found.stderr.strip()[-300:]
+        return f"abgen inspect did not list {size} tools and {EVENT_ROUTES} events: {detail}"
     return None
 
 
