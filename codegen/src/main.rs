@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::cli::{
-    BuildArgs, CheckArgs, Cli, Commands, HooksCommand, InspectArgs, ProjectArgs, SchemaArgs,
-    SchemaIo, SimulateArgs,
+    BuildArgs, CheckArgs, Cli, Commands, GenerateArgs, HooksCommand, InspectArgs, ProjectArgs,
+    SchemaArgs, SchemaIo, SimulateArgs,
 };
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::canonical_json::schema_to_canonical_json;
@@ -26,6 +26,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Commands::Build(args) => build(&args),
         Commands::Check(args) => check(&args),
+        Commands::Generate(args) => generate(&args),
         Commands::Inspect(args) => inspect(&args),
         Commands::Schema(args) => schema(&args),
         Commands::Hooks(args) => match args.command {
@@ -99,6 +100,31 @@ fn check(args: &CheckArgs) -> io::Result<ExitCode> {
         render_pretty(&result.diagnostics, &result.sources, color)
     };
     stdout.lock().write_all(text.as_bytes())?;
+    Ok(exit_code(&result))
+}
+
+fn generate(args: &GenerateArgs) -> io::Result<ExitCode> {
+    let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    let result = run_check(&ProjectArgs {
+        root: Some(root.clone()),
+        targets: None,
+    });
+    let stderr = io::stderr();
+    if !result.diagnostics.is_empty() {
+        let color = ColorChoice::for_terminal(stderr.is_terminal());
+        let text = render_pretty(&result.diagnostics, &result.sources, color);
+        stderr.lock().write_all(text.as_bytes())?;
+    }
+    if let (Some(config), Some(graph)) = (&result.config, &result.graph) {
+        let input = abgen::emit::emit_input(&root, config, graph);
+        match abgen::emit::write_route_types(&root, &input) {
+            Ok(path) => writeln!(io::stdout().lock(), "wrote {}", path.display())?,
+            Err(error) => {
+                writeln!(stderr.lock(), "error: {error}")?;
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    }
     Ok(exit_code(&result))
 }
 

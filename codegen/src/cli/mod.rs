@@ -7,6 +7,7 @@
 
 mod build;
 mod check;
+mod generate;
 mod hooks;
 mod inspect;
 mod schema;
@@ -17,6 +18,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub use build::BuildArgs;
 pub use check::CheckArgs;
+pub use generate::GenerateArgs;
 pub use hooks::{HooksArgs, HooksCommand, SimulateArgs};
 pub use inspect::InspectArgs;
 pub use schema::{SchemaArgs, SchemaIo};
@@ -41,6 +43,12 @@ pub enum Commands {
     /// Nothing is written. Exits 0 when there are no errors (warnings are allowed), 1 when
     /// there is at least one error, 2 on a usage error.
     Check(CheckArgs),
+    /// Write `.agent-bundle/routes.d.ts`, the type map of the project's routes, and nothing else.
+    ///
+    /// Meant for an npm prebuild step before the author's own bundler (`abgen build` writes it
+    /// too). Diagnostics go to standard error; the file is written whenever the routes can be
+    /// read, and the exit code follows `abgen check`.
+    Generate(GenerateArgs),
     /// Show what abgen sees in a project: servers, routes, events, layouts and providers.
     ///
     /// Diagnostics go to standard error; the exit code follows `abgen check`.

@@ -16,6 +16,8 @@ pub enum EmitError {
         host: String,
         source: serde_json::Error,
     },
+    #[error("cannot render .agent-bundle/routes.d.ts: {0}")]
+    TypesTemplate(String),
     #[error("cannot render INSTALL.md: {0}")]
     InstallTemplate(String),
     #[error("the staged artifact does not match its plan ({0}); nothing was replaced")]

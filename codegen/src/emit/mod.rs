@@ -16,6 +16,7 @@ mod plan;
 mod project;
 mod skills;
 mod stage;
+mod typegen;
 
 pub use build::{
     EmitOptions, EmitReturn, HOST_BINARY_ENV, PlannedArtifact, WORKER_BUNDLE_PATH, emit_artifact,
@@ -32,3 +33,4 @@ pub use project::{
 };
 pub use skills::{EmitSkill, SKILLS_DIR, SkillsReturn, read_skills};
 pub use stage::check_output_dir;
+pub use typegen::{ROUTE_TYPES_PATH, render_route_types, write_route_types};

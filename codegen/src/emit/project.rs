@@ -113,6 +113,8 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         worker_bundle,
     };
     let emitted = emit_artifact(&input, &emit_options)?;
+    // The route types are the project's own (for its bundler and editor), beside `src/`.
+    super::typegen::write_route_types(&options.root, &input)?;
     Ok(BuildReturn {
         emitted,
         diagnostics: checked.diagnostics,
