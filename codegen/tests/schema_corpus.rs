@@ -4,44 +4,18 @@
 //! `properties` in the same order, for `io: 'input'` and `io: 'output'`. Where zod throws,
 //! abgen must fall back to run time. The only exceptions are `DIFFERENCES_FROM_ZOD`.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod schema_support;
 
-use abgen::project::FsReader;
-use abgen::schema::{DIFFERENCES_FROM_ZOD, Io, print_2020_12, translate_const};
+use std::collections::BTreeSet;
+
+use abgen::schema::{DIFFERENCES_FROM_ZOD, print_2020_12};
+use schema_support::{io_of, oracle, translate_case};
 use serde_json::Value;
 
-fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// zod's output for every case and side, computed now by the pinned zod.
-fn oracle() -> Vec<Value> {
-    let output = Command::new(std::env::var("ABGEN_NODE").unwrap_or_else(|_| "node".to_owned()))
-        .arg("fixtures/schemas/oracle.mjs")
-        .current_dir(repository())
-        .output()
-        .expect("node runs (the corpus needs Node 20 and the workspace's zod)");
-    assert!(
-        output.status.success(),
-        "oracle failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let parsed: Value = serde_json::from_slice(&output.stdout).expect("the oracle prints JSON");
-    parsed
-        .as_array()
-        .cloned()
-        .expect("the oracle prints an array")
-}
-
 /// What abgen prints for one case, or `None` where it falls back to run time.
-fn translate(expression: &str, prelude: &str, io: Io) -> Option<Value> {
-    let text =
-        format!("import {{ z }} from 'zod';\n{prelude}\nexport const schema = {expression};\n");
-    let root = repository();
-    let schema = translate_const(&root, &FsReader, "case.ts", &text, "schema").ok()?;
-    print_2020_12(&schema, io).ok()
+fn translate(result: &Value) -> Option<Value> {
+    let schema = translate_case(result).ok()?;
+    print_2020_12(&schema, io_of(result)).ok()
 }
 
 /// The key order of every `properties` object, by JSON Pointer (equality of `Value`s ignores it).
@@ -85,13 +59,8 @@ fn corpus_matches_zod() {
     let mut printed = 0;
     for result in &results {
         let name = result["name"].as_str().unwrap_or_default();
-        let io = match result["io"].as_str() {
-            Some("output") => Io::Output,
-            _ => Io::Input,
-        };
-        let expression = result["expression"].as_str().unwrap_or_default();
-        let prelude = result["prelude"].as_str().unwrap_or_default();
-        let ours = translate(expression, prelude, io);
+        let io = io_of(result);
+        let ours = translate(result);
         let theirs = result.get("schema");
         printed += usize::from(ours.is_some());
         let same = match (&ours, theirs) {

@@ -4,64 +4,17 @@
 //! draft-07) and under each host profile's form (under the draft it declares). Property tests
 //! with 10,000 cases per profile; every projection also compiles with the `jsonschema` crate.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use abgen::check::{CheckOptions, check_project};
-use abgen::project::FsReader;
 use abgen::schema::profile::{DRAFT_07, Profile, project};
-use abgen::schema::{Io, RouteSchema, print_2020_12, translate_const};
 use jsonschema::Validator;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{Map, Value, json};
 
-fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod schema_support;
 
-/// Every 2020-12 schema abgen prints for the corpus and the curator, with whether it is a
-/// tool input (whose root host profiles check).
-fn printed_schemas() -> Vec<Value> {
-    let output = Command::new(std::env::var("ABGEN_NODE").unwrap_or_else(|_| "node".to_owned()))
-        .arg("fixtures/schemas/oracle.mjs")
-        .current_dir(repository())
-        .output()
-        .expect("node runs the oracle");
-    let cases: Value = serde_json::from_slice(&output.stdout).expect("the oracle prints JSON");
-    let mut schemas = Vec::new();
-    for case in cases.as_array().into_iter().flatten() {
-        let io = if case["io"] == "output" {
-            Io::Output
-        } else {
-            Io::Input
-        };
-        let text = format!(
-            "import {{ z }} from 'zod';\n{}\nexport const schema = {};\n",
-            case["prelude"].as_str().unwrap_or_default(),
-            case["expression"].as_str().unwrap_or_default()
-        );
-        let root = repository();
-        if let Ok(schema) = translate_const(&root, &FsReader, "case.ts", &text, "schema")
-            && let Ok(printed) = print_2020_12(&schema, io)
-        {
-            schemas.push(printed);
-        }
-    }
-    let curator = check_project(&CheckOptions {
-        root: repository().join("examples/curator"),
-        targets: None,
-    });
-    for route in curator.schemas.values() {
-        for side in [&route.input, &route.output] {
-            if let RouteSchema::Static(schema) = side {
-                schemas.push(schema.clone());
-            }
-        }
-    }
-    schemas
-}
+use schema_support::printed_schemas;
 
 fn compile(schema: &Value) -> Validator {
     let compiled = if schema["$schema"] == DRAFT_07 {
@@ -261,7 +214,10 @@ impl Instances {
 }
 
 fn projections_accept_what_the_canonical_form_accepts(profile: Profile) {
-    let schemas = printed_schemas();
+    let schemas: Vec<Value> = printed_schemas()
+        .into_iter()
+        .map(|(_, schema)| schema)
+        .collect();
     assert!(schemas.len() > 450, "only {} schemas", schemas.len());
     let pairs: Vec<(Validator, Validator)> = schemas
         .iter()
