@@ -181,11 +181,14 @@ impl<'a> RouteContext<'_, 'a> {
             Ok(schema) => schema,
             Err(fallback) => return self.runtime(fallback, io),
         };
-        // MCP carries an output schema only for results whose root is an object.
-        if io == Io::Output && !matches!(schema.unwrapped().kind, Kind::Object(_)) {
+        // A result with no JSON form at all (`z.undefined()`, a text-only tool) has no output
+        // schema, and neither has one whose printed root is not an object: MCP carries an
+        // output schema only for object-rooted results.
+        if io == Io::Output && matches!(schema.unwrapped().kind, Kind::Undefined) {
             return RouteSchema::Absent;
         }
         match print_2020_12(&schema, io) {
+            Ok(printed) if io == Io::Output && printed["type"] != "object" => RouteSchema::Absent,
             Ok(printed) => RouteSchema::Static(printed),
             Err(unrepresentable) => {
                 let code = match io {

@@ -1,0 +1,125 @@
+//! Translation across modules as a project uses it: consts exported by relative modules outside
+//! the route set (`.js` specifiers mapped to TypeScript sources, extensionless specifiers),
+//! `import * as z` and aliased `z` imports, and what falls back to run time with which code.
+
+use std::path::Path;
+
+use abgen::check::{CheckOptions, check_project};
+use abgen::diagnostics::Code;
+use abgen::emit::canonical_json::schema_to_canonical_json;
+use abgen::project::FsReader;
+use abgen::schema::{RouteSchema, translate_const};
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/projects")
+        .join(name)
+}
+
+#[test]
+fn shared_schemas_translate_without_a_warning() {
+    let checked = check_project(&CheckOptions {
+        root: fixture("valid-shared-schemas"),
+        targets: None,
+    });
+    assert!(checked.diagnostics.is_empty(), "{:#?}", checked.diagnostics);
+    // Each shared module was read once, for its consts, and is kept for diagnostics.
+    assert!(checked.sources.contains_key("src/schemas/book.ts"));
+    assert!(checked.sources.contains_key("src/schemas/paging.ts"));
+    let mut text = String::new();
+    for (id, route) in &checked.schemas {
+        for (side, schema) in [("input", &route.input), ("output", &route.output)] {
+            let printed = match schema {
+                RouteSchema::Static(schema) => schema_to_canonical_json(schema),
+                other => format!("{other:?}\n"),
+            };
+            text.push_str(&format!("{id} {side}\n{printed}\n"));
+        }
+    }
+    insta::assert_snapshot!("shared_schemas", text);
+}
+
+/// The code with which `schema` of a module whose text is `text` falls back, if it does.
+fn fallback_code(root: &Path, text: &str) -> Option<Code> {
+    translate_const(root, &FsReader, "src/case.ts", text, "schema")
+        .err()
+        .map(|fallback| fallback.code)
+}
+
+#[test]
+fn references_that_cannot_be_followed_fall_back_with_their_code() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let src = root.path().join("src");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    std::fs::write(
+        src.join("shared.ts"),
+        "import { z } from 'zod';\nconst hidden = z.string();\nexport const shown = z.number();\nexport const loop = z.array(loop);\n",
+    )
+    .expect("write");
+    let root = root.path();
+    let cases = [
+        (
+            "import { z } from 'zod';\nimport { shown } from './shared.js';\nexport const schema = z.object({ n: shown });",
+            None,
+        ),
+        (
+            "import { z } from 'zod';\nimport { hidden } from './shared';\nexport const schema = z.object({ n: hidden });",
+            Some(Code::AB5104),
+        ),
+        (
+            "import { z } from 'zod';\nimport { loop } from './shared';\nexport const schema = loop;",
+            Some(Code::AB4839),
+        ),
+        (
+            "import { z } from 'zod';\nimport { Thing } from 'some-package';\nexport const schema = z.object({ t: Thing });",
+            Some(Code::AB5104),
+        ),
+        (
+            "import { z } from 'zod';\nimport { gone } from './missing.js';\nexport const schema = gone;",
+            Some(Code::AB5104),
+        ),
+        (
+            "import { z } from 'zod';\nlet later = z.string();\nexport const schema = z.object({ a: later });",
+            Some(Code::AB5104),
+        ),
+        (
+            "import { z } from 'zod';\nexport const schema = z.custom();",
+            Some(Code::AB5102),
+        ),
+        (
+            "import { z } from 'zod';\nexport const schema = z.string().default(() => 'x');",
+            Some(Code::AB5102),
+        ),
+        (
+            "import { z } from 'zod';\nexport const schema = z.string().pipe(z.number());",
+            Some(Code::AB5103),
+        ),
+        (
+            "import { z } from 'zod';\nexport const schema = z.map(z.string(), z.number());",
+            Some(Code::AB5105),
+        ),
+        (
+            "import { z } from 'zod';\nexport const schema = z.string().superRefine(check).frobnicate();",
+            Some(Code::AB5101),
+        ),
+        (
+            "import * as z from 'zod';\nexport const schema = z.object({ a: z.iso.date() });",
+            None,
+        ),
+        (
+            "import { z as zod } from 'zod';\nconst alias = zod;\nexport const schema = alias.object({ a: alias.string() });",
+            None,
+        ),
+        (
+            "import { object, string } from 'zod';\nexport const schema = object({ a: string() });",
+            None,
+        ),
+        (
+            "import { z } from 'zod';\nimport { z as other } from 'not-zod';\nexport const schema = other.string();",
+            Some(Code::AB5104),
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(fallback_code(root, text), expected, "{text}");
+    }
+}
