@@ -21,6 +21,9 @@ use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::ProjectConfig;
 use crate::project::config::Author;
 
+/// The environment variable naming a prebuilt worker bundle to ship instead of bundling one.
+pub const WORKER_BUNDLE_ENV: &str = "ABGEN_WORKER_BUNDLE";
+
 /// The version written when neither the config nor package.json gives one.
 const DEFAULT_VERSION: &str = "0.0.0";
 
@@ -87,14 +90,20 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         .map(|(id, schemas)| (id.clone(), schemas.to_manifest()))
         .collect();
     input.skills = checked.skills.clone();
-    let worker_bundle = bundle_worker(&BundleRequest {
-        project_root: input.project_root.clone(),
-        entry: worker_entry(&input),
-        node_modules: options
-            .node_modules
-            .clone()
-            .unwrap_or_else(default_node_modules),
-    })?;
+    let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
+        // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
+        Some(path) => {
+            std::fs::read(&path).map_err(EmitError::io("read the worker bundle at", path))?
+        }
+        None => bundle_worker(&BundleRequest {
+            project_root: input.project_root.clone(),
+            entry: worker_entry(&input),
+            node_modules: options
+                .node_modules
+                .clone()
+                .unwrap_or_else(default_node_modules),
+        })?,
+    };
     let host_binary = match &options.host_binary {
         Some(path) => path.clone(),
         None => locate_host_binary()?,
