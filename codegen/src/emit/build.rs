@@ -152,20 +152,44 @@ pub fn emit_artifact(input: &EmitInput, options: &EmitOptions) -> Result<EmitRet
     Ok(EmitReturn { out_dir, artifact })
 }
 
-/// The `abgen-host` binary to ship: `$ABGEN_HOST`, else `abgen-host` beside the running `abgen`.
+/// The `abgen-host` binary to ship: `$ABGEN_HOST`, else `abgen-host` beside the running `abgen`,
+/// else the one built in the cargo workspace around the current directory (a developer running
+/// `cargo run -p abgen`), else an error saying where abgen looked.
 pub fn locate_host_binary() -> Result<PathBuf, EmitError> {
     if let Some(path) = std::env::var_os(HOST_BINARY_ENV).filter(|path| !path.is_empty()) {
         return Ok(PathBuf::from(path));
     }
     let executable =
         std::env::current_exe().map_err(EmitError::io("locate", "the running abgen executable"))?;
+    let file_name = format!("abgen-host{}", std::env::consts::EXE_SUFFIX);
     let beside = executable
         .parent()
         .unwrap_or(Path::new("."))
-        .join(format!("abgen-host{}", std::env::consts::EXE_SUFFIX));
+        .join(&file_name);
     if beside.is_file() {
-        Ok(beside)
-    } else {
-        Err(EmitError::HostBinaryMissing { beside })
+        return Ok(beside);
     }
+    let current = std::env::current_dir().unwrap_or_default();
+    if let Some(workspace) = cargo_workspace(&current) {
+        for profile in ["debug", "release"] {
+            let built = workspace.join("target").join(profile).join(&file_name);
+            if built.is_file() {
+                return Ok(built);
+            }
+        }
+    }
+    Err(EmitError::HostBinaryMissing { beside })
 }
+
+/// The nearest ancestor of `start` whose `Cargo.toml` declares a workspace with the runtime.
+fn cargo_workspace(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+        let declares = manifest.contains("[workspace]") && dir.join("runtime/Cargo.toml").is_file();
+        declares.then(|| dir.to_owned())
+    })
+}
+
+#[cfg(test)]
+#[path = "build_tests.rs"]
+mod tests;

@@ -27,7 +27,7 @@ pub enum EmitError {
     #[error("refusing to write the artifact to {out}: {why}")]
     UnsafeOutputDir { out: PathBuf, why: &'static str },
     #[error(
-        "cannot find the abgen-host runtime binary: set ABGEN_HOST to its path, or install it beside the abgen executable (looked for {beside})"
+        "cannot find the abgen-host runtime binary: set ABGEN_HOST to its path, install it beside the abgen executable (looked for {beside}), or in abgen's cargo workspace run `cargo build -p abgen-runtime`"
     )]
     HostBinaryMissing { beside: PathBuf },
     #[error("cannot {action} {path}: {source}")]
