@@ -71,6 +71,7 @@ codes! {
     AB5103 Warning "a result schema's output type comes from a transform or pipe; it is computed at run time";
     AB5104 Warning "a schema references a value abgen cannot follow (a spread, a package import, a `let`, a global); it is computed at run time";
     AB5105 Warning "a schema uses a zod type with no JSON Schema form (date, bigint, map, set…); it is computed at run time";
+    AB5106 Error "a literal `inputJsonSchema` or `outputJsonSchema` is not a valid JSON Schema";
     AB5200 Warning "an event route reaches a target through a degraded native mapping";
     AB5201 Warning "an event route renders a deny on an event that cannot deny on a target";
     AB5202 Error "`delivery: ['deferred']` is not supported yet";

@@ -153,6 +153,17 @@ impl RouteSchemas {
     }
 }
 
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 struct RouteContext<'r, 'a> {
     id: &'r str,
     server: &'r str,
@@ -171,7 +182,8 @@ impl<'a> RouteContext<'_, 'a> {
             Io::Input => (LITERAL_INPUT_KEY, &extracted.input_schema),
             Io::Output => (LITERAL_OUTPUT_KEY, &extracted.result_schema),
         };
-        if extracted.config.contains_key(literal_key) {
+        if let Some(literal) = extracted.config.get(literal_key) {
+            self.check_literal(extracted, literal_key, literal);
             return RouteSchema::Literal;
         }
         let Some(expression) = expression else {
@@ -210,6 +222,37 @@ impl<'a> RouteContext<'_, 'a> {
                 )
             }
         }
+    }
+
+    /// AB5106 unless `literal` compiles as a JSON Schema under the draft it declares (2020-12
+    /// when it declares none); nothing is fetched, so a remote `$ref` does not compile either.
+    fn check_literal(&mut self, extracted: &ExtractedModule, key: &str, literal: &Value) {
+        let problem = match literal {
+            Value::Bool(_) => return,
+            Value::Object(_) => match jsonschema::validator_for(literal) {
+                Ok(_) => return,
+                Err(error) => format!("at `{}`: {error}", error.instance_path()),
+            },
+            other => format!("it is {}, not an object or a boolean", json_kind(other)),
+        };
+        let location = extracted
+            .config_locations
+            .get(&format!("/{key}"))
+            .cloned()
+            .unwrap_or_else(|| Location::file(self.module.path()));
+        self.diagnostics.push(
+            Diagnostic::new(
+                Code::AB5106,
+                format!(
+                    "`{key}` of `{}` is not a valid JSON Schema: {problem}",
+                    self.id
+                ),
+                format!(
+                    "Fix the literal, or remove `{key}` and let abgen translate the zod schema."
+                ),
+            )
+            .at(location),
+        );
     }
 
     fn runtime(&mut self, fallback: Fallback, io: Io) -> RouteSchema {
