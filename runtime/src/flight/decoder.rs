@@ -6,12 +6,13 @@
 //! `error`. Invariant: events depend only on the sequence of rows, never on how the bytes were
 //! split, and nothing follows `complete`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use serde_json::Number;
 
 use super::chunks::Chunks;
 use super::error::FlightError;
+use super::pending::Waits;
 use super::rows::{Row, RowReader};
 use super::snapshot::{
     BoundaryIds, Snapshot, build_snapshot, flatten_boundaries, visible_boundaries,
@@ -36,8 +37,8 @@ pub struct FlightDecoder {
     limits: DocumentLimits,
     route: String,
     phase: Phase,
-    /// Rows the last snapshot waited for; only their arrival can change the document.
-    wanted: BTreeSet<u32>,
+    /// Rows the pending regions wait for; only their arrival can change the document.
+    waits: Waits,
     /// Boundary states of the last emitted snapshot.
     boundaries: HashMap<String, BoundaryState>,
     bytes: usize,
@@ -59,7 +60,7 @@ impl FlightDecoder {
                 format!("route `{route}` ")
             },
             phase: Phase::AwaitingShell,
-            wanted: BTreeSet::from([0]),
+            waits: Waits::default(),
             boundaries: HashMap::new(),
             bytes: 0,
             sequence: 0,
@@ -175,8 +176,14 @@ impl FlightDecoder {
             }
             Err(error) => return self.fail_into(error.to_document_error(), events),
             Ok(false) => return,
-            Ok(true) if !self.wanted.contains(&id) => return,
             Ok(true) => {}
+        }
+        let rebuild = match self.chunks.get(id) {
+            Some(chunk) => self.waits.arrived(id, chunk, &self.chunks),
+            None => false,
+        };
+        if !rebuild {
+            return;
         }
         match build_snapshot(
             &self.chunks,
@@ -187,7 +194,7 @@ impl FlightDecoder {
         ) {
             Err(error) => self.fail_into(error.to_document_error(), events),
             Ok(snapshot) => {
-                self.wanted = snapshot.wanted.clone();
+                self.waits = Waits::from_snapshot(&snapshot.waits, &snapshot.wanted_by_path);
                 self.advance(&snapshot, events);
             }
         }

@@ -8,6 +8,7 @@
 mod chunks;
 mod decoder;
 mod error;
+mod pending;
 mod rows;
 mod snapshot;
 mod values;

@@ -49,8 +49,11 @@ pub struct Snapshot {
     pub value: Option<Value>,
     /// The state of everything outside boundaries.
     pub region: Region,
-    /// Row ids whose arrival could change this snapshot.
-    pub wanted: BTreeSet<u32>,
+    /// The rows of `waits` reached through a path reference.
+    pub wanted_by_path: BTreeSet<u32>,
+    /// Each wanted row with the region waiting for it: 0 is the root region, then one index per
+    /// Suspense boundary in the order this snapshot met them.
+    pub waits: Vec<(u32, usize)>,
 }
 
 /// Builds the snapshot of `chunks`. With `closed`, missing chunks count as failed (the stream ended).
@@ -69,6 +72,10 @@ pub fn build_snapshot(
         closed,
         region: Region::default(),
         wanted: BTreeSet::new(),
+        wanted_by_path: BTreeSet::new(),
+        waits: Vec::new(),
+        regions: 0,
+        region_index: 0,
         nodes: 0,
         value: None,
     };
@@ -87,7 +94,8 @@ pub fn build_snapshot(
         root,
         value: builder.value,
         region: builder.region,
-        wanted: builder.wanted,
+        wanted_by_path: builder.wanted_by_path,
+        waits: builder.waits,
     })
 }
 
@@ -100,6 +108,12 @@ pub struct SnapshotBuilder<'a> {
     closed: bool,
     region: Region,
     wanted: BTreeSet<u32>,
+    wanted_by_path: BTreeSet<u32>,
+    waits: Vec<(u32, usize)>,
+    /// Regions met so far (the root is 0).
+    regions: usize,
+    /// The region being built.
+    region_index: usize,
     nodes: usize,
     value: Option<Value>,
 }
@@ -117,9 +131,17 @@ impl<'a> SnapshotBuilder<'a> {
             } else {
                 self.region.pending = true;
                 self.wanted.insert(id);
+                self.waits.push((id, self.region_index));
             }
         }
         chunk
+    }
+
+    /// Marks a missing row as reached through a path reference (see `pending`).
+    pub fn wanted_by_path(&mut self, id: u32) {
+        if self.wanted.contains(&id) {
+            self.wanted_by_path.insert(id);
+        }
     }
 
     /// Records a failure of the current region (the first one wins).
@@ -305,9 +327,12 @@ impl<'a> SnapshotBuilder<'a> {
     ) -> Result<(), FlightError> {
         let id = self.ids.id_for(chunk, path);
         let outer = std::mem::take(&mut self.region);
+        self.regions += 1;
+        let outer_index = std::mem::replace(&mut self.region_index, self.regions);
         let mut content = Vec::new();
         let built = self.prop_children(props, chunk, path, depth, &mut content);
         let inner = std::mem::replace(&mut self.region, outer);
+        self.region_index = outer_index;
         built?;
         let (state, children) = if let Some(error) = inner.error {
             (BoundaryState::Error, vec![Node::error(&error)])

@@ -215,6 +215,7 @@ impl<'a> SnapshotBuilder<'a> {
     /// element tuple slots), following chunk references met on the way.
     pub fn follow_path(&mut self, id: u32, path: &str) -> Result<Option<&'a Value>, FlightError> {
         let Some(mut current) = self.model_chunk(id)? else {
+            self.wanted_by_path(id);
             return Ok(None);
         };
         for segment in path.split(':') {
@@ -223,6 +224,7 @@ impl<'a> SnapshotBuilder<'a> {
                     parse_escape(text)
             {
                 let Some(model) = self.model_chunk(id)? else {
+                    self.wanted_by_path(id);
                     return Ok(None);
                 };
                 current = model;
