@@ -6,7 +6,7 @@
 //! into the route's fallback. Its messages name no paths, so a hook's stderr line reads the
 //! same on every machine.
 
-use std::io;
+use std::io::{self, Read};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -94,12 +94,25 @@ pub fn request(
         .set_write_timeout(Some(time_left(deadline)?))
         .map_err(WarmError::Io)?;
     write_frame(&mut stream, &frame).map_err(io_or_timeout)?;
+    // A clone shares the socket, and with it the receive timeout set before each read.
+    let timer = stream.try_clone().map_err(WarmError::Io)?;
+    read_reply(&mut stream, || {
+        timer
+            .set_read_timeout(Some(time_left(deadline)?))
+            .map_err(WarmError::Io)
+    })
+}
+
+/// Reads a server's reply: render events numbered from 0, up to and including `complete`, or
+/// one refusal. `before_read` runs before each frame (the socket sets its timeout there).
+pub fn read_reply(
+    reader: &mut impl Read,
+    mut before_read: impl FnMut() -> Result<(), WarmError>,
+) -> Result<Vec<RenderEvent>, WarmError> {
     let mut events = Vec::new();
     loop {
-        stream
-            .set_read_timeout(Some(time_left(deadline)?))
-            .map_err(WarmError::Io)?;
-        let Some(frame) = read_frame(&mut stream, MAX_FRAME_BYTES).map_err(io_or_timeout)? else {
+        before_read()?;
+        let Some(frame) = read_frame(reader, MAX_FRAME_BYTES).map_err(io_or_timeout)? else {
             return Err(WarmError::Crashed);
         };
         if frame.get("type").and_then(Value::as_str) == Some("refused") {

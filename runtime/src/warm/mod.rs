@@ -14,7 +14,7 @@ mod path;
 mod protocol;
 mod server;
 
-pub use client::{WarmError, request};
+pub use client::{WarmError, read_reply, request};
 pub use frame::{MAX_FRAME_BYTES, read_frame, write_frame};
 pub use path::{PathError, SocketPath, current_uid, peer_uid};
 pub use protocol::{WARM_PROTOCOL, WarmKind, WarmRefusal, WarmRequest};
