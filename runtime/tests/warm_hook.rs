@@ -1,7 +1,8 @@
 //! `abgen-host hook` against a warm runtime served in this test process: the warm answer is
 //! encoded for Claude, Codex and Cursor with nothing on stderr; a digest mismatch, a server
 //! that overruns the deadline and one that stops mid-render each fall back to the route's
-//! declared fallback with one stderr line, inside the binding's deadline.
+//! declared fallback with one stderr line, inside the binding's deadline; hostile payloads are
+//! answered with silence before the warm runtime is ever asked.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -99,7 +100,8 @@ fn hook(root: &Path, runtime: &Path, host: &str, stdin: &[u8]) -> (Output, Durat
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A hook that refuses an oversized payload stops reading it: the pipe breaks, as it should.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
     let output = child.wait_with_output().unwrap();
     (output, started.elapsed())
 }
@@ -234,4 +236,79 @@ fn no_server_at_all_is_one_line_too() {
         &fixture("claude", "Stop"),
     );
     assert_fell_back(&output, "no-runtime");
+}
+
+/// Counts the renders it is asked for, and answers each with a deny.
+struct Counting(std::sync::atomic::AtomicUsize);
+
+impl RenderSource for Counting {
+    fn render(
+        &self,
+        request: &WarmRequest,
+        deadline: Instant,
+        emit: &mut dyn FnMut(&RenderEvent) -> bool,
+    ) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Source::Deny.render(request, deadline, emit);
+    }
+}
+
+#[test]
+fn hostile_payloads_never_reach_the_warm_runtime() {
+    let (artifact, digest) = artifact();
+    let runtime = tempfile::tempdir().unwrap();
+    let source = Arc::new(Counting(Default::default()));
+    let path =
+        SocketPath::in_directory(&runtime.path().join("abgen"), artifact.path(), &digest).unwrap();
+    let _server = WarmServer::bind(path, &digest, source.clone()).unwrap();
+    let stop: Value = serde_json::from_slice(&fixture("codex", "Stop")).unwrap();
+    let mut huge = stop.clone();
+    huge["last_assistant_message"] = "x".repeat(2 * 1024 * 1024).into();
+    let mut mistyped = stop.clone();
+    mistyped["session_id"] = json!({"id": 1});
+    let deep_text = stop.to_string().replacen(
+        "\"stop_hook_active\":false",
+        &format!(
+            "\"stop_hook_active\":{}0{}",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        ),
+        1,
+    );
+    for (host, name, payload) in [
+        (
+            "codex",
+            "truncated",
+            stop.to_string()[..40].as_bytes().to_vec(),
+        ),
+        ("codex", "binary", vec![0xff, 0x00, 0xfe, b'{']),
+        ("codex", "2 MiB", huge.to_string().into_bytes()),
+        ("codex", "nested 5000 deep", deep_text.into_bytes()),
+        (
+            "codex",
+            "mistyped session",
+            mistyped.to_string().into_bytes(),
+        ),
+        ("cursor", "Codex's payload", stop.to_string().into_bytes()),
+        ("cursor", "not an object", b"[1,2]".to_vec()),
+    ] {
+        let (output, elapsed) = hook(artifact.path(), runtime.path(), host, &payload);
+        assert_eq!(output.status.code(), Some(0), "{host} {name}");
+        assert_eq!(text(&output.stdout), "", "{host} {name}");
+        assert_eq!(text(&output.stderr).lines().count(), 1, "{host} {name}");
+        assert!(
+            elapsed < Duration::from_millis(1750),
+            "{host} {name}: {elapsed:?}"
+        );
+    }
+    assert_eq!(source.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // The same server answers a real delivery.
+    let (output, _) = hook(
+        artifact.path(),
+        runtime.path(),
+        "codex",
+        &fixture("codex", "Stop"),
+    );
+    assert!(text(&output.stdout).contains("\"decision\":\"block\""));
+    assert_eq!(source.0.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
