@@ -279,7 +279,7 @@ fn hostile_payloads_never_reach_the_warm_runtime() {
         (
             "codex",
             "truncated",
-            stop.to_string()[..40].as_bytes().to_vec(),
+            stop.to_string().as_bytes()[..40].to_vec(),
         ),
         ("codex", "binary", vec![0xff, 0x00, 0xfe, b'{']),
         ("codex", "2 MiB", huge.to_string().into_bytes()),
