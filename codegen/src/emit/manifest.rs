@@ -72,6 +72,7 @@ fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route
         (Some(json_schema), _) => Some(SchemaProjection {
             source: SchemaSource::Literal,
             json_schema: Some(json_schema),
+            profiles: Default::default(),
         }),
         (None, RouteKind::Tool) => Some(
             translated
@@ -79,6 +80,7 @@ fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route
                 .unwrap_or(SchemaProjection {
                     source: SchemaSource::Runtime,
                     json_schema: None,
+                    profiles: Default::default(),
                 }),
         ),
         (None, _) => None,

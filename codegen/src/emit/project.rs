@@ -84,10 +84,11 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         });
     }
     let mut input = emit_input(&options.root, config, graph);
+    let targets: Vec<&str> = graph.targets.iter().map(|target| target.as_str()).collect();
     input.schemas = checked
         .schemas
         .iter()
-        .map(|(id, schemas)| (id.clone(), schemas.to_manifest()))
+        .map(|(id, schemas)| (id.clone(), schemas.to_manifest(&targets)))
         .collect();
     input.skills = checked.skills.clone();
     let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {

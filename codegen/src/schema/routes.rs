@@ -9,12 +9,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use abgen_runtime::manifest::{RouteSchemas as ManifestSchemas, SchemaProjection, SchemaSource};
+use abgen_runtime::manifest::{
+    ProfileProjection, RouteSchemas as ManifestSchemas, SchemaProjection, SchemaSource,
+};
 use serde_json::Value;
 
 use super::ir::{Io, Kind, Schema};
 use super::modules::{ModuleRef, ModuleSet};
 use super::print::print_2020_12;
+use super::profile::{Profile, project};
 use super::translate::{Fallback, Translator, span_of};
 use crate::diagnostics::{Code, Diagnostic, Location};
 use crate::extract::ExtractedModule;
@@ -132,23 +135,36 @@ pub fn translate_const(
 }
 
 impl RouteSchemas {
-    /// The manifest's form: translated and run-time schemas; a literal or absent side is
-    /// `None` (the emitter reads a literal from the route's options itself).
-    pub fn to_manifest(&self) -> ManifestSchemas {
-        let projection = |side: &RouteSchema| match side {
+    /// The manifest's form for a build for `targets`: translated schemas with the projection
+    /// of every target that has a schema profile, and run-time schemas; a literal or absent side
+    /// is `None` (the emitter reads a literal from the route's options itself).
+    pub fn to_manifest(&self, targets: &[&str]) -> ManifestSchemas {
+        let projection = |side: &RouteSchema, input: bool| match side {
             RouteSchema::Static(json_schema) => Some(SchemaProjection {
                 source: SchemaSource::Static,
                 json_schema: Some(json_schema.clone()),
+                profiles: targets
+                    .iter()
+                    .filter_map(|target| Profile::for_target(target))
+                    .filter_map(|profile| {
+                        let projected = project(json_schema, profile, input).ok()?;
+                        let projected = ProfileProjection {
+                            json_schema: projected,
+                        };
+                        Some((profile.name().to_owned(), projected))
+                    })
+                    .collect(),
             }),
             RouteSchema::Runtime(_) => Some(SchemaProjection {
                 source: SchemaSource::Runtime,
                 json_schema: None,
+                profiles: BTreeMap::new(),
             }),
             RouteSchema::Absent | RouteSchema::Literal => None,
         };
         ManifestSchemas {
-            input: projection(&self.input),
-            result: projection(&self.output),
+            input: projection(&self.input, true),
+            result: projection(&self.output, false),
         }
     }
 }

@@ -13,8 +13,8 @@ mod read;
 
 pub use hooks::{HookBinding, HookFallback, HookRoute, HookTables, HookView};
 pub use model::{
-    Application, FileEntry, Limits, MANIFEST_FILE_NAME, MANIFEST_VERSION, Manifest, REACT_VERSION,
-    RenderLimits, Route, RouteKind, RouteSchemas, SchemaProjection, SchemaSource, Server,
-    ServerMode, WORKER_PROTOCOL_VERSION,
+    Application, FileEntry, Limits, MANIFEST_FILE_NAME, MANIFEST_VERSION, Manifest,
+    ProfileProjection, REACT_VERSION, RenderLimits, Route, RouteKind, RouteSchemas,
+    SchemaProjection, SchemaSource, Server, ServerMode, WORKER_PROTOCOL_VERSION,
 };
 pub use read::{ManifestReadError, read_hook_view, read_manifest};

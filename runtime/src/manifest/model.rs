@@ -96,7 +96,7 @@ pub struct RouteSchemas {
     pub result: Option<SchemaProjection>,
 }
 
-/// One schema of a route. Later versions add host-profile projections beside `jsonSchema`.
+/// One schema of a route: the canonical form and the host-profile projections of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaProjection {
@@ -104,6 +104,19 @@ pub struct SchemaProjection {
     /// The canonical JSON Schema 2020-12; absent when `source` is `runtime`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_schema: Option<Value>,
+    /// `jsonSchema` projected for each selected host with a schema profile (`claude`, `codex`,
+    /// `cursor`), by profile name; a host whose profile cannot take the schema is absent (the
+    /// build warned). Empty for run-time and literal schemas.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub profiles: std::collections::BTreeMap<String, ProfileProjection>,
+}
+
+/// One host profile's form of a schema. A member named `jsonSchema`, like the canonical form,
+/// so that the canonical writer keeps its `properties` in the author's order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileProjection {
+    pub json_schema: Value,
 }
 
 /// How a schema is known.
