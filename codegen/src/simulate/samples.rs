@@ -1,5 +1,5 @@
-//! The built-in sample envelopes of `abgen hooks simulate`: the documented Claude Code payloads
-//! kept in `fixtures/hosts/claude/` (see its PROVENANCE.md), one per native event.
+//! The built-in sample envelopes of `abgen hooks simulate`: the documented payloads of each host
+//! kept in `fixtures/hosts/<host>/` (see the PROVENANCE.md beside them), one per native event.
 
 const CLAUDE: &[(&str, &str)] = &[
     (
@@ -9,6 +9,14 @@ const CLAUDE: &[(&str, &str)] = &[
     (
         "FileChanged",
         include_str!("../../../fixtures/hosts/claude/FileChanged.json"),
+    ),
+    (
+        "Notification",
+        include_str!("../../../fixtures/hosts/claude/Notification.json"),
+    ),
+    (
+        "PermissionRequest",
+        include_str!("../../../fixtures/hosts/claude/PermissionRequest.json"),
     ),
     (
         "PostToolUse",
@@ -43,8 +51,134 @@ const CLAUDE: &[(&str, &str)] = &[
         include_str!("../../../fixtures/hosts/claude/SubagentStart.json"),
     ),
     (
+        "SubagentStop",
+        include_str!("../../../fixtures/hosts/claude/SubagentStop.json"),
+    ),
+    (
         "UserPromptSubmit",
         include_str!("../../../fixtures/hosts/claude/UserPromptSubmit.json"),
+    ),
+];
+
+const CODEX: &[(&str, &str)] = &[
+    (
+        "Interrupt",
+        include_str!("../../../fixtures/hosts/codex/Interrupt.json"),
+    ),
+    (
+        "PermissionRequest",
+        include_str!("../../../fixtures/hosts/codex/PermissionRequest.json"),
+    ),
+    (
+        "PostCompact",
+        include_str!("../../../fixtures/hosts/codex/PostCompact.json"),
+    ),
+    (
+        "PostToolUse",
+        include_str!("../../../fixtures/hosts/codex/PostToolUse.json"),
+    ),
+    (
+        "PreCompact",
+        include_str!("../../../fixtures/hosts/codex/PreCompact.json"),
+    ),
+    (
+        "PreToolUse",
+        include_str!("../../../fixtures/hosts/codex/PreToolUse.json"),
+    ),
+    (
+        "SessionEnd",
+        include_str!("../../../fixtures/hosts/codex/SessionEnd.json"),
+    ),
+    (
+        "SessionStart",
+        include_str!("../../../fixtures/hosts/codex/SessionStart.json"),
+    ),
+    (
+        "Stop",
+        include_str!("../../../fixtures/hosts/codex/Stop.json"),
+    ),
+    (
+        "SubagentStart",
+        include_str!("../../../fixtures/hosts/codex/SubagentStart.json"),
+    ),
+    (
+        "SubagentStop",
+        include_str!("../../../fixtures/hosts/codex/SubagentStop.json"),
+    ),
+    (
+        "UserPromptSubmit",
+        include_str!("../../../fixtures/hosts/codex/UserPromptSubmit.json"),
+    ),
+];
+
+const CURSOR: &[(&str, &str)] = &[
+    (
+        "afterFileEdit",
+        include_str!("../../../fixtures/hosts/cursor/afterFileEdit.json"),
+    ),
+    (
+        "afterMCPExecution",
+        include_str!("../../../fixtures/hosts/cursor/afterMCPExecution.json"),
+    ),
+    (
+        "afterShellExecution",
+        include_str!("../../../fixtures/hosts/cursor/afterShellExecution.json"),
+    ),
+    (
+        "beforeMCPExecution",
+        include_str!("../../../fixtures/hosts/cursor/beforeMCPExecution.json"),
+    ),
+    (
+        "beforeReadFile",
+        include_str!("../../../fixtures/hosts/cursor/beforeReadFile.json"),
+    ),
+    (
+        "beforeShellExecution",
+        include_str!("../../../fixtures/hosts/cursor/beforeShellExecution.json"),
+    ),
+    (
+        "beforeSubmitPrompt",
+        include_str!("../../../fixtures/hosts/cursor/beforeSubmitPrompt.json"),
+    ),
+    (
+        "postToolUse",
+        include_str!("../../../fixtures/hosts/cursor/postToolUse.json"),
+    ),
+    (
+        "postToolUseFailure",
+        include_str!("../../../fixtures/hosts/cursor/postToolUseFailure.json"),
+    ),
+    (
+        "preCompact",
+        include_str!("../../../fixtures/hosts/cursor/preCompact.json"),
+    ),
+    (
+        "preToolUse",
+        include_str!("../../../fixtures/hosts/cursor/preToolUse.json"),
+    ),
+    (
+        "sessionEnd",
+        include_str!("../../../fixtures/hosts/cursor/sessionEnd.json"),
+    ),
+    (
+        "sessionStart",
+        include_str!("../../../fixtures/hosts/cursor/sessionStart.json"),
+    ),
+    (
+        "stop",
+        include_str!("../../../fixtures/hosts/cursor/stop.json"),
+    ),
+    (
+        "subagentStart",
+        include_str!("../../../fixtures/hosts/cursor/subagentStart.json"),
+    ),
+    (
+        "subagentStop",
+        include_str!("../../../fixtures/hosts/cursor/subagentStop.json"),
+    ),
+    (
+        "workspaceOpen",
+        include_str!("../../../fixtures/hosts/cursor/workspaceOpen.json"),
     ),
 ];
 
@@ -52,6 +186,8 @@ const CLAUDE: &[(&str, &str)] = &[
 pub fn sample_envelope(host: &str, native_event: &str) -> Option<String> {
     let samples = match host {
         "claude" => CLAUDE,
+        "codex" => CODEX,
+        "cursor" => CURSOR,
         _ => return None,
     };
     samples
