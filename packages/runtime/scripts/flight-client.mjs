@@ -12,6 +12,7 @@
 // code; the Rust test compares codes for those.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 // The recorded streams come from React's production server; read them with the production client
 // (the development client expects debug rows production streams never carry).
@@ -239,11 +240,17 @@ async function json(model) {
   return object;
 }
 
-/** The final document React's client reconstructs from `bytes`. */
-async function referenceDocument(bytes) {
+/**
+ * The final document React's client reconstructs from `bytes`, fed in pieces of `pieceBytes`
+ * (the whole stream at once by default).
+ */
+export async function referenceDocument(bytes, pieceBytes = bytes.length) {
   const stream = new ReadableStream({
     start(controller) {
-      controller.enqueue(new Uint8Array(bytes));
+      const all = new Uint8Array(bytes);
+      for (let start = 0; start < all.length; start += Math.max(1, pieceBytes)) {
+        controller.enqueue(all.subarray(start, start + Math.max(1, pieceBytes)));
+      }
       controller.close();
     },
   });
@@ -266,8 +273,10 @@ async function referenceDocument(bytes) {
   }
 }
 
-const documents = {};
-for (const file of process.argv.slice(2)) {
-  documents[basename(file, '.flight')] = await referenceDocument(readFileSync(file));
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const documents = {};
+  for (const file of process.argv.slice(2)) {
+    documents[basename(file, '.flight')] = await referenceDocument(readFileSync(file));
+  }
+  process.stdout.write(`${JSON.stringify(documents)}\n`);
 }
-process.stdout.write(`${JSON.stringify(documents)}\n`);

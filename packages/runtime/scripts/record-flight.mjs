@@ -4,11 +4,12 @@
 // The render runs inside a request context like the worker's (`agent()` works, providers come
 // from the case's optional `providers` export, progress reports are dropped), and a case that
 // exports `abortAfterMs` is aborted that long after the render started.
-// Run from the repository root: `node packages/runtime/scripts/record-flight.mjs [case…]`.
+// Run from the repository root: `node packages/runtime/scripts/record-flight.mjs [case…]`; an
+// argument ending in `.tsx` is a route file anywhere, recorded beside it (bench/flight uses this).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleFlightEntry } from './bundle.mjs';
 
@@ -18,18 +19,27 @@ const digestModule = join(packageDir, 'src/digest.ts');
 const contextModule = join(packageDir, 'src/context.ts');
 
 const requested = process.argv.slice(2);
-const cases = readdirSync(fixturesDir)
-  .filter((file) => file.endsWith('.tsx'))
-  .map((file) => basename(file, '.tsx'))
-  .filter((name) => requested.length === 0 || requested.includes(name))
-  .sort();
+const files = requested.filter((arg) => arg.endsWith('.tsx')).map((file) => resolve(file));
+const names = requested.filter((arg) => !arg.endsWith('.tsx'));
+const cases =
+  files.length > 0 && names.length === 0
+    ? []
+    : readdirSync(fixturesDir)
+        .filter((file) => file.endsWith('.tsx'))
+        .map((file) => basename(file, '.tsx'))
+        .filter((name) => names.length === 0 || names.includes(name))
+        .sort();
+const routes = [
+  ...cases.map((name) => ({ name, dir: fixturesDir })),
+  ...files.map((file) => ({ name: basename(file, '.tsx'), dir: dirname(file) })),
+];
 
 const workDir = mkdtempSync(join(tmpdir(), 'abgen-record-flight-'));
 try {
-  for (const name of cases) {
+  for (const { name, dir } of routes) {
     const outfile = join(workDir, `${name}.mjs`);
     await bundleFlightEntry({
-      resolveDir: fixturesDir,
+      resolveDir: dir,
       outfile,
       contents: `
         import { writeSync, openSync } from 'node:fs';
@@ -70,7 +80,7 @@ try {
         }
       `,
     });
-    const target = join(fixturesDir, `${name}.flight`);
+    const target = join(dir, `${name}.flight`);
     execFileSync(process.execPath, ['--conditions=react-server', outfile, target], {
       stdio: ['ignore', 'inherit', 'inherit'],
       env: { ...process.env, NODE_ENV: 'production' },
