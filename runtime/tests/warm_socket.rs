@@ -315,3 +315,22 @@ fn requests_refusals_and_events_match_the_schema() {
     unknown["extra"] = json!(1);
     assert!(!validator.is_valid(&unknown));
 }
+
+#[test]
+fn one_artifact_reached_by_two_paths_names_one_socket() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("artifact");
+    std::fs::create_dir(&root).unwrap();
+    let link = base.path().join("link");
+    std::os::unix::fs::symlink(&root, &link).unwrap();
+    let directory = base.path().join("abgen");
+    let direct = SocketPath::in_directory(&directory, &root, DIGEST).unwrap();
+    let linked = SocketPath::in_directory(&directory, &link, DIGEST).unwrap();
+    let dotted = SocketPath::in_directory(&directory, &root.join("."), DIGEST).unwrap();
+    assert_eq!(direct, linked);
+    assert_eq!(direct, dotted);
+    assert_ne!(
+        direct,
+        SocketPath::in_directory(&directory, &root, "another digest").unwrap()
+    );
+}

@@ -55,8 +55,11 @@ impl SocketPath {
         Self::in_directory(&directory, root, digest)
     }
 
-    /// The socket of the artifact at `root` with `digest`, in `directory`.
+    /// The socket of the artifact at `root` with `digest`, in `directory`. The root is made
+    /// canonical first, so the server and a hook that reach one artifact by different paths
+    /// (relative, through a link) name the same socket.
     pub fn in_directory(directory: &Path, root: &Path, digest: &str) -> Result<Self, PathError> {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
         let mut hasher = Sha256::new();
         hasher.update(root.as_os_str().as_encoded_bytes());
         hasher.update([0]);
