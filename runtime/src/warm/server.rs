@@ -117,9 +117,11 @@ impl WarmServer {
 impl Drop for WarmServer {
     fn drop(&mut self) {
         self.stopping.store(true, Ordering::SeqCst);
-        // Wake the accept loop so it sees the flag.
-        let _ = UnixStream::connect(&self.path.socket);
-        if let Some(accept) = self.accept.take() {
+        // Wake the accept loop so it sees the flag. Should the socket file be gone (someone
+        // removed it), the loop cannot be woken: leave the thread rather than hang on it.
+        if UnixStream::connect(&self.path.socket).is_ok()
+            && let Some(accept) = self.accept.take()
+        {
             let _ = accept.join();
         }
         let _ = std::fs::remove_file(&self.path.socket);
@@ -136,7 +138,11 @@ fn accept_loop(
         if stopping.load(Ordering::SeqCst) {
             return;
         }
-        let Ok(stream) = stream else { continue };
+        let Ok(stream) = stream else {
+            // Out of descriptors or similar: do not spin on a failing accept.
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
         let source = Arc::clone(source);
         let digest = digest.to_owned();
         std::thread::spawn(move || serve(stream, &digest, source.as_ref()));
