@@ -2,7 +2,10 @@
 // Run by `abgen build` as `node esbuild-worker.mjs '<request JSON>'`; the request is
 // { entry, absWorkingDir, nodePaths, sourcefile }. esbuild itself and the runtime packages are
 // resolved from nodePaths (abgen's own node_modules), so a project without node_modules builds.
-// On failure it prints one line per esbuild error to stderr and exits 1.
+// On failure it prints one line per esbuild error to stderr and exits 1. A module of the graph
+// (read from esbuild's metafile) that starts with a 'use client' directive is such an error too:
+// routes render only on the server, and Agent Documents hold no client components.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -34,7 +37,15 @@ try {
     banner: { js: banner },
     legalComments: 'none',
     logLevel: 'silent',
+    metafile: true,
   });
+  const clientModules = useClientModules(result.metafile, request.absWorkingDir);
+  if (clientModules.length > 0) {
+    throw { errors: clientModules.map(({ file, importer }) => ({
+      text: `'use client' module in the render worker's module graph (imported by ${importer}); routes render on the server only, and Agent Documents hold no client components`,
+      location: { file, line: 1 },
+    })) };
+  }
   process.stdout.write(result.outputFiles[0].contents);
 } catch (error) {
   for (const message of error.errors ?? [{ text: String(error) }]) {
@@ -42,4 +53,27 @@ try {
     process.stderr.write(`${where}${message.text}\n`);
   }
   process.exitCode = 1;
+}
+
+/** The inputs of `metafile` whose source starts with a 'use client' directive, with an importer. */
+function useClientModules(metafile, root) {
+  const found = [];
+  for (const file of Object.keys(metafile.inputs)) {
+    let source;
+    try {
+      source = readFileSync(join(root, file), 'utf8');
+    } catch {
+      continue; // <stdin> and other virtual inputs
+    }
+    if (!startsWithUseClient(source)) continue;
+    const importer = Object.entries(metafile.inputs).find(([, input]) => input.imports.some((entry) => entry.path === file));
+    found.push({ file, importer: importer ? importer[0] : 'the worker entry' });
+  }
+  return found.sort((a, b) => a.file.localeCompare(b.file));
+}
+
+/** Whether the directive prologue of `source` holds 'use client' (comments and a hashbang skipped). */
+function startsWithUseClient(source) {
+  const prologue = /^(?:#![^\n]*\n)?(?:\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|(['"])(?:(?!\1)[^\\\n])*\1\s*;?)*/.exec(source)[0];
+  return /(['"])use client\1/.test(prologue);
 }

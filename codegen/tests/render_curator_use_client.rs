@@ -1,0 +1,69 @@
+//! A `'use client'` module anywhere in a route's module graph is a build error: a copy of
+//! `examples/curator` whose `shelve_book` tool imports a client component (through a helper, so
+//! the module is two imports away from the route) fails `abgen build`, naming the module and its
+//! importer, as read from esbuild's metafile. Needs the npm workspace installed and Node 20+.
+
+use std::path::{Path, PathBuf};
+
+use abgen::emit::{BuildOptions, build_project};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "node_modules" {
+                copy_tree(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_use_client_module_in_a_routes_graph_fails_the_build_naming_it() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("curator");
+    copy_tree(&repo().join("examples/curator"), &project);
+    std::fs::write(
+        project.join("src/lib/star-button.tsx"),
+        "// A browser widget, marked for the client.\n'use client';\n\nexport function StarButton() {\n  return null;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("src/lib/widgets.ts"),
+        "export { StarButton } from './star-button';\n",
+    )
+    .unwrap();
+    let tool = project.join("src/mcp/library/tools/shelve_book.tsx");
+    let source = std::fs::read_to_string(&tool).unwrap();
+    std::fs::write(
+        &tool,
+        format!("import {{ StarButton }} from '../../../lib/widgets';\nvoid StarButton;\n{source}"),
+    )
+    .unwrap();
+
+    let failure = build_project(&BuildOptions {
+        root: project.clone(),
+        targets: Some(vec!["claude".into()]),
+        out: Some(temp.path().join("artifact")),
+        host_binary: None,
+        node_modules: None,
+    })
+    .expect_err("a 'use client' module must fail the build");
+    let message = format!("{failure}: {failure:?}");
+    assert!(
+        message.contains("src/lib/star-button.tsx") && message.contains("'use client'"),
+        "{message}"
+    );
+    assert!(message.contains("src/lib/widgets.ts"), "{message}");
+}
