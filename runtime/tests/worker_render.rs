@@ -281,7 +281,10 @@ fn an_abort_reaches_the_routes_child_process_and_fetch() {
     lines.sort_unstable();
     assert_eq!(
         lines,
-        ["child exited by SIGTERM", "fetch ended: the render was aborted"],
+        [
+            "child exited by SIGTERM",
+            "fetch ended: the render was aborted"
+        ],
         "{seen}"
     );
 }
