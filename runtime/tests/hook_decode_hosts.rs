@@ -290,3 +290,37 @@ fn another_hosts_payload_is_silence() {
     }
     assert!(checked > 100, "{checked}");
 }
+
+/// Cursor delivers a turn interrupt only as a `stop` with `status: "aborted"`; the interrupt
+/// decoder answers that case alone.
+#[test]
+fn a_cursor_interrupt_is_only_an_aborted_stop() {
+    let decoder = hosts::decoder("cursor.interrupt").unwrap();
+    let decode = |payload: &Value| {
+        decoder.decode(&DecodeInput {
+            payload: &serde_json::to_vec(payload).unwrap(),
+            event: "turn/interrupt",
+            native_event: "stop",
+            opt_in: &[],
+            env: &no_environment,
+        })
+    };
+    let mut stop: Value = serde_json::from_slice(&fixture("cursor", "stop")).unwrap();
+    let Decoded::Silent(silence) = decode(&stop) else {
+        panic!("a completed stop is not an interrupt")
+    };
+    assert_eq!(
+        silence,
+        Silence::OtherCase {
+            field: "status",
+            expected: "aborted"
+        }
+    );
+    stop["status"] = "aborted".into();
+    let Decoded::Event(event) = decode(&stop) else {
+        panic!("an aborted stop is an interrupt")
+    };
+    assert_valid(&event);
+    assert_eq!(event.event, "turn/interrupt");
+    assert_eq!(event.native["status"], json!("aborted"));
+}

@@ -127,6 +127,7 @@ const fn decoder(
         opt_in_fields,
         tool: ToolShape::None,
         prompt: false,
+        only_when: None,
     }
 }
 

@@ -16,6 +16,7 @@
 //! | afterFileEdit | `cursor.file` | `cursor.silent` |
 //! | subagentStart, subagentStop | `cursor.agent` | `cursor.agent-start`, `cursor.stop` |
 //! | stop | `cursor.stop` | `cursor.stop` |
+//! | stop with `status: "aborted"` (turn/interrupt) | `cursor.interrupt` | `cursor.silent` |
 //! | preCompact | `cursor.compact` | `cursor.compact` |
 //! | workspaceOpen | `cursor.workspace` | `cursor.silent` |
 
@@ -107,6 +108,7 @@ const fn decoder(
         opt_in_fields,
         tool: ToolShape::None,
         prompt: false,
+        only_when: None,
     }
 }
 
@@ -185,6 +187,12 @@ const DECODERS: &[Decoder] = &[
         &["task", "description", "summary", "modified_files"],
     ),
     decoder("cursor.stop", &["status", "loop_count"], &[]),
+    // turn/interrupt: Cursor reports an interrupted turn only as a `stop` whose status is
+    // `aborted`, and its `stop` hooks take no matcher, so the decoder picks that case out.
+    Decoder {
+        only_when: Some(("status", "aborted")),
+        ..decoder("cursor.interrupt", &["status", "loop_count"], &[])
+    },
     decoder(
         "cursor.compact",
         &[

@@ -79,6 +79,10 @@ pub struct Decoder {
     pub tool: ToolShape,
     /// Whether the payload carries a prompt.
     pub prompt: bool,
+    /// A field the payload must hold with this exact string value, for a canonical event the
+    /// host delivers only as a case of a wider native event that no matcher can narrow (Cursor's
+    /// `stop` with `status: "aborted"` is a turn interrupt); any other value is silence.
+    pub only_when: Option<(&'static str, &'static str)>,
 }
 
 /// How a payload shape names the tool it concerns.
@@ -136,6 +140,11 @@ pub enum Silence {
     },
     #[error("the payload is a `{found}` event; this hook answers `{expected}`")]
     OtherEvent { found: String, expected: String },
+    #[error("the payload's `{field}` is not `{expected}`; this hook answers only that case")]
+    OtherCase {
+        field: &'static str,
+        expected: &'static str,
+    },
     #[error("the payload's `{field}` {problem}")]
     Invalid {
         field: &'static str,
@@ -174,6 +183,11 @@ impl Decoder {
                 });
             }
             None => return Err(invalid(envelope.event_field, "is missing")),
+        }
+        if let Some((field, expected)) = self.only_when
+            && text_field(&payload, field)? != Some(expected)
+        {
+            return Err(Silence::OtherCase { field, expected });
         }
         let session = match text_field(&payload, envelope.session_field)? {
             Some(session) if !session.is_empty() => native_axis(session),
