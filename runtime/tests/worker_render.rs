@@ -334,3 +334,39 @@ fn a_crashed_worker_fails_its_render_honestly_and_is_restarted_for_the_next() {
     assert_eq!(document.status, Status::Success);
     assert_eq!(supervised.starts(), 2);
 }
+
+#[test]
+fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
+        .expect("worker starts");
+    let mut with_host = request(1, "tool:demo/context", json!({}));
+    with_host.context.insert("host".into(), json!("claude"));
+    with_host.context.insert(
+        "workspace".into(),
+        json!({"state": "available", "value": "/work/notes", "source": "derived"}),
+    );
+    let (events, outcome) = render(&mut worker, &with_host, Duration::from_secs(20));
+    outcome.expect("the render succeeds");
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    let document = serde_json::to_value(document).unwrap();
+    assert_eq!(document["value"], json!({"sameSignal": true}));
+    let unavailable = |reason: &str| json!({"state": "unavailable", "reason": reason});
+    assert_eq!(
+        document["root"]["children"][0]["value"],
+        json!({
+            "route": {"id": "tool:demo/context", "kind": "tool"},
+            "invocation": {"kind": "tool"},
+            "host": {"state": "available", "value": "claude", "source": "native"},
+            "session": unavailable("the tool call did not report a session"),
+            "workspace": {"state": "available", "value": "/work/notes", "source": "derived"},
+            "plugin": {"state": "available", "value": {"digest": "test-artifact-digest"}, "source": "derived"},
+            "actor": unavailable("the actor is not observed by this runtime yet"),
+            "lineage": unavailable("the lineage is not observed by this runtime yet"),
+            "terminal": unavailable("the terminal is not observed by this runtime yet"),
+        })
+    );
+}

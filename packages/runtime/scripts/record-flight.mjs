@@ -55,6 +55,7 @@ try {
         const providers = new Map();
         const context = {
           route: { id: 'tool:fixtures/${name}', kind: 'tool' },
+          invocation: { kind: 'tool' },
           input: {},
           signal: controller.signal,
           progress: { report() {} },

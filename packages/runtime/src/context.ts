@@ -15,9 +15,29 @@ export interface ProgressReport {
   message?: string;
 }
 
+/**
+ * One identity axis, as the canonical event carries it: known (from the host's own payload, or
+ * derived), or unknown with the reason why. Never guessed.
+ */
+export type Axis<T = string> =
+  | { state: 'available'; value: T; source: 'native' | 'derived' }
+  | { state: 'unavailable'; reason: string };
+
 /** What a route can learn about the render it is part of. */
 export interface AgentContext {
   route: { id: string; kind: 'tool' | 'event' };
+  /** How this render was invoked: a tool call or a host event. */
+  invocation: { kind: 'tool' | 'event' };
+  /** The host (claude, codex, cursor, …), the session, the workspace, as the host told them. */
+  host: Axis;
+  session: Axis;
+  workspace: Axis;
+  /** This plugin: the digest of the artifact rendering the route. */
+  plugin: Axis<{ digest: string }>;
+  /** Not observed yet: always unavailable, with the reason. */
+  actor: Axis;
+  lineage: Axis;
+  terminal: Axis;
   input: unknown;
   event?: unknown;
   signal: AbortSignal;

@@ -13,7 +13,7 @@ import { renderToReadableStream } from 'react-server-dom-webpack/server';
 import { safeParseAsync } from 'zod/mini';
 import type * as z from 'zod';
 
-import { HandoffRequiredError, runWithAgentContext, type AgentContext, type ProgressReport } from './context.ts';
+import { HandoffRequiredError, runWithAgentContext, type AgentContext, type Axis, type ProgressReport } from './context.ts';
 import { flightDigest } from './digest.ts';
 import { describeIssues } from './result.ts';
 import { encodeFrame, FrameReader, type Frame } from './framing.ts';
@@ -135,6 +135,7 @@ async function serveRender(
   const providers = new Map<string, Promise<unknown>>();
   const context: AgentContext = {
     route: { id: message.route, kind: message.kind },
+    ...identityAxes(message, options.artifact),
     input,
     event: message.kind === 'event' ? input : undefined,
     signal: controller.signal,
@@ -221,6 +222,52 @@ function routeDefinition(module: unknown, route: string, kind: 'tool' | 'event')
     };
   }
   throw new Error(`route \`${route}\` has no default export made by defineTool, events.*, or a component`);
+}
+
+const NOT_OBSERVED = (what: string): Axis => ({
+  state: 'unavailable',
+  reason: `${what} is not observed by this runtime yet`,
+});
+
+/**
+ * The identity axes of a render: for an event, the canonical event's own axes; for a tool call,
+ * what the host put in the render's `context` (MCP tool calls carry no session or workspace of
+ * their own). An axis nobody reported is unavailable with the reason, never guessed.
+ */
+function identityAxes(message: RenderMessage, artifact: string): Pick<
+  AgentContext,
+  'invocation' | 'host' | 'session' | 'workspace' | 'plugin' | 'actor' | 'lineage' | 'terminal'
+> {
+  const canonical = message.kind === 'event' ? ((message.input as { canonical?: Record<string, unknown> })?.canonical ?? {}) : {};
+  const reported = message.context ?? {};
+  const axis = (key: 'session' | 'workspace'): Axis => {
+    const value = canonical[key] ?? reported[key];
+    return isAxis(value)
+      ? value
+      : { state: 'unavailable', reason: `the ${message.kind === 'event' ? 'event' : 'tool call'} did not report a ${key}` };
+  };
+  const host = canonical.host ?? reported.host;
+  return {
+    invocation: { kind: message.kind },
+    host:
+      typeof host === 'string'
+        ? { state: 'available', value: host, source: 'native' }
+        : isAxis(host)
+          ? host
+          : { state: 'unavailable', reason: `the ${message.kind === 'event' ? 'event' : 'tool call'} did not name its host` },
+    session: axis('session'),
+    workspace: axis('workspace'),
+    plugin: { state: 'available', value: { digest: artifact }, source: 'derived' },
+    actor: NOT_OBSERVED('the actor'),
+    lineage: NOT_OBSERVED('the lineage'),
+    terminal: NOT_OBSERVED('the terminal'),
+  };
+}
+
+function isAxis(value: unknown): value is Axis {
+  const state = (value as { state?: unknown } | null)?.state;
+  if (state === 'available') return typeof (value as { source?: unknown }).source === 'string' && 'value' in (value as object);
+  return state === 'unavailable' && typeof (value as { reason?: unknown }).reason === 'string';
 }
 
 function eventProps(input: unknown, signal: AbortSignal): Record<string, unknown> {

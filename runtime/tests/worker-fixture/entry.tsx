@@ -10,5 +10,6 @@ startWorker({
     'tool:demo/result': () => import('./result.tsx'),
     'tool:demo/abortable': () => import('./abortable.tsx'),
     'tool:demo/crash': () => import('./crash.tsx'),
+    'tool:demo/context': () => import('./context.tsx'),
   },
 });
