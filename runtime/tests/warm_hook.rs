@@ -312,3 +312,33 @@ fn hostile_payloads_never_reach_the_warm_runtime() {
     assert!(text(&output.stdout).contains("\"decision\":\"block\""));
     assert_eq!(source.0.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+/// Without `XDG_RUNTIME_DIR`, the socket lives in `/tmp/abgen-<uid>/`, where the hook finds it.
+#[test]
+fn without_a_runtime_directory_the_socket_is_under_tmp() {
+    let (artifact, digest) = artifact();
+    let directory =
+        std::path::PathBuf::from(format!("/tmp/abgen-{}", abgen_runtime::warm::current_uid()));
+    let path = SocketPath::in_directory(&directory, artifact.path(), &digest).unwrap();
+    let _server = WarmServer::bind(path, &digest, Arc::new(Source::Deny)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
+        .args(["hook", "--host", "claude", "--event", "stop"])
+        .env("ABGEN_ARTIFACT", artifact.path())
+        .env_remove("XDG_RUNTIME_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&fixture("claude", "Stop"));
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        text(&output.stdout),
+        "{\"decision\":\"block\",\"reason\":\"Shelve the new books first (claude).\"}\n"
+    );
+    assert_eq!(text(&output.stderr), "");
+}

@@ -26,7 +26,7 @@ const MAX_EVENTS: usize = 100_000;
 pub enum WarmError {
     #[error("no warm runtime is running ({0})")]
     NoRuntime(String),
-    #[error("the warm runtime's directory is unsafe: {0}")]
+    #[error("the warm runtime's socket cannot be used: {0}")]
     Path(PathError),
     #[error("the warm runtime runs as uid {0}, not as this user")]
     PeerUid(u32),
@@ -47,7 +47,7 @@ impl WarmError {
     pub fn code(&self) -> &'static str {
         match self {
             WarmError::NoRuntime(_) => "no-runtime",
-            WarmError::Path(_) => "unsafe-directory",
+            WarmError::Path(_) => "socket-path",
             WarmError::PeerUid(_) => "peer-uid",
             WarmError::Refused(refusal) if refusal.code == "digest-mismatch" => "digest-mismatch",
             WarmError::Refused(_) => "refused",
