@@ -335,7 +335,8 @@ def report(results: dict[int, list[Contender]], args: argparse.Namespace, info: 
     a10 = get(10000, "abgen")
     if a10 and a1:
         growth = a10.median("wall_ms") / a1.median("wall_ms")
-        verdict("1,000 → 10,000 routes: linear (time ratio ≤ 11)", f"{growth:.2f}×",
+        cpu_growth = a10.median("cpu_ms") / a1.median("cpu_ms")
+        verdict("1,000 → 10,000 routes: linear (time ratio ≤ 11)", f"{growth:.2f}× (CPU {cpu_growth:.2f}×)",
                 growth <= TARGETS["linear_ratio_max"])
         rss = max(s.rss_mb for s in a10.samples)
         verdict("10,000 routes: peak RSS < 500 MB", f"{rss:.0f} MB", rss < TARGETS["rss_max_mb"])
