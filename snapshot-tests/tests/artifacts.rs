@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use abgen::check::{CheckOptions, check_project};
-use abgen::emit::{EmitOptions, emit_input, plan_artifact};
+use abgen::emit::{EmitOptions, checked_emit_input, plan_artifact};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -25,13 +25,7 @@ fn artifact_text(root: &Path, targets: Option<&[&str]>) -> String {
     let (Some(config), Some(graph)) = (&checked.config, &checked.graph) else {
         panic!("{} has no plugin name", root.display());
     };
-    let mut input = emit_input(root, config, graph);
-    input.schemas = checked
-        .schemas
-        .iter()
-        .map(|(id, schemas)| (id.clone(), schemas.to_manifest()))
-        .collect();
-    input.skills = checked.skills.clone();
+    let mut input = checked_emit_input(root, &checked, config, graph);
     // Absolute paths never reach the artifact; a fixed root keeps that visible if it changes.
     input.project_root = PathBuf::from("/project");
     let temp = std::env::temp_dir().join(format!("abgen-artifacts-{}", std::process::id()));

@@ -29,8 +29,8 @@ pub use input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
 pub use install::INSTALL_PATH;
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
-    BuildFailure, BuildOptions, BuildReturn, WORKER_BUNDLE_ENV, build_project, emit_input,
-    worker_entry,
+    BuildFailure, BuildOptions, BuildReturn, WORKER_BUNDLE_ENV, build_project, checked_emit_input,
+    emit_input, worker_entry,
 };
 pub use skills::{EmitSkill, SKILLS_DIR, SkillsReturn, read_skills};
 pub use stage::check_output_dir;

@@ -15,7 +15,7 @@ use super::input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentit
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_worker, default_node_modules,
 };
-use crate::check::{CheckOptions, check_project};
+use crate::check::{CheckOptions, CheckReturn, check_project};
 use crate::diagnostics::Diagnostic;
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::ProjectConfig;
@@ -83,14 +83,7 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
             sources: checked.sources,
         });
     }
-    let mut input = emit_input(&options.root, config, graph);
-    let targets: Vec<&str> = graph.targets.iter().map(|target| target.as_str()).collect();
-    input.schemas = checked
-        .schemas
-        .iter()
-        .map(|(id, schemas)| (id.clone(), schemas.to_manifest(&targets)))
-        .collect();
-    input.skills = checked.skills.clone();
+    let input = checked_emit_input(&options.root, &checked, config, graph);
     let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
         // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
         Some(path) => {
@@ -130,6 +123,25 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         diagnostics: checked.diagnostics,
         sources: checked.sources,
     })
+}
+
+/// [`emit_input`] completed with what only the check has: every schema projection for the
+/// graph's targets, and the skills.
+pub fn checked_emit_input(
+    root: &std::path::Path,
+    checked: &CheckReturn,
+    config: &ProjectConfig,
+    graph: &RouteGraph,
+) -> EmitInput {
+    let mut input = emit_input(root, config, graph);
+    let targets: Vec<&str> = graph.targets.iter().map(|target| target.as_str()).collect();
+    input.schemas = checked
+        .schemas
+        .iter()
+        .map(|(id, schemas)| (id.clone(), schemas.to_manifest(&targets)))
+        .collect();
+    input.skills = checked.skills.clone();
+    input
 }
 
 /// The emitter's view of a checked project: generated servers only (custom, command and remote
