@@ -31,6 +31,12 @@ fn binding(native_event: &str) -> (&'static str, &'static str) {
         "Notification" => ("notification", "claude.notification"),
         "FileChanged" => ("file/saved", "claude.file"),
         "CwdChanged" => ("workspace/cwd", "claude.cwd"),
+        "PermissionDenied" => ("permission/denied", "claude.tool"),
+        "PostCompact" => ("compact/after", "claude.compact"),
+        "StopFailure" => ("stop/failure", "claude.stop"),
+        "ConfigChange" => ("config/change", "claude.config"),
+        "TaskCreated" => ("task/create", "claude.task"),
+        "TaskCompleted" => ("task/complete", "claude.task"),
         other => panic!("no binding for the fixture {other}"),
     }
 }
