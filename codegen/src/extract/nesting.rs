@@ -18,6 +18,16 @@ pub const MAX_NESTING: usize = 500;
 /// The byte offset where `source` first nests deeper than [`MAX_NESTING`], if it does.
 pub fn nesting_overflow(source: &str) -> Option<u32> {
     let bytes = source.as_bytes();
+    // Every level and chain step the exact scan counts starts at one of these bytes, so a source
+    // with fewer of them than the limit cannot overflow. Counting them is a tight loop the
+    // compiler vectorises; the exact scan below runs only for the rare source that has enough.
+    let openers = bytes
+        .iter()
+        .filter(|byte| matches!(byte, b'(' | b'[' | b'{' | b'`' | b'$' | b'=' | b'?' | b'<'))
+        .count();
+    if openers < MAX_NESTING {
+        return None;
+    }
     let mut levels: Vec<Level> = vec![Level::default()];
     let mut chains = 0usize;
     let mut i = 0usize;
