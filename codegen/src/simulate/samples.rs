@@ -3,6 +3,10 @@
 
 const CLAUDE: &[(&str, &str)] = &[
     (
+        "ConfigChange",
+        include_str!("../../../fixtures/hosts/claude/ConfigChange.json"),
+    ),
+    (
         "CwdChanged",
         include_str!("../../../fixtures/hosts/claude/CwdChanged.json"),
     ),
@@ -15,8 +19,16 @@ const CLAUDE: &[(&str, &str)] = &[
         include_str!("../../../fixtures/hosts/claude/Notification.json"),
     ),
     (
+        "PermissionDenied",
+        include_str!("../../../fixtures/hosts/claude/PermissionDenied.json"),
+    ),
+    (
         "PermissionRequest",
         include_str!("../../../fixtures/hosts/claude/PermissionRequest.json"),
+    ),
+    (
+        "PostCompact",
+        include_str!("../../../fixtures/hosts/claude/PostCompact.json"),
     ),
     (
         "PostToolUse",
@@ -47,12 +59,24 @@ const CLAUDE: &[(&str, &str)] = &[
         include_str!("../../../fixtures/hosts/claude/Stop.json"),
     ),
     (
+        "StopFailure",
+        include_str!("../../../fixtures/hosts/claude/StopFailure.json"),
+    ),
+    (
         "SubagentStart",
         include_str!("../../../fixtures/hosts/claude/SubagentStart.json"),
     ),
     (
         "SubagentStop",
         include_str!("../../../fixtures/hosts/claude/SubagentStop.json"),
+    ),
+    (
+        "TaskCompleted",
+        include_str!("../../../fixtures/hosts/claude/TaskCompleted.json"),
+    ),
+    (
+        "TaskCreated",
+        include_str!("../../../fixtures/hosts/claude/TaskCreated.json"),
     ),
     (
         "UserPromptSubmit",
