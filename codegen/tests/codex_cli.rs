@@ -2,7 +2,8 @@
 //! (`abgen build --target claude,codex,cursor,portable`) and runs the pinned `codex`
 //! (scripts/host-clis, installed by scripts/setup) with `CODEX_HOME` and `HOME` in a temporary
 //! directory: `plugin marketplace add <artifact>`, `plugin add curator@curator-marketplace`, and
-//! `plugin list`, which must show the plugin "installed, enabled". Also checks that the installed
+//! `plugin list`, which must show the plugin "installed, enabled", and `mcp list`, which must show
+//! its MCP server started from the installed copy. Also checks that the installed
 //! copy keeps Codex's own hook and MCP documents, and that their commands name `--host codex`.
 
 use std::path::{Path, PathBuf};
@@ -106,6 +107,24 @@ fn codex_adds_installs_and_lists_the_curator_plugin() {
         .unwrap_or_else(|| panic!("the plugin is not listed:\n{listed}"));
     assert!(line.contains("installed, enabled"), "{listed}");
     assert!(line.contains("0.1.0"), "{listed}");
+
+    // The MCP server comes from the manifest's pointer, started in the installed copy.
+    let servers = codex(&home, &["mcp", "list"]);
+    let library = servers
+        .lines()
+        .find(|line| line.starts_with("library "))
+        .unwrap_or_else(|| panic!("the MCP server is not listed:\n{servers}"));
+    for expected in [
+        "./bin/abgen-host",
+        "mcp --server library",
+        "curator/0.1.0",
+        "enabled",
+    ] {
+        assert!(
+            library.contains(expected),
+            "`{expected}` missing:\n{servers}"
+        );
+    }
 
     // Codex installs a copy; it must carry Codex's own documents, pointed at by its manifest.
     let copy = home.join(".codex/plugins/cache/curator-marketplace/curator/0.1.0");
