@@ -72,6 +72,9 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
                 built.emitted.out_dir.display()
             );
             io::stdout().lock().write_all(line.as_bytes())?;
+            // The process ends now: freeing every schema projection of a large project one
+            // allocation at a time costs a tenth of the build, and the OS reclaims it at once.
+            std::mem::forget(built);
             Ok(ExitCode::SUCCESS)
         }
         Err(BuildFailure::Diagnostics {

@@ -45,6 +45,8 @@ pub struct BuildOptions {
 #[derive(Debug)]
 pub struct BuildReturn {
     pub emitted: EmitReturn,
+    /// What was emitted from (kept so that a caller decides when to free it).
+    pub input: EmitInput,
     /// Every diagnostic of the check (none is an error).
     pub diagnostics: Vec<Diagnostic>,
     /// The text of every file read, by project-relative path, to render the diagnostics.
@@ -120,6 +122,7 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
     super::typegen::write_route_types(&options.root, &input)?;
     Ok(BuildReturn {
         emitted,
+        input,
         diagnostics: checked.diagnostics,
         sources: checked.sources,
     })
