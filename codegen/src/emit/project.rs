@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
+use rayon::prelude::*;
 
 use super::build::{EmitOptions, EmitReturn, emit_artifact, locate_host_binary};
 use super::error::EmitError;
@@ -138,9 +139,10 @@ pub fn checked_emit_input(
 ) -> EmitInput {
     let mut input = emit_input(root, config, graph);
     let targets: Vec<&str> = graph.targets.iter().map(|target| target.as_str()).collect();
+    // One projection per host profile of every schema: the build's largest step, in parallel.
     input.schemas = checked
         .schemas
-        .iter()
+        .par_iter()
         .map(|(id, schemas)| (id.clone(), schemas.to_manifest(&targets)))
         .collect();
     input.skills = checked.skills.clone();
