@@ -2,8 +2,10 @@
 //! then swaps it in atomically. Entry: [`stage_artifact`]; [`check_output_dir`] refuses outputs
 //! that would overwrite the project.
 //!
-//! The manifest is written last, so a staging directory with a manifest is complete. The swap is
-//! one `renameat2(RENAME_EXCHANGE)` where the kernel has it (the output is the old or the new
+//! The manifest is written last, so a staging directory with a manifest is complete. The staged
+//! tree is verified (exactly the planned files, byte for byte, nothing else; every JSON document
+//! parses; the hook client reads the manifest). The swap is one `renameat2(RENAME_EXCHANGE)`
+//! where the kernel has it (the output is the old or the new
 //! artifact at every instant), else two renames. Every build first recovers what a killed build
 //! left: a previous artifact moved aside with no output in its place is moved back, and
 //! leftover staging or aside directories are removed. Failpoints ([`super::failpoint`]) prove it.
@@ -233,6 +235,20 @@ fn verify_tree(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Result<(
             found.len()
         )));
     }
+    verify_documents(plan, manifest_path, staging)
+}
+
+/// Every JSON document parses, and the hook client can read the staged manifest (its hook view
+/// skips the schemas, as it does inside a host's deadline).
+fn verify_documents(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Result<(), EmitError> {
+    for (path, file) in plan.files().filter(|(path, _)| path.ends_with(".json")) {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(&file.contents).is_err() {
+            return Err(EmitError::StagedTreeMismatch(format!("{path} is not JSON")));
+        }
+    }
+    abgen_runtime::manifest::read_hook_view(&staging.join(manifest_path)).map_err(|error| {
+        EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
+    })?;
     Ok(())
 }
 

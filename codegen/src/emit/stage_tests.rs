@@ -53,12 +53,13 @@ fn writes_every_file_then_replaces_the_previous_output() {
     plan.add("bin/tool", "#!/bin/sh\n", MODE_EXECUTABLE)
         .unwrap();
     plan.add("a/b/c.json", "{}\n", MODE_FILE).unwrap();
-    stage_artifact(&plan, "abgen.manifest.json", b"{}\n", &out).unwrap();
+    let manifest = minimal_manifest();
+    stage_artifact(&plan, "abgen.manifest.json", manifest.as_bytes(), &out).unwrap();
     assert!(!out.join("stale.txt").exists());
     assert_eq!(fs::read_to_string(out.join("a/b/c.json")).unwrap(), "{}\n");
     assert_eq!(
         fs::read_to_string(out.join("abgen.manifest.json")).unwrap(),
-        "{}\n"
+        manifest
     );
     #[cfg(unix)]
     {
@@ -89,4 +90,51 @@ fn a_planned_path_is_claimed_once() {
         plan.add("abgen.manifest.json", "3", MODE_FILE),
         Err(EmitError::DuplicatePath(_))
     ));
+}
+
+/// The least manifest the hook client reads.
+fn minimal_manifest() -> String {
+    let manifest = serde_json::json!({
+        "manifestVersion": abgen_runtime::manifest::MANIFEST_VERSION,
+        "application": { "name": "t", "version": "0.0.0" },
+        "digest": "0",
+        "hooks": {},
+        "limits": abgen_runtime::manifest::Limits::default(),
+        "routes": [],
+    });
+    format!("{manifest}\n")
+}
+
+#[test]
+fn a_staged_tree_that_fails_verification_changes_nothing() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("artifact");
+    fs::create_dir_all(&out).unwrap();
+    fs::write(out.join("kept.txt"), "old").unwrap();
+    let mut plan = FilePlan::default();
+    plan.add("broken.json", "{", MODE_FILE).unwrap();
+    let error = stage_artifact(
+        &plan,
+        "abgen.manifest.json",
+        minimal_manifest().as_bytes(),
+        &out,
+    )
+    .unwrap_err();
+    assert!(
+        error.to_string().contains("broken.json is not JSON"),
+        "{error}"
+    );
+    let mut plan = FilePlan::default();
+    plan.add("fine.json", "{}", MODE_FILE).unwrap();
+    let error = stage_artifact(&plan, "abgen.manifest.json", b"{}\n", &out).unwrap_err();
+    assert!(
+        error.to_string().contains("cannot read the manifest"),
+        "{error}"
+    );
+    assert_eq!(fs::read_to_string(out.join("kept.txt")).unwrap(), "old");
+    let names: Vec<_> = fs::read_dir(temp.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["artifact"]);
 }
