@@ -102,3 +102,30 @@ fn corpus_matches_zod() {
         failures.join("\n")
     );
 }
+
+/// `check` reads from the IR what the printed JSON would say (printable, object root, a host's
+/// root rule) without printing; on every corpus case both readings agree.
+#[test]
+fn ir_predicates_agree_with_the_printed_json() {
+    use abgen::schema::profile::{Profile, check_input_root};
+    use abgen::schema::{printable, prints_object_root, root_combinator};
+    let mut compared = 0;
+    for result in oracle() {
+        let Ok(schema) = translate_case(&result) else {
+            continue;
+        };
+        let io = io_of(&result);
+        let printed = print_2020_12(&schema, io);
+        assert_eq!(printable(&schema, io).is_ok(), printed.is_ok(), "{result}");
+        let Ok(printed) = printed else {
+            continue;
+        };
+        let object_root = printed["type"] == "object";
+        assert_eq!(prints_object_root(&schema), object_root, "{printed}");
+        let host_ok = check_input_root(&printed, Profile::Claude).is_ok();
+        let ir_ok = prints_object_root(&schema) && root_combinator(&schema).is_none();
+        assert_eq!(ir_ok, host_ok, "{printed}");
+        compared += 1;
+    }
+    assert!(compared > 480, "only {compared} compared");
+}

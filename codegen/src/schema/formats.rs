@@ -4,6 +4,8 @@
 //! into `z.toJSONSchema` output for these formats (measured by the oracle corpus under
 //! `fixtures/schemas/`); they must change together with the pinned zod version.
 
+use std::borrow::Cow;
+
 use super::ir::StringCheck;
 
 pub const EMAIL: &str = r#"^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$"#;
@@ -30,7 +32,7 @@ pub fn string_format(helper: &str) -> Option<StringCheck> {
     };
     Some(StringCheck::Format {
         name,
-        pattern: pattern.map(str::to_owned),
+        pattern: pattern.map(Cow::Borrowed),
     })
 }
 
@@ -46,7 +48,7 @@ pub fn affix_pattern(helper: &str, text: &str) -> Option<StringCheck> {
     };
     Some(StringCheck::Format {
         name,
-        pattern: Some(pattern),
+        pattern: Some(Cow::Owned(pattern)),
     })
 }
 

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use super::profile::{Profile, project};
+use super::profile::Profile;
 use super::routes::{RouteSchema, RouteSchemas};
+use super::shape::{prints_object_root, root_combinator};
 use crate::diagnostics::{Code, Diagnostic};
 
 /// AB5210 for every tool whose input schema a selected host's profile cannot take as it is.
@@ -21,17 +22,22 @@ pub fn check_host_profiles(
             continue;
         };
         for target in targets {
-            let Some(profile) = Profile::for_target(target) else {
+            if Profile::for_target(target).is_none() {
                 continue;
-            };
-            let Err(problem) = project(schema, profile, true) else {
+            }
+            // Read from the IR: the same answer as `profile::check_input_root` on the printed
+            // JSON, without printing it.
+            let reason = if !prints_object_root(&schema.schema) {
+                "the root is not `type: \"object\"`".to_owned()
+            } else if let Some(keyword) = root_combinator(&schema.schema) {
+                format!("the root has `{keyword}`")
+            } else {
                 continue;
             };
             let mut diagnostic = Diagnostic::new(
                 Code::AB5210,
                 format!(
-                    "the input schema of `{id}` cannot be given to {target} as it is: {}",
-                    problem.reason
+                    "the input schema of `{id}` cannot be given to {target} as it is: {reason}"
                 ),
                 "Make the input a `z.object({...})` at the root (move a union or intersection into a property), or drop this host from the targets.",
             )

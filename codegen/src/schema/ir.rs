@@ -6,6 +6,8 @@
 //! that was not written in the source (no defaults invented), and object properties keep the
 //! author's source order.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 /// Which side of a schema is printed: what a caller may send (`input`, a tool's arguments) or
@@ -21,14 +23,44 @@ pub enum Io {
 pub struct Schema {
     pub kind: Kind,
     /// `description`, `title`, `examples` and any other `meta` key, in the order written.
-    pub meta: Map<String, Value>,
+    pub meta: Meta,
+}
+
+/// A node's metadata. Most nodes have none, so it takes one pointer until the first key.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Meta(Option<Box<Map<String, Value>>>);
+
+impl Meta {
+    pub fn insert(&mut self, key: String, value: Value) {
+        self.0.get_or_insert_default().insert(key, value);
+    }
+
+    pub fn extend(&mut self, entries: Map<String, Value>) {
+        self.0.get_or_insert_default().extend(entries);
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.as_ref()?.get(key)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.as_ref().is_none_or(|map| map.is_empty())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.0.iter().flat_map(|map| map.iter())
+    }
 }
 
 impl Schema {
     pub fn new(kind: Kind) -> Self {
         Self {
             kind,
-            meta: Map::new(),
+            meta: Meta::default(),
         }
     }
 
@@ -125,7 +157,8 @@ pub enum StringCheck {
     /// A named format with its zod pattern, if zod prints one.
     Format {
         name: &'static str,
-        pattern: Option<String>,
+        /// zod's own patterns are static text, shared rather than copied into every schema.
+        pattern: Option<Cow<'static, str>>,
     },
 }
 

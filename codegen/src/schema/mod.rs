@@ -19,6 +19,7 @@ pub mod print;
 pub mod profile;
 mod routes;
 mod select;
+mod shape;
 mod translate;
 mod zod_calls;
 
@@ -26,8 +27,11 @@ pub use hosts::check_host_profiles;
 pub use ir::{Io, Kind, Schema};
 pub use modules::ModuleSet;
 pub use print::{DRAFT_2020_12, Unrepresentable, print_2020_12};
-pub use routes::{RouteSchema, RouteSchemas, SchemaReturn, translate_const, translate_routes};
+pub use routes::{
+    RouteSchema, RouteSchemas, SchemaReturn, StaticSchema, translate_const, translate_routes,
+};
 pub use select::{SelectError, select_schema};
+pub use shape::{printable, prints_object_root, root_combinator};
 pub use translate::Fallback;
 
 /// One place where abgen's output differs from zod's on purpose, keyed by the oracle corpus

@@ -6,10 +6,9 @@
 //! Invariant: a module is parsed once per check (route modules are never parsed again), and a
 //! specifier never resolves outside the project root.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::extract::{ExtractedModule, extract_module};
 use crate::project::{LoadedModule, ModuleKind, ReadFailure, SourceReader, read_text};
@@ -25,7 +24,7 @@ pub struct ModuleSource {
 #[derive(Clone, Debug)]
 pub enum ModuleRef<'a> {
     Route(&'a ExtractedModule, &'a str),
-    Loaded(Rc<ModuleSource>),
+    Loaded(Arc<ModuleSource>),
 }
 
 impl ModuleRef<'_> {
@@ -55,7 +54,7 @@ pub struct ModuleSet<'a> {
     routes: HashMap<&'a str, (&'a ExtractedModule, &'a str)>,
     /// Modules read on demand, by project-relative path; `None` when the file does not exist,
     /// cannot be read or does not parse.
-    loaded: RefCell<HashMap<String, Option<Rc<ModuleSource>>>>,
+    loaded: Mutex<HashMap<String, Option<Arc<ModuleSource>>>>,
 }
 
 impl<'a> ModuleSet<'a> {
@@ -78,7 +77,7 @@ impl<'a> ModuleSet<'a> {
             root: root.to_path_buf(),
             reader,
             routes,
-            loaded: RefCell::new(HashMap::new()),
+            loaded: Mutex::new(HashMap::new()),
         }
     }
 
@@ -87,13 +86,14 @@ impl<'a> ModuleSet<'a> {
         if let Some((module, text)) = self.routes.get(path) {
             return Some(ModuleRef::Route(module, text));
         }
-        if let Some(known) = self.loaded.borrow().get(path) {
+        // The lock is held while a module is read, so that two routes importing it at once
+        // still parse it once.
+        let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(known) = loaded.get(path) {
             return known.clone().map(ModuleRef::Loaded);
         }
-        let source = self.read(path).map(Rc::new);
-        self.loaded
-            .borrow_mut()
-            .insert(path.to_owned(), source.clone());
+        let source = self.read(path).map(Arc::new);
+        loaded.insert(path.to_owned(), source.clone());
         source.map(ModuleRef::Loaded)
     }
 
@@ -115,7 +115,8 @@ impl<'a> ModuleSet<'a> {
     /// pointing into them render with their source.
     pub fn loaded_texts(&self) -> Vec<(String, String)> {
         self.loaded
-            .borrow()
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
             .iter()
             .filter_map(|(path, source)| Some((path.clone(), source.as_ref()?.text.clone())))
             .collect()

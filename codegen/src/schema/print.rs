@@ -105,7 +105,7 @@ pub fn print_node(schema: &Schema, io: Io) -> Result<Map<String, Value>, Unrepre
             }
         },
     };
-    for (key, value) in &schema.meta {
+    for (key, value) in schema.meta.iter() {
         out.insert(key.clone(), value.clone());
     }
     Ok(out)

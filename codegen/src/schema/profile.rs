@@ -95,8 +95,8 @@ const ROOT_COMBINATORS: [&str; 8] = [
 /// Projects a printed 2020-12 `schema`; `input` says whether it is a tool's input (whose root
 /// hosts require to be a plain object).
 pub fn project(schema: &Value, profile: Profile, input: bool) -> Result<Value, ProfileProblem> {
-    if profile.is_host() && input {
-        root_is_plain_object(schema).map_err(|reason| ProfileProblem { profile, reason })?;
+    if input {
+        check_input_root(schema, profile)?;
     }
     let mut projected = schema.clone();
     match profile {
@@ -116,6 +116,15 @@ pub fn project(schema: &Value, profile: Profile, input: bool) -> Result<Value, P
         root.insert("$schema".to_owned(), json!(profile.draft()));
     }
     Ok(projected)
+}
+
+/// Whether a host profile can take `schema` as a tool's input (its root must be a plain
+/// object); dialect profiles take any root. Cheaper than [`project`]: nothing is copied.
+pub fn check_input_root(schema: &Value, profile: Profile) -> Result<(), ProfileProblem> {
+    if !profile.is_host() {
+        return Ok(());
+    }
+    root_is_plain_object(schema).map_err(|reason| ProfileProblem { profile, reason })
 }
 
 fn root_is_plain_object(schema: &Value) -> Result<(), String> {

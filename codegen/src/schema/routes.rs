@@ -12,12 +12,14 @@ use std::path::Path;
 use abgen_runtime::manifest::{
     ProfileProjection, RouteSchemas as ManifestSchemas, SchemaProjection, SchemaSource,
 };
+use rayon::prelude::*;
 use serde_json::Value;
 
 use super::ir::{Io, Kind, Schema};
 use super::modules::{ModuleRef, ModuleSet};
 use super::print::print_2020_12;
 use super::profile::{Profile, project};
+use super::shape::{printable, prints_object_root};
 use super::translate::{Fallback, Translator, span_of};
 use crate::diagnostics::{Code, Diagnostic, Location};
 use crate::extract::ExtractedModule;
@@ -35,10 +37,25 @@ pub enum RouteSchema {
     Absent,
     /// A literal `inputJsonSchema` / `outputJsonSchema` in the options.
     Literal,
-    /// Translated at build time: the JSON Schema 2020-12 zod would print.
-    Static(Value),
+    /// Translated at build time; printed on demand as zod would print it.
+    Static(StaticSchema),
     /// Left to run time; the warning's code says why.
     Runtime(Code),
+}
+
+/// A schema translated at build time, known to print on its side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticSchema {
+    pub schema: Schema,
+    pub io: Io,
+}
+
+impl StaticSchema {
+    /// The JSON Schema 2020-12 zod prints for it. `None` only if the schema cannot be printed,
+    /// which `translate_routes` ruled out before making it static.
+    pub fn json(&self) -> Option<Value> {
+        print_2020_12(&self.schema, self.io).ok()
+    }
 }
 
 /// The two schemas of one tool.
@@ -70,39 +87,52 @@ pub fn translate_routes(
     texts: &BTreeMap<String, String>,
 ) -> SchemaReturn {
     let set = ModuleSet::new(root, reader, modules, texts);
-    let mut translator = Translator::new(&set);
+    // One task per tool, as extraction does; shared modules are read once behind a lock.
+    let translated: Vec<(String, RouteSchemas, Vec<Diagnostic>)> = modules
+        .par_iter()
+        .filter_map(|loaded| translate_tool(&set, loaded))
+        .collect();
     let mut output = SchemaReturn::default();
-    for loaded in modules {
-        let ModuleKind::Tool { server, name } = &loaded.source.kind else {
-            continue;
-        };
-        let (Some(_), Some(module)) = (&loaded.extracted.form, set.get(&loaded.source.path)) else {
-            continue;
-        };
-        let id = format!("tool:{server}/{name}");
-        let mut route = RouteContext {
-            id: &id,
-            server,
-            module: &module,
-            diagnostics: &mut output.diagnostics,
-        };
-        let extracted = module.module();
-        let input = route.side(&mut translator, extracted, Io::Input);
-        let result = route.side(&mut translator, extracted, Io::Output);
-        output.routes.insert(
-            id.clone(),
-            RouteSchemas {
-                server: server.clone(),
-                input_location: extracted.input_schema.as_ref().map(|expression| {
-                    Location::span(module.path(), module.text(), span_of(expression))
-                }),
-                input,
-                output: result,
-            },
-        );
+    for (id, schemas, diagnostics) in translated {
+        output.diagnostics.extend(diagnostics);
+        output.routes.insert(id, schemas);
     }
     output.sources = set.loaded_texts().into_iter().collect();
     output
+}
+
+/// The schemas of one tool module, with its fallback warnings; `None` for other modules.
+fn translate_tool(
+    set: &ModuleSet<'_>,
+    loaded: &LoadedModule,
+) -> Option<(String, RouteSchemas, Vec<Diagnostic>)> {
+    let ModuleKind::Tool { server, name } = &loaded.source.kind else {
+        return None;
+    };
+    loaded.extracted.form.as_ref()?;
+    let module = set.get(&loaded.source.path)?;
+    let id = format!("tool:{server}/{name}");
+    let mut diagnostics = Vec::new();
+    let mut translator = Translator::new(set);
+    let mut route = RouteContext {
+        id: &id,
+        server,
+        module: &module,
+        diagnostics: &mut diagnostics,
+    };
+    let extracted = module.module();
+    let input = route.side(&mut translator, extracted, Io::Input);
+    let output = route.side(&mut translator, extracted, Io::Output);
+    let schemas = RouteSchemas {
+        server: server.clone(),
+        input_location: extracted
+            .input_schema
+            .as_ref()
+            .map(|expression| Location::span(module.path(), module.text(), span_of(expression))),
+        input,
+        output,
+    };
+    Some((id, schemas, diagnostics))
 }
 
 /// Translates the exported const `name` of the module at `path` (project-relative) whose text
@@ -131,7 +161,9 @@ pub fn translate_const(
             });
         }
     };
-    Translator::new(&set).schema(&module, &init)
+    Translator::new(&set)
+        .schema(&module, &init)
+        .map_err(|fallback| *fallback)
 }
 
 impl RouteSchemas {
@@ -140,20 +172,20 @@ impl RouteSchemas {
     /// is `None` (the emitter reads a literal from the route's options itself).
     pub fn to_manifest(&self, targets: &[&str]) -> ManifestSchemas {
         let projection = |side: &RouteSchema, input: bool| match side {
-            RouteSchema::Static(json_schema) => Some(SchemaProjection {
+            RouteSchema::Static(schema) => schema.json().map(|json_schema| SchemaProjection {
                 source: SchemaSource::Static,
-                json_schema: Some(json_schema.clone()),
                 profiles: targets
                     .iter()
                     .filter_map(|target| Profile::for_target(target))
                     .filter_map(|profile| {
-                        let projected = project(json_schema, profile, input).ok()?;
+                        let projected = project(&json_schema, profile, input).ok()?;
                         let projected = ProfileProjection {
                             json_schema: projected,
                         };
                         Some((profile.name().to_owned(), projected))
                     })
                     .collect(),
+                json_schema: Some(json_schema),
             }),
             RouteSchema::Runtime(_) => Some(SchemaProjection {
                 source: SchemaSource::Runtime,
@@ -207,7 +239,7 @@ impl<'a> RouteContext<'_, 'a> {
         };
         let schema = match translator.schema(self.module, expression) {
             Ok(schema) => schema,
-            Err(fallback) => return self.runtime(fallback, io),
+            Err(fallback) => return self.runtime(*fallback, io),
         };
         // A result with no JSON form at all (`z.undefined()`, a text-only tool) has no output
         // schema, and neither has one whose printed root is not an object: MCP carries an
@@ -215,9 +247,9 @@ impl<'a> RouteContext<'_, 'a> {
         if io == Io::Output && matches!(schema.unwrapped().kind, Kind::Undefined) {
             return RouteSchema::Absent;
         }
-        match print_2020_12(&schema, io) {
-            Ok(printed) if io == Io::Output && printed["type"] != "object" => RouteSchema::Absent,
-            Ok(printed) => RouteSchema::Static(printed),
+        match printable(&schema, io) {
+            Ok(()) if io == Io::Output && !prints_object_root(&schema) => RouteSchema::Absent,
+            Ok(()) => RouteSchema::Static(StaticSchema { schema, io }),
             Err(unrepresentable) => {
                 let code = match io {
                     Io::Input => Code::AB5105,

@@ -62,7 +62,11 @@ pub fn select_schema(
         Io::Output => ("output", &schemas.output, LITERAL_OUTPUT_KEY),
     };
     let canonical = match translated {
-        RouteSchema::Static(schema) => schema.clone(),
+        RouteSchema::Static(schema) => schema.json().ok_or(SelectError::Absent {
+            route: route.to_owned(),
+            side,
+            why: " (it cannot be printed)",
+        })?,
         RouteSchema::Literal => {
             literal(checked, route, literal_key).ok_or(SelectError::Absent {
                 route: route.to_owned(),

@@ -21,7 +21,8 @@ pub struct Fallback {
     pub location: Location,
 }
 
-pub type Translated<T> = Result<T, Fallback>;
+/// Boxed: a fallback is rare and large, and every successful step returns through this type.
+pub type Translated<T> = Result<T, Box<Fallback>>;
 
 /// How deep references may chain (a const naming a const naming…) before translation stops.
 const MAX_REFERENCE_DEPTH: usize = 64;
@@ -87,11 +88,9 @@ impl<'s, 'a> Translator<'s, 'a> {
                 )),
             },
             SchemaExpr::Ident { .. } => {
-                let (target, init, key) = self.follow(module, expression)?;
-                self.enter(&key, module, expression)?;
-                let schema = self.schema(&target, &init);
-                self.following.pop();
-                schema
+                self.through_const(module, expression, |this, target, init| {
+                    this.schema(target, init)
+                })
             }
             SchemaExpr::Unsupported { construct, span } => {
                 Err(fallback(Code::AB5104, construct.clone(), module, *span))
@@ -121,16 +120,12 @@ impl<'s, 'a> Translator<'s, 'a> {
             SchemaExpr::Ident {
                 binding: Binding::LocalConst { .. },
                 ..
-            } => {
-                let (target, init, key) = self.follow(module, expression)?;
-                if !matches!(init, SchemaExpr::Ident { .. } | SchemaExpr::Member { .. }) {
-                    return Ok(None);
+            } => self.through_const(module, expression, |this, target, init| match init {
+                SchemaExpr::Ident { .. } | SchemaExpr::Member { .. } => {
+                    this.namespace(target, init)
                 }
-                self.enter(&key, module, expression)?;
-                let namespace = self.namespace(&target, &init);
-                self.following.pop();
-                namespace
-            }
+                _ => Ok(None),
+            }),
             SchemaExpr::Member {
                 object, property, ..
             } if property == "iso" => Ok(match self.namespace(module, object)? {
@@ -159,11 +154,9 @@ impl<'s, 'a> Translator<'s, 'a> {
                 Ok(Value::Object(object))
             }
             SchemaExpr::Ident { .. } => {
-                let (target, init, key) = self.follow(module, expression)?;
-                self.enter(&key, module, expression)?;
-                let value = self.value(&target, &init);
-                self.following.pop();
-                value
+                self.through_const(module, expression, |this, target, init| {
+                    this.value(target, init)
+                })
             }
             SchemaExpr::Unsupported { construct, span } => {
                 Err(fallback(Code::AB5104, construct.clone(), module, *span))
@@ -189,11 +182,9 @@ impl<'s, 'a> Translator<'s, 'a> {
                 .map(|(key, value)| Ok((key.clone(), self.schema(module, value)?)))
                 .collect(),
             SchemaExpr::Ident { .. } => {
-                let (target, init, key) = self.follow(module, expression)?;
-                self.enter(&key, module, expression)?;
-                let shape = self.shape(&target, &init);
-                self.following.pop();
-                shape
+                self.through_const(module, expression, |this, target, init| {
+                    this.shape(target, init)
+                })
             }
             SchemaExpr::Unsupported { construct, span } => Err(fallback(
                 Code::AB5104,
@@ -210,13 +201,38 @@ impl<'s, 'a> Translator<'s, 'a> {
         }
     }
 
-    /// Where an identifier's value is written: the module, its const initializer, and the key
-    /// that identifies the const for cycle detection.
+    /// Reads the const an identifier names with `read`, in the const's own module, guarding
+    /// against cycles; the initializer is borrowed, never copied.
+    fn through_const<T>(
+        &mut self,
+        module: &ModuleRef<'a>,
+        expression: &SchemaExpr,
+        read: impl FnOnce(&mut Self, &ModuleRef<'a>, &SchemaExpr) -> Translated<T>,
+    ) -> Translated<T> {
+        let (target, name) = self.follow(module, expression)?;
+        let key = (target.path().to_owned(), name);
+        let Some(binding) = target.module().consts.get(&key.1) else {
+            let construct = format!("`{}`, which is not a top-level const", key.1);
+            return Err(fallback(
+                Code::AB5104,
+                construct,
+                module,
+                span_of(expression),
+            ));
+        };
+        self.enter(&key, module, expression)?;
+        let result = read(self, &target, &binding.init);
+        self.following.pop();
+        result
+    }
+
+    /// Where an identifier's value is written: the module and the name of an exported (or
+    /// local) top-level const in it.
     fn follow(
         &mut self,
         module: &ModuleRef<'a>,
         expression: &SchemaExpr,
-    ) -> Translated<(ModuleRef<'a>, SchemaExpr, (String, String))> {
+    ) -> Translated<(ModuleRef<'a>, String)> {
         let SchemaExpr::Ident {
             name,
             binding,
@@ -261,15 +277,13 @@ impl<'s, 'a> Translator<'s, 'a> {
             // A const of another module is reachable only through its export.
             target.path() == module.path() || binding.exported
         });
-        let Some(binding) = found else {
+        if found.is_none() {
             return unknown(format!(
                 "`{name}`, which is not an exported top-level const of `{}`",
                 target.path()
             ));
-        };
-        let init = binding.init.clone();
-        let key = (target.path().to_owned(), const_name);
-        Ok((target, init, key))
+        }
+        Ok((target, const_name))
     }
 
     /// Marks the const `key` as being translated; a const already on the way is a cycle.
@@ -318,12 +332,12 @@ pub fn fallback(
     construct: impl Into<String>,
     module: &ModuleRef<'_>,
     span: Span,
-) -> Fallback {
-    Fallback {
+) -> Box<Fallback> {
+    Box::new(Fallback {
         code,
         construct: construct.into(),
         location: Location::span(module.path(), module.text(), span),
-    }
+    })
 }
 
 /// Where an expression stands.

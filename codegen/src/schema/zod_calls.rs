@@ -246,7 +246,7 @@ fn unknown_constructor(
     module: &ModuleRef<'_>,
     name: &str,
     span: Span,
-) -> super::translate::Fallback {
+) -> Box<super::translate::Fallback> {
     fallback(
         Code::AB5101,
         format!("`{name}()`, which abgen does not translate"),

@@ -90,8 +90,10 @@ pub fn printed_schemas() -> Vec<(String, Value)> {
     });
     for (id, route) in &curator.schemas {
         for (side, schema) in [("input", &route.input), ("output", &route.output)] {
-            if let RouteSchema::Static(schema) = schema {
-                schemas.push((format!("{id}/{side}"), schema.clone()));
+            if let RouteSchema::Static(schema) = schema
+                && let Some(json) = schema.json()
+            {
+                schemas.push((format!("{id}/{side}"), json));
             }
         }
     }
