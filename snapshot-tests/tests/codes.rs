@@ -14,7 +14,10 @@ fn every_code_has_a_fixture_project() {
         .expect("fixtures/projects is readable")
         .filter_map(|entry| entry.ok())
         .filter_map(|entry| entry.file_name().to_str().map(str::to_owned))
-        .filter_map(|name| name.split_once('-').map(|(prefix, _)| prefix.to_uppercase()))
+        .filter_map(|name| {
+            name.split_once('-')
+                .map(|(prefix, _)| prefix.to_uppercase())
+        })
         .collect();
     let missing: Vec<&str> = Code::ALL
         .iter()

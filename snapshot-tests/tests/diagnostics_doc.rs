@@ -25,7 +25,12 @@ fn render_table() -> String {
             Severity::Warning => "warning",
             Severity::Info => "info",
         };
-        let _ = writeln!(text, "| {} | {severity} | {} |", code.as_str(), code.summary());
+        let _ = writeln!(
+            text,
+            "| {} | {severity} | {} |",
+            code.as_str(),
+            code.summary()
+        );
     }
     text
 }
