@@ -94,7 +94,7 @@ fn references_that_cannot_be_followed_fall_back_with_their_code() {
         ),
         (
             "import { z } from 'zod';\nexport const schema = z.string().pipe(z.number());",
-            Some(Code::AB5103),
+            Some(Code::AB5101),
         ),
         (
             "import { z } from 'zod';\nexport const schema = z.map(z.string(), z.number());",

@@ -68,7 +68,7 @@ codes! {
     AB4942 Error "provider key `processLifetime` is reserved";
     AB5101 Warning "a schema calls a function or method abgen does not read statically; it is computed at run time";
     AB5102 Warning "a schema only zod can compute (z.lazy, z.custom, z.preprocess, a computed default); it is computed at run time";
-    AB5103 Warning "a result schema's output type comes from a transform or pipe; it is computed at run time";
+    AB5103 Warning "a result schema's output type comes from a transform; it is computed at run time";
     AB5104 Warning "a schema references a value abgen cannot follow (a spread, a package import, a `let`, a global); it is computed at run time";
     AB5105 Warning "a schema uses a zod type with no JSON Schema form (date, bigint, map, set…); it is computed at run time";
     AB5106 Error "a literal `inputJsonSchema` or `outputJsonSchema` is not a valid JSON Schema";

@@ -93,10 +93,11 @@ impl<'a> Translator<'_, 'a> {
                     Box::new(other),
                 )));
             }
+            // The two sides of a pipe are two schemas; abgen keeps one per node.
             "pipe" | "overwrite" => {
                 return Err(fallback(
-                    Code::AB5103,
-                    format!("`.{name}()`, whose output type abgen cannot know"),
+                    Code::AB5101,
+                    format!("`.{name}()`, which abgen does not translate"),
                     module,
                     span,
                 ));
