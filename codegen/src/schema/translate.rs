@@ -37,6 +37,8 @@ pub enum Namespace {
     Zod,
     /// `z.iso`.
     Iso,
+    /// `z.coerce`: zod prints a coercing schema as the schema it coerces to.
+    Coerce,
 }
 
 /// Translates expressions of the modules in one [`ModuleSet`].
@@ -128,10 +130,13 @@ impl<'s, 'a> Translator<'s, 'a> {
             }),
             SchemaExpr::Member {
                 object, property, ..
-            } if property == "iso" => Ok(match self.namespace(module, object)? {
-                Some(Namespace::Zod) => Some(Namespace::Iso),
-                _ => None,
-            }),
+            } if property == "iso" || property == "coerce" => {
+                Ok(match self.namespace(module, object)? {
+                    Some(Namespace::Zod) if property == "iso" => Some(Namespace::Iso),
+                    Some(Namespace::Zod) => Some(Namespace::Coerce),
+                    _ => None,
+                })
+            }
             _ => Ok(None),
         }
     }

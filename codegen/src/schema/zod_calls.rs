@@ -46,6 +46,18 @@ impl<'a> Translator<'_, 'a> {
         args: &[SchemaExpr],
         span: Span,
     ) -> Translated<Schema> {
+        if namespace == Namespace::Coerce {
+            return match name {
+                "string" | "number" | "boolean" | "bigint" | "date" => {
+                    self.zod_call(module, Namespace::Zod, name, args, span)
+                }
+                _ => Err(unknown_constructor(
+                    module,
+                    &format!("z.coerce.{name}"),
+                    span,
+                )),
+            };
+        }
         if namespace == Namespace::Iso {
             return match name {
                 "datetime" | "date" | "time" => {
