@@ -144,17 +144,20 @@ impl<'a> ModuleSet<'a> {
 
 /// The files a joined specifier may name, in the order TypeScript's bundler resolution tries.
 fn candidates(joined: &str) -> Vec<String> {
-    for (javascript, typescript) in [
-        (".js", [".ts", ".tsx"]),
-        (".mjs", [".mts", ".mts"]),
-        (".jsx", [".tsx", ".tsx"]),
-    ] {
+    const SOURCES_OF: [(&str, &[&str]); 3] = [
+        (".js", &[".ts", ".tsx"]),
+        (".mjs", &[".mts"]),
+        (".jsx", &[".tsx"]),
+    ];
+    for (javascript, typescript) in SOURCES_OF {
         if let Some(stem) = joined.strip_suffix(javascript) {
-            return vec![
-                format!("{stem}{}", typescript[0]),
-                format!("{stem}{}", typescript[1]),
-                joined.to_owned(),
-            ];
+            let mut found: Vec<String> = typescript
+                .iter()
+                .map(|ext| format!("{stem}{ext}"))
+                .collect();
+            // A plain JavaScript module is read too, with the same grammar.
+            found.push(joined.to_owned());
+            return found;
         }
     }
     if [".ts", ".tsx", ".mts"]
