@@ -4,7 +4,7 @@
 //! Entry calls: [`translate_routes`] (every tool of a checked project, with AB51xx fallback
 //! warnings), [`translate_const`] (one exported const of one module, for tests and tools), and
 //! [`print_2020_12`], [`profile::project`]. Reading order: `ir`, `translate` (+ `zod_calls`, `methods`, `modules`),
-//! `print` (+ `formats`), `routes`, `profile` (dialect and host projections), `hosts`
+//! `print` (+ `print_scalars`, `formats`), `shape` (what prints, read from the IR), `routes`, `profile` (dialect and host projections), `hosts`
 //! (AB5210 for selected hosts) and `select` (what `abgen schema` prints).
 //!
 //! Architecture Invariant: nothing here executes author code. What cannot be known statically
@@ -16,6 +16,7 @@ pub mod ir;
 mod methods;
 mod modules;
 pub mod print;
+mod print_scalars;
 pub mod profile;
 mod routes;
 mod select;

@@ -9,9 +9,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::ir::{
-    Io, Kind, LengthCheck, NumberCheck, ObjectShape, Schema, StringCheck, UnknownKeys,
-};
+use super::ir::{Io, Kind, LengthCheck, ObjectShape, Schema, UnknownKeys};
+use super::print_scalars::{print_number, print_string};
 
 /// The `$schema` zod writes at the root of a 2020-12 schema.
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -172,132 +171,6 @@ fn any_of(options: Vec<Map<String, Value>>) -> Map<String, Value> {
             "anyOf",
             Value::Array(options.into_iter().map(Value::Object).collect()),
         )]),
-    }
-}
-
-fn print_string(checks: &[StringCheck]) -> Map<String, Value> {
-    let mut min: Option<u64> = None;
-    let mut max: Option<u64> = None;
-    let mut format: Option<&str> = None;
-    let mut patterns: Vec<&str> = Vec::new();
-    for check in checks {
-        match check {
-            StringCheck::MinLength(n) => min = Some(min.map_or(*n, |m| m.max(*n))),
-            StringCheck::MaxLength(n) => max = Some(max.map_or(*n, |m| m.min(*n))),
-            StringCheck::Length(n) => {
-                min = Some(min.map_or(*n, |m| m.max(*n)));
-                max = Some(max.map_or(*n, |m| m.min(*n)));
-            }
-            StringCheck::Regex(pattern) => {
-                format = Some("");
-                push_unique(&mut patterns, pattern);
-            }
-            StringCheck::Format { name, pattern } => {
-                format = Some(name);
-                if let Some(pattern) = pattern {
-                    push_unique(&mut patterns, pattern);
-                }
-            }
-        }
-    }
-    let mut out = object([("type", json!("string"))]);
-    if let Some(min) = min {
-        out.insert("minLength".to_owned(), json!(min));
-    }
-    if let Some(max) = max {
-        out.insert("maxLength".to_owned(), json!(max));
-    }
-    if let Some(format) = format.filter(|format| !format.is_empty()) {
-        out.insert("format".to_owned(), json!(format));
-    }
-    match patterns.as_slice() {
-        [] => {}
-        [pattern] => {
-            out.insert("pattern".to_owned(), json!(pattern));
-        }
-        many => {
-            let all: Vec<Value> = many.iter().map(|p| json!({ "pattern": p })).collect();
-            out.insert("allOf".to_owned(), Value::Array(all));
-        }
-    }
-    out
-}
-
-fn push_unique<'a>(patterns: &mut Vec<&'a str>, pattern: &'a str) {
-    if !patterns.contains(&pattern) {
-        patterns.push(pattern);
-    }
-}
-
-/// zod's safe-integer bounds, which `z.int()` and `.int()` add as inclusive checks.
-pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-
-fn print_number(integer: bool, checks: &[NumberCheck]) -> Map<String, Value> {
-    let mut minimum: Option<f64> = None;
-    let mut exclusive_minimum: Option<f64> = None;
-    let mut maximum: Option<f64> = None;
-    let mut exclusive_maximum: Option<f64> = None;
-    let mut multiple_of: Option<&Value> = None;
-    for check in checks {
-        match check {
-            NumberCheck::Min { value, inclusive } => {
-                let slot = if *inclusive {
-                    &mut minimum
-                } else {
-                    &mut exclusive_minimum
-                };
-                *slot = Some(slot.map_or(*value, |current| current.max(*value)));
-            }
-            NumberCheck::Max { value, inclusive } => {
-                let slot = if *inclusive {
-                    &mut maximum
-                } else {
-                    &mut exclusive_maximum
-                };
-                *slot = Some(slot.map_or(*value, |current| current.min(*value)));
-            }
-            NumberCheck::MultipleOf(value) => multiple_of = Some(value),
-        }
-    }
-    // Of an inclusive and an exclusive bound, zod keeps the tighter one.
-    if let (Some(inclusive), Some(exclusive)) = (minimum, exclusive_minimum) {
-        if exclusive >= inclusive {
-            minimum = None;
-        } else {
-            exclusive_minimum = None;
-        }
-    }
-    if let (Some(inclusive), Some(exclusive)) = (maximum, exclusive_maximum) {
-        if exclusive <= inclusive {
-            maximum = None;
-        } else {
-            exclusive_maximum = None;
-        }
-    }
-    let kind = if integer { "integer" } else { "number" };
-    let mut out = object([("type", json!(kind))]);
-    for (key, bound) in [
-        ("minimum", minimum),
-        ("exclusiveMinimum", exclusive_minimum),
-        ("maximum", maximum),
-        ("exclusiveMaximum", exclusive_maximum),
-    ] {
-        if let Some(bound) = bound {
-            out.insert(key.to_owned(), number(bound));
-        }
-    }
-    if let Some(value) = multiple_of {
-        out.insert("multipleOf".to_owned(), value.clone());
-    }
-    out
-}
-
-/// A bound as JSON: integral values as integers, as JavaScript prints them.
-pub fn number(value: f64) -> Value {
-    if value.fract() == 0.0 && value.abs() <= MAX_SAFE_INTEGER {
-        json!(value as i64)
-    } else {
-        json!(value)
     }
 }
 

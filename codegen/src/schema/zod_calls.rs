@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::formats::string_format;
 use super::ir::{Kind, NumberCheck, ObjectShape, Schema, UnknownKeys};
 use super::modules::ModuleRef;
-use super::print::MAX_SAFE_INTEGER;
+use super::print_scalars::MAX_SAFE_INTEGER;
 use super::translate::{Namespace, Translated, Translator, describe, fallback, span_of};
 use crate::diagnostics::{Code, Span};
 use crate::extract::SchemaExpr;
