@@ -2,10 +2,13 @@
 //! 2020-12 printer that reproduces zod 4.6.7's `z.toJSONSchema`, and the host projections.
 //!
 //! Entry calls: [`translate_routes`] (every tool of a checked project, with AB51xx fallback
-//! warnings), [`translate_const`] (one exported const of one module, for tests and tools), and
-//! [`print_2020_12`], [`profile::project`]. Reading order: `ir`, `translate` (+ `zod_calls`, `methods`, `modules`),
-//! `print` (+ `print_scalars`, `formats`), `shape` (what prints, read from the IR), `routes`, `profile` (dialect and host projections), `hosts`
-//! (AB5210 for selected hosts) and `select` (what `abgen schema` prints).
+//! warnings), [`translate_const`] (one exported const of one module, for tests and tools),
+//! [`print_2020_12`] and [`profile::project`].
+//!
+//! Reading order: `ir`; `translate` (+ `zod_calls`, `methods`, `modules`); `print`
+//! (+ `print_scalars`, `formats`); `shape` (what prints, read from the IR); `routes`; `profile`
+//! (dialect and host projections); `hosts` (AB5210 for selected hosts); `select` (what
+//! `abgen schema` prints).
 //!
 //! Architecture Invariant: nothing here executes author code. What cannot be known statically
 //! is not an error: the route's schema is left to run time with a warning naming the construct.
