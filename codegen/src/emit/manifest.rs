@@ -4,7 +4,8 @@
 //! Routes and servers are sorted by id so that the manifest never depends on discovery order.
 //! Schemas are not invented: a tool's schemas are the ones the schema stage translated
 //! (`source: "static"`) or left to run time (`source: "runtime"`), unless the route gives a
-//! literal `inputJsonSchema` (moved out of `config` into `schemas.input`).
+//! literal `inputJsonSchema` / `outputJsonSchema` (moved out of `config` into `schemas.input` /
+//! `schemas.result`).
 
 use abgen_runtime::manifest::{
     Application, FileEntry, HookTables, Limits, MANIFEST_VERSION, Manifest, REACT_VERSION, Route,
@@ -16,6 +17,8 @@ use super::input::{EmitInput, EmitRoute};
 
 /// The options key whose literal JSON Schema replaces the zod input schema.
 const LITERAL_INPUT_SCHEMA_KEY: &str = "inputJsonSchema";
+/// The options key whose literal JSON Schema replaces the zod result schema.
+const LITERAL_OUTPUT_SCHEMA_KEY: &str = "outputJsonSchema";
 
 /// The manifest of an artifact whose files are `files` with `digest`.
 pub fn build_manifest(
@@ -68,12 +71,19 @@ fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route
     let literal_input = config
         .shift_remove(LITERAL_INPUT_SCHEMA_KEY)
         .filter(|schema| schema.is_object() || schema.is_boolean());
+    let literal = |json_schema| SchemaProjection {
+        source: SchemaSource::Literal,
+        json_schema: Some(json_schema),
+        profiles: Default::default(),
+    };
+    let result = match config.shift_remove(LITERAL_OUTPUT_SCHEMA_KEY) {
+        Some(json_schema) if json_schema.is_object() || json_schema.is_boolean() => {
+            Some(literal(json_schema))
+        }
+        _ => translated.and_then(|schemas| schemas.result.clone()),
+    };
     let input = match (literal_input, route.kind) {
-        (Some(json_schema), _) => Some(SchemaProjection {
-            source: SchemaSource::Literal,
-            json_schema: Some(json_schema),
-            profiles: Default::default(),
-        }),
+        (Some(json_schema), _) => Some(literal(json_schema)),
         (None, RouteKind::Tool) => Some(
             translated
                 .and_then(|schemas| schemas.input.clone())
@@ -94,9 +104,6 @@ fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route
         server: route.server.clone().filter(|_| is_mcp),
         event: route.event.clone().filter(|_| !is_mcp),
         config,
-        schemas: RouteSchemas {
-            input,
-            result: translated.and_then(|schemas| schemas.result.clone()),
-        },
+        schemas: RouteSchemas { input, result },
     }
 }

@@ -1,0 +1,74 @@
+//! What a built manifest carries for each way a schema is known: a literal
+//! `inputJsonSchema` / `outputJsonSchema` verbatim, a translated schema with the projection of
+//! every selected host's profile (here Claude and Cursor), properties in the author's order.
+
+use std::path::{Path, PathBuf};
+
+use abgen::emit::{BuildOptions, build_project};
+use abgen_runtime::manifest::SchemaSource;
+use serde_json::json;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/projects/valid-schema-sources")
+        .canonicalize()
+        .unwrap()
+}
+
+#[test]
+fn manifest_carries_literal_static_and_profile_schemas() {
+    let temp = tempfile::tempdir().unwrap();
+    let host = temp.path().join("abgen-host");
+    std::fs::write(&host, "#!/bin/sh\nexit 2\n").unwrap();
+    let built = build_project(&BuildOptions {
+        root: fixture(),
+        targets: None,
+        out: Some(temp.path().join("artifact")),
+        host_binary: Some(host),
+        node_modules: None,
+    })
+    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let manifest = &built.emitted.artifact.manifest;
+    let route = |id: &str| manifest.routes.iter().find(|route| route.id == id).unwrap();
+
+    let literal = &route("tool:shelf/literal").schemas;
+    let (input, result) = (
+        literal.input.as_ref().unwrap(),
+        literal.result.as_ref().unwrap(),
+    );
+    assert_eq!(input.source, SchemaSource::Literal);
+    assert_eq!(
+        input.json_schema.as_ref().unwrap()["properties"]["id"]["minLength"],
+        1
+    );
+    assert_eq!(result.source, SchemaSource::Literal);
+    assert!(
+        !route("tool:shelf/literal")
+            .config
+            .contains_key("outputJsonSchema")
+    );
+
+    let pair = &route("tool:shelf/pair").schemas;
+    let input = pair.input.as_ref().unwrap();
+    assert_eq!(input.source, SchemaSource::Static);
+    let canonical = input.json_schema.as_ref().unwrap();
+    assert_eq!(canonical["properties"]["pair"]["items"], json!(false));
+    let hosts: Vec<&str> = input.profiles.keys().map(String::as_str).collect();
+    assert_eq!(hosts, ["claude", "cursor"]);
+    assert_eq!(input.profiles["claude"].json_schema, *canonical);
+    let cursor = &input.profiles["cursor"].json_schema;
+    assert_eq!(cursor["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(
+        cursor["properties"]["pair"]["items"],
+        json!({ "anyOf": [{ "type": "string" }, canonical["properties"]["pair"]["prefixItems"][1]] })
+    );
+    assert_eq!(
+        cursor["properties"]["note"],
+        json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] })
+    );
+    // The written manifest keeps the author's property order in every projection.
+    let written = &built.emitted.artifact.manifest_json;
+    let cursor_text = &written[written.find("\"cursor\":{\"jsonSchema\"").unwrap()..];
+    assert!(cursor_text.find("\"pair\"").unwrap() < cursor_text.find("\"note\"").unwrap());
+    assert_eq!(pair.result.as_ref().unwrap().source, SchemaSource::Static);
+}
