@@ -125,3 +125,18 @@ fn references_that_cannot_be_followed_fall_back_with_their_code() {
         assert_eq!(fallback_code(root, text), expected, "{text}");
     }
 }
+
+#[test]
+fn references_that_nest_too_deep_fall_back_instead_of_overflowing() {
+    // Forty consts, each nesting thirty objects and naming the previous one: no single
+    // expression is deep, but together they nest 1,200 levels.
+    let mut text = String::from("import { z } from 'zod';\nconst c0 = z.string();\n");
+    for index in 1..=40 {
+        let open = "z.object({ a: ".repeat(30);
+        let close = " })".repeat(30);
+        text.push_str(&format!("const c{index} = {open}c{}{close};\n", index - 1));
+    }
+    text.push_str("export const schema = c40;\n");
+    let root = tempfile::tempdir().expect("tempdir");
+    assert_eq!(fallback_code(root.path(), &text), Some(Code::AB5104));
+}

@@ -27,6 +27,13 @@ pub type Translated<T> = Result<T, Box<Fallback>>;
 /// How deep references may chain (a const naming a const naming…) before translation stops.
 const MAX_REFERENCE_DEPTH: usize = 64;
 
+/// How deep schemas may nest, references and method chains included, before translation
+/// stops: each captured expression is bounded by the extractor, but a chain of references
+/// multiplies the depth, and translation and printing recurse once per level. 128 levels fit a
+/// 2 MiB thread stack with room to spare even in a debug build (200 do not); real schemas stay
+/// well under 64.
+pub const MAX_SCHEMA_DEPTH: usize = 128;
+
 /// The zod module specifiers whose `z` (or namespace) abgen reads.
 const ZOD_MODULES: [&str; 3] = ["zod", "zod/v4", "zod/mini"];
 
@@ -46,6 +53,8 @@ pub struct Translator<'s, 'a> {
     pub(super) modules: &'s ModuleSet<'a>,
     /// The consts being translated, outermost first: `(module path, const name)`.
     following: Vec<(String, String)>,
+    /// How many schema expressions are being translated, one inside the other.
+    depth: usize,
 }
 
 impl<'s, 'a> Translator<'s, 'a> {
@@ -53,11 +62,32 @@ impl<'s, 'a> Translator<'s, 'a> {
         Self {
             modules,
             following: Vec::new(),
+            depth: 0,
         }
     }
 
     /// The schema `expression`, read in `module`, means.
     pub fn schema(
+        &mut self,
+        module: &ModuleRef<'a>,
+        expression: &SchemaExpr,
+    ) -> Translated<Schema> {
+        if self.depth >= MAX_SCHEMA_DEPTH {
+            let construct = format!("a schema nested deeper than {MAX_SCHEMA_DEPTH} levels");
+            return Err(fallback(
+                Code::AB5104,
+                construct,
+                module,
+                span_of(expression),
+            ));
+        }
+        self.depth += 1;
+        let schema = self.schema_at_depth(module, expression);
+        self.depth -= 1;
+        schema
+    }
+
+    fn schema_at_depth(
         &mut self,
         module: &ModuleRef<'a>,
         expression: &SchemaExpr,
@@ -144,6 +174,26 @@ impl<'s, 'a> Translator<'s, 'a> {
     /// A plain JSON value written in the source (an enum's values, a default, `meta({...})`),
     /// following consts.
     pub fn value(&mut self, module: &ModuleRef<'a>, expression: &SchemaExpr) -> Translated<Value> {
+        if self.depth >= MAX_SCHEMA_DEPTH {
+            let construct = format!("a value nested deeper than {MAX_SCHEMA_DEPTH} levels");
+            return Err(fallback(
+                Code::AB5104,
+                construct,
+                module,
+                span_of(expression),
+            ));
+        }
+        self.depth += 1;
+        let value = self.value_at_depth(module, expression);
+        self.depth -= 1;
+        value
+    }
+
+    fn value_at_depth(
+        &mut self,
+        module: &ModuleRef<'a>,
+        expression: &SchemaExpr,
+    ) -> Translated<Value> {
         match expression {
             SchemaExpr::Literal { value, .. } => Ok(value.clone()),
             SchemaExpr::Array { items, .. } => items
