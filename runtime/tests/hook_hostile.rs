@@ -267,8 +267,10 @@ fn a_worker_that_never_answers_is_cut_off_at_the_deadline() {
     let elapsed = started.elapsed();
     let stderr = assert_silent(&output);
     assert!(stderr.contains("did not answer within"), "{stderr}");
-    // The binding's deadline is 600 ms; process start and exit add a little on a loaded machine.
-    assert!(elapsed < Duration::from_millis(600 + 400), "{elapsed:?}");
+    // The binding's deadline is 600 ms and the host's timeout 5 s. The node stand-in sleeps for
+    // 30 s, so any answer near the deadline proves the cut-off; the bound leaves room for process
+    // start and exit on a loaded 2-core machine.
+    assert!(elapsed < Duration::from_millis(1500), "{elapsed:?}");
 }
 
 #[test]
@@ -290,7 +292,7 @@ fn a_node_that_hangs_before_starting_is_cut_off_at_the_deadline() {
         stderr.contains("no answer within the 600 ms deadline"),
         "{stderr}"
     );
-    assert!(elapsed < Duration::from_millis(600 + 400), "{elapsed:?}");
+    assert!(elapsed < Duration::from_millis(1500), "{elapsed:?}");
 }
 
 #[test]

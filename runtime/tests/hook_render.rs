@@ -81,5 +81,8 @@ fn a_hanging_route_is_cut_off_inside_the_deadline() {
     // reach the host before it gives up. Alone this takes about 1.0 s; on a loaded 2-core
     // machine, with the other tests' workers starting beside it, up to about 1.45 s.
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
-    assert!(elapsed >= Duration::from_millis(500), "gave up too early: {elapsed:?}");
+    assert!(
+        elapsed >= Duration::from_millis(500),
+        "gave up too early: {elapsed:?}"
+    );
 }

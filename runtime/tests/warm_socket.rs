@@ -207,7 +207,7 @@ fn the_client_gives_up_at_its_deadline_and_notices_a_stopped_render() {
     let elapsed = started.elapsed();
     assert_eq!(error.code(), "timeout", "{error}");
     assert!(
-        elapsed >= Duration::from_millis(290) && elapsed < Duration::from_millis(600),
+        elapsed >= Duration::from_millis(290) && elapsed < Duration::from_millis(1000),
         "{elapsed:?}"
     );
 
