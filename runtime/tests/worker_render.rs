@@ -344,7 +344,7 @@ fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
     with_host.context.insert("host".into(), json!("claude"));
     with_host.context.insert(
         "workspace".into(),
-        json!({"state": "available", "value": "/work/notes", "source": "derived"}),
+        json!({"state": "available", "value": "/home/reader/notes", "source": "derived"}),
     );
     let (events, outcome) = render(&mut worker, &with_host, Duration::from_secs(20));
     outcome.expect("the render succeeds");
@@ -362,7 +362,7 @@ fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
             "invocation": {"kind": "tool"},
             "host": {"state": "available", "value": "claude", "source": "native"},
             "session": unavailable("the tool call did not report a session"),
-            "workspace": {"state": "available", "value": "/work/notes", "source": "derived"},
+            "workspace": {"state": "available", "value": "/home/reader/notes", "source": "derived"},
             "plugin": {"state": "available", "value": {"digest": "test-artifact-digest"}, "source": "derived"},
             "actor": unavailable("the actor is not observed by this runtime yet"),
             "lineage": unavailable("the lineage is not observed by this runtime yet"),

@@ -109,7 +109,7 @@ function canonicalEvent(event, extra = {}) {
     contractRevision: 'test',
     idempotencyKey: `${event}-1`,
     session: { state: 'available', value: 'session-1', source: 'native' },
-    workspace: { state: 'available', value: '/work/library', source: 'native' },
+    workspace: { state: 'available', value: '/home/reader/library', source: 'native' },
     native: {},
     ...extra,
   };
