@@ -72,7 +72,13 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     diagnostics.extend(graph.diagnostics);
     let mut sources = loaded.texts;
     sources.extend(config.texts);
-    let hook_diagnostics = crate::matrix::check_hooks(&graph.graph, &sources, &diagnostics);
+    let extracted = loaded
+        .modules
+        .iter()
+        .map(|module| (module.source.path.as_str(), &module.extracted))
+        .collect();
+    let hook_diagnostics =
+        crate::matrix::check_hooks(&graph.graph, &sources, &extracted, &diagnostics);
     diagnostics.extend(hook_diagnostics);
     let skills = crate::emit::read_skills(root);
     diagnostics.extend(skills.diagnostics);

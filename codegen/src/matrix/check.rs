@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::data::{HostMatrix, host};
 use super::resolve::{EventRoute, Resolution, resolve};
-use crate::diagnostics::{Diagnostic, Location};
+use crate::diagnostics::{Code, Diagnostic, Location};
+use crate::extract::ExtractedModule;
 use crate::graph::{RouteGraph, RouteKind};
 
 /// What marks a module as one that can refuse: the deny element of `@agent-bundle/runtime`.
@@ -65,18 +66,51 @@ pub fn resolve_graph(
     )
 }
 
-/// The diagnostics of resolving `graph` (see [`resolve_graph`]).
+/// The diagnostics of resolving `graph` (see [`resolve_graph`]), each at the config value it is
+/// about or else at the route's definition; `modules` are the extracted route modules by path.
 pub fn check_hooks(
     graph: &RouteGraph,
     sources: &BTreeMap<String, String>,
+    modules: &BTreeMap<&str, &ExtractedModule>,
     earlier: &[Diagnostic],
 ) -> Vec<Diagnostic> {
     resolve_graph(graph, sources, earlier)
         .findings
         .into_iter()
         .map(|finding| {
-            Diagnostic::new(finding.code, finding.message, finding.recovery)
-                .at(Location::file(finding.source))
+            let location = modules
+                .get(finding.source.as_str())
+                .and_then(|module| finding_location(module, finding.code, sources))
+                .unwrap_or_else(|| Location::file(&finding.source));
+            Diagnostic::new(finding.code, finding.message, finding.recovery).at(location)
         })
         .collect()
+}
+
+/// Where a finding points: the config value it judges, else the callee of the route's
+/// definition (`events.workspace.open`), which names the event without the handler's body.
+fn finding_location(
+    module: &ExtractedModule,
+    code: Code,
+    sources: &BTreeMap<String, String>,
+) -> Option<Location> {
+    let pointer = match code {
+        Code::AB5202 => Some("/delivery"),
+        Code::AB5203 => Some("/fallback"),
+        Code::AB5204 => Some("/tools"),
+        _ => None,
+    };
+    if let Some(location) = pointer.and_then(|pointer| module.config_locations.get(pointer)) {
+        return Some(location.clone());
+    }
+    let mut location = module.definition_location.clone()?;
+    if let (Some(span), Some(text)) = (location.span.as_mut(), sources.get(&module.path)) {
+        let call = text
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or_default();
+        if let Some(open) = call.find('(') {
+            span.end = span.start + open as u32;
+        }
+    }
+    Some(location)
 }

@@ -16,21 +16,24 @@ const reminded = new Set<string>();
  *
  * `targets`: the hosts that run hooks (a portable build carries none, so it leaves them out).
  */
-export default events.stop({ timeoutMs: 2000, targets: ['claude', 'codex', 'cursor'] }, async ({ canonical }) => {
-  const session = canonical.session.state === 'available' ? canonical.session.value : undefined;
-  if (session !== undefined && reminded.has(session)) return null;
+export default events.stop(
+  { timeoutMs: 2000, targets: ['claude', 'codex', 'cursor'] },
+  async ({ canonical }) => {
+    const session = canonical.session.state === 'available' ? canonical.session.value : undefined;
+    if (session !== undefined && reminded.has(session)) return null;
 
-  const catalog = await agent().provider<CatalogClient>('catalog');
-  const unshelved = catalog.onShelf(null);
-  if (unshelved.length === 0) return null;
-  if (session !== undefined) reminded.add(session);
+    const catalog = await agent().provider<CatalogClient>('catalog');
+    const unshelved = catalog.onShelf(null);
+    if (unshelved.length === 0) return null;
+    if (session !== undefined) reminded.add(session);
 
-  const titles = unshelved.slice(0, 3).map((book) => book.title);
-  const more = unshelved.length > titles.length ? ', …' : '';
-  return (
-    <Agent.Notice>
-      {`Curator: ${plural(unshelved.length, 'book')} still unshelved (${titles.join(', ')}${more}). ` +
-        'Ask me to sort them onto shelves when you have a moment.'}
-    </Agent.Notice>
-  );
-});
+    const titles = unshelved.slice(0, 3).map((book) => book.title);
+    const more = unshelved.length > titles.length ? ', …' : '';
+    return (
+      <Agent.Notice>
+        {`Curator: ${plural(unshelved.length, 'book')} still unshelved (${titles.join(', ')}${more}). ` +
+          'Ask me to sort them onto shelves when you have a moment.'}
+      </Agent.Notice>
+    );
+  },
+);

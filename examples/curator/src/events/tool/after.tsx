@@ -12,19 +12,27 @@ import { events } from 'agent-bundle/routes';
  *
  * `targets`: the hosts that run hooks (a portable build carries none, so it leaves them out).
  */
-export default events.tool.after({ tools: ['file.write'], timeoutMs: 2000, fallback: 'standalone', targets: ['claude', 'codex', 'cursor'] }, ({ canonical }) => {
-  const written = writtenPaths(canonical.tool?.input).filter(isReadingNoteOrBibliography);
-  if (written.length === 0) return null;
+export default events.tool.after(
+  {
+    tools: ['file.write'],
+    timeoutMs: 2000,
+    fallback: 'standalone',
+    targets: ['claude', 'codex', 'cursor'],
+  },
+  ({ canonical }) => {
+    const written = writtenPaths(canonical.tool?.input).filter(isReadingNoteOrBibliography);
+    if (written.length === 0) return null;
 
-  const files = written.map((path) => `\`${path}\``).join(', ');
-  return (
-    <Agent.Context>
-      {`You just wrote ${files}. If it mentions books, keep the curator catalog in step: find them with search_books, ` +
-        'move finished ones with shelve_book, and refresh .bib files with export_bibliography rather than editing ' +
-        'entries by hand.'}
-    </Agent.Context>
-  );
-});
+    const files = written.map((path) => `\`${path}\``).join(', ');
+    return (
+      <Agent.Context>
+        {`You just wrote ${files}. If it mentions books, keep the curator catalog in step: find them with search_books, ` +
+          'move finished ones with shelve_book, and refresh .bib files with export_bibliography rather than editing ' +
+          'entries by hand.'}
+      </Agent.Context>
+    );
+  },
+);
 
 /**
  * The paths a file-writing tool wrote. Hosts shape the input differently: Claude's and Cursor's
