@@ -7,62 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use abgen::emit::{BuildOptions, build_project};
 use abgen::simulate::{SimulateOptions, Simulation, render_simulation, simulate_hook};
 use serde_json::{Value, json};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+mod support;
 
-/// Builds the runtime binary the artifact ships and returns its path, as cargo reports it.
-fn host_binary() -> PathBuf {
-    let output = Command::new(option_env!("CARGO").unwrap_or("cargo"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "abgen-runtime",
-            "--bin",
-            "abgen-host",
-        ])
-        .args(["--message-format", "json"])
-        .current_dir(repo())
-        .output()
-        .expect("running cargo build");
-    assert!(
-        output.status.success(),
-        "building abgen-host failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| message["target"]["name"] == "abgen-host")
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .expect("cargo names the abgen-host executable")
-}
+use support::{build_curator, repo};
 
-/// The curator artifact, built into `temp/artifact`.
 fn build(temp: &Path) -> PathBuf {
-    let artifact = temp.join("artifact");
-    build_project(&BuildOptions {
-        root: repo().join("examples/curator"),
-        targets: Some(vec!["claude".into()]),
-        out: Some(artifact.clone()),
-        host_binary: Some(host_binary()),
-        node_modules: None,
-    })
-    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
-    let worker = std::fs::read_to_string(artifact.join("runtime/worker.mjs")).unwrap();
-    assert!(
-        !worker.contains(repo().to_str().unwrap()),
-        "the bundled worker refers to the repository"
-    );
-    artifact
+    build_curator(temp, &["claude"])
 }
 
 fn document_schema() -> jsonschema::Validator {
