@@ -8,6 +8,7 @@ pub mod document;
 pub mod flight;
 pub mod hosts;
 pub mod manifest;
+pub mod mcp;
 pub mod project;
 pub mod warm;
 pub mod worker;

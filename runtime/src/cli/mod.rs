@@ -8,12 +8,14 @@
 pub mod commands;
 pub mod env_vars;
 mod hook;
+mod mcp;
 mod printer;
 mod render;
 
 use clap::{Parser, Subcommand};
 
 pub use hook::{FallbackArg, HookArgs};
+pub use mcp::McpArgs;
 pub use printer::Printer;
 pub use render::{RenderArgs, RenderFormat};
 
@@ -38,4 +40,9 @@ pub enum Commands {
     /// The command a host's hook document runs. It always exits 0 within the binding's deadline;
     /// anything that stops it from answering is one line on stderr and no output.
     Hook(HookArgs),
+    /// Serve one MCP server of the artifact over stdio (JSON-RPC 2.0, one message a line).
+    ///
+    /// The command a host's MCP config runs. Logs go to stderr; it exits 0 when the client
+    /// closes stdin.
+    Mcp(McpArgs),
 }

@@ -263,8 +263,9 @@ fn answer_document(
     }
 }
 
-/// `$ABGEN_ARTIFACT`, else the directory above the running executable's `bin/`.
-fn artifact_root() -> Result<PathBuf, String> {
+/// `$ABGEN_ARTIFACT`, else the directory above the running executable's `bin/` (also the
+/// default of `abgen-host mcp`).
+pub(super) fn artifact_root() -> Result<PathBuf, String> {
     if let Some(root) = std::env::var_os(ABGEN_ARTIFACT).filter(|root| !root.is_empty()) {
         return Ok(PathBuf::from(root));
     }

@@ -4,6 +4,7 @@
 //! deadline); `hook` alone owns the hot path of a hook delivery.
 
 mod hook;
+mod mcp;
 mod render;
 mod standalone;
 mod stdin;
@@ -22,6 +23,7 @@ pub fn main() -> ExitCode {
         Ok(cli) => match cli.command {
             Commands::Render(args) => render::run(&args, &printer),
             Commands::Hook(args) => hook::run(&args, &printer),
+            Commands::Mcp(args) => mcp::run(&args, &printer),
         },
         Err(error) => usage_error(&error, &printer),
     }

@@ -1,0 +1,133 @@
+//! `tools/list` from the manifest alone (no Node): which host a client is, and the tool
+//! definitions that host sees.
+//!
+//! Which client belongs to which host is a host-matrix fact (`mcp_client_prefixes`), read from
+//! the embedded `host-matrix/*.toml`, so no code here names a host. A client no prefix matches
+//! gets the canonical 2020-12 schemas.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::manifest::{Manifest, Route, RouteKind, SchemaProjection, SchemaSource};
+
+const MATRIX: [&str; 4] = [
+    include_str!("../../../host-matrix/claude.toml"),
+    include_str!("../../../host-matrix/codex.toml"),
+    include_str!("../../../host-matrix/cursor.toml"),
+    include_str!("../../../host-matrix/portable.toml"),
+];
+
+/// The host-matrix facts the MCP server needs about the connected client.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ClientHost {
+    /// The host name (`excludeClients` names hosts).
+    pub host: String,
+    /// The schema profile name its `inputSchema` comes from.
+    pub schema_profile: String,
+    #[serde(default)]
+    pub mcp_client_prefixes: Vec<String>,
+    /// Rich content kinds (`image`, `audio`) the client takes.
+    #[serde(default)]
+    pub rich_content: Vec<String>,
+}
+
+/// The host whose MCP client-name prefix `client_name` starts with, if any.
+pub fn client_host(client_name: &str) -> Option<ClientHost> {
+    MATRIX
+        .iter()
+        .filter_map(|text| toml::from_str::<ClientHost>(text).ok())
+        .find(|host| {
+            host.mcp_client_prefixes
+                .iter()
+                .any(|prefix| client_name.starts_with(prefix.as_str()))
+        })
+}
+
+/// The tool routes of `server`, in manifest order (sorted by id).
+pub fn server_tools<'m>(manifest: &'m Manifest, server: &str) -> Vec<&'m Route> {
+    manifest
+        .routes
+        .iter()
+        .filter(|route| route.kind == RouteKind::Tool && route.server.as_deref() == Some(server))
+        .collect()
+}
+
+/// Whether the route's `excludeClients` hides it from this client: an entry names a host, or a
+/// prefix of the client's name.
+pub fn excluded(route: &Route, client_name: &str, host: Option<&ClientHost>) -> bool {
+    let Some(entries) = route.config.get("excludeClients").and_then(Value::as_array) else {
+        return false;
+    };
+    entries
+        .iter()
+        .filter_map(Value::as_str)
+        .any(|entry| host.is_some_and(|host| host.host == entry) || client_name.starts_with(entry))
+}
+
+/// One `Tool` definition; `log` hears about schemas only known at run time.
+pub fn tool_definition(
+    route: &Route,
+    host: Option<&ClientHost>,
+    log: &mut dyn FnMut(String),
+) -> Value {
+    let name = route.wire_name.clone().unwrap_or_else(|| route.id.clone());
+    let mut tool = Map::new();
+    tool.insert("name".into(), name.clone().into());
+    for key in ["title", "description", "annotations"] {
+        if let Some(value) = route.config.get(key) {
+            tool.insert(key.into(), value.clone());
+        }
+    }
+    let input = match &route.schemas.input {
+        Some(schema) if schema.source == SchemaSource::Runtime => {
+            log(format!(
+                "mcp: tool `{name}` has a schema known only at run time; listing it as {{\"type\":\"object\"}}"
+            ));
+            None
+        }
+        Some(schema) => host_schema(schema, host),
+        None => None,
+    };
+    tool.insert(
+        "inputSchema".into(),
+        input.unwrap_or_else(|| json!({"type": "object"})),
+    );
+    if let Some(output) = route
+        .schemas
+        .result
+        .as_ref()
+        .and_then(|schema| host_schema(schema, host))
+        .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object"))
+    {
+        tool.insert("outputSchema".into(), output);
+    }
+    if let Some(meta) = route.config.get("_meta") {
+        tool.insert("_meta".into(), meta.clone());
+    }
+    Value::Object(tool)
+}
+
+/// The host profile's form when the client's host has one, else the canonical form.
+fn host_schema(schema: &SchemaProjection, host: Option<&ClientHost>) -> Option<Value> {
+    host.and_then(|host| schema.profiles.get(&host.schema_profile))
+        .map(|profile| profile.json_schema.clone())
+        .or_else(|| schema.json_schema.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_names_resolve_through_the_matrix_prefixes() {
+        assert_eq!(
+            client_host("cursor-vscode").map(|h| h.host),
+            Some("cursor".into())
+        );
+        assert_eq!(
+            client_host("claude-code").map(|h| h.schema_profile),
+            Some("claude".into())
+        );
+        assert_eq!(client_host("some-inspector"), None);
+    }
+}
