@@ -1,0 +1,32 @@
+//! `abgen-host mcp` answers the official MCP TypeScript SDK client: the curator example is built
+//! for Claude into a temporary directory with the real `abgen-host`, and
+//! `runtime/tests/mcp_client/check.mjs` lists and calls its tools over stdio (its own assertions
+//! fail the script); the JSON summary it prints is snapshotted. Needs the npm workspace installed
+//! (`npm ci`) and Node 20+.
+
+mod support;
+
+use std::process::Command;
+
+use serde_json::Value;
+use support::{build_curator, repo};
+
+#[test]
+fn the_sdk_client_lists_and_calls_the_curator_tools() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["claude"]);
+
+    // The script resolves the SDK from its own place in the repository (the root `node_modules`).
+    let output = Command::new("node")
+        .arg(repo().join("runtime/tests/mcp_client/check.mjs"))
+        .arg(&artifact)
+        .current_dir(repo())
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "check.mjs failed:\n{stderr}");
+    let summary: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    insta::assert_json_snapshot!("mcp_sdk_summary", summary);
+}
