@@ -95,3 +95,41 @@ test('a worker says hello, renders over fd 4, and keeps console output off the p
   assert.match(flight, /"agent-text",null,\{"children":"hi"\}/);
   assert.match(stdout, /noise on stdout/);
 });
+
+test('a progress report after the render completed is refused with handoff-required', async () => {
+  const child = spawn(process.execPath, ['--conditions=react-server', workerPath], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  const reader = new framing.FrameReader();
+  const frames = [];
+  const waiters = new Map();
+  child.stdio[4].on('data', (chunk) => {
+    for (const frame of reader.push(new Uint8Array(chunk))) {
+      frames.push(frame);
+      if (frame.header.type === 'end' || frame.header.type === 'error') waiters.get(frame.header.id)?.();
+    }
+  });
+  const render = (id, route) =>
+    new Promise((resolve) => {
+      waiters.set(id, resolve);
+      child.stdio[3].write(framing.encodeFrame({ type: 'render', id, route, kind: 'tool', input: {} }));
+    });
+  await render(1, 'tool:t/late');
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  await render(2, 'tool:t/late-outcome');
+  child.stdio[3].end();
+  await new Promise((resolve) => child.on('exit', resolve));
+
+  const flightOf = (id) =>
+    frames
+      .filter((frame) => frame.header.type === 'flight' && frame.header.id === id)
+      .map((frame) => new TextDecoder().decode(frame.payload))
+      .join('');
+  assert.match(flightOf(2), /"children":"handoff-required"/);
+  assert.equal(
+    frames.filter((frame) => frame.header.type === 'progress' && frame.header.id === 1).length,
+    0,
+    'nothing reported after the render reached the host',
+  );
+});
