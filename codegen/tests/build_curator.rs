@@ -9,12 +9,9 @@ use std::path::{Path, PathBuf};
 use abgen::emit::{BuildOptions, build_project};
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+mod support;
+
+use support::repo;
 
 /// A stand-in runtime binary: these tests look at the artifact, not at the runtime.
 pub fn stub_host(dir: &Path) -> PathBuf {

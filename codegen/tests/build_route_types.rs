@@ -5,15 +5,12 @@
 //! The project lives under `target/` inside the repository so that `zod`, `react` and
 //! `agent-bundle` resolve from the workspace's `node_modules`, as they would in a real project.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+mod support;
+
+use support::repo;
 
 const CONFIG: &str = "import { defineConfig } from 'agent-bundle/config';\n\n\
 export default defineConfig({ plugin: { name: 'shop' }, targets: ['claude'] });\n";

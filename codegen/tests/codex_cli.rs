@@ -9,12 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+mod support;
+
+use support::repo;
 
 fn codex_cli() -> PathBuf {
     let path = repo().join("scripts/host-clis/node_modules/.bin/codex");

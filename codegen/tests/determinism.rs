@@ -5,16 +5,13 @@
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use abgen::emit::{BuildOptions, build_project};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+mod support;
+
+use support::repo;
 
 /// Every file under `root` by relative path, with its bytes and mode.
 fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {

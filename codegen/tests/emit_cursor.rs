@@ -2,17 +2,14 @@
 //! (draft-07) written from Cursor's documentation (`schemas/hosts/cursor-*.schema.json`): the
 //! curator built for every host, and the manifest's pointers lead to those very documents.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use abgen::emit::{BuildOptions, build_project};
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+mod support;
+
+use support::repo;
 
 fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

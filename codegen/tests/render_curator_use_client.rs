@@ -3,16 +3,13 @@
 //! the module is two imports away from the route) fails `abgen build`, naming the module and its
 //! importer, as read from esbuild's metafile. Needs the npm workspace installed and Node 20+.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use abgen::emit::{BuildOptions, build_project};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+mod support;
+
+use support::repo;
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
