@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 mod support;
 
-use support::repo;
+use support::{abgen_build_curator_for_every_host, repo, transcript};
 
 fn claude_cli() -> PathBuf {
     let path = repo().join("scripts/host-clis/node_modules/.bin/claude");
@@ -44,55 +44,13 @@ fn claude(home: &Path, args: &[&str]) -> Output {
     output
 }
 
-fn transcript(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-/// The real runtime when it has been built, else a stand-in: Claude only lists `bin/` here.
-fn host_binary(temp: &Path) -> PathBuf {
-    let built = repo().join("target/debug/abgen-host");
-    if built.is_file() {
-        return built;
-    }
-    let path = temp.join("abgen-host");
-    std::fs::write(&path, "#!/bin/sh\nexit 2\n").unwrap();
-    path
-}
-
 #[test]
 fn claude_code_validates_installs_and_lists_the_curator_plugin() {
     let temp = tempfile::tempdir().unwrap();
     let home = temp.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let artifact = temp.path().join("curator-artifact");
-    // `abgen build`, exactly as a user runs it.
-    let built = Command::new(env!("CARGO_BIN_EXE_abgen"))
-        .args([
-            "build",
-            "--target",
-            "claude,codex,cursor,portable",
-            "--root",
-        ])
-        .arg(repo().join("examples/curator"))
-        .arg("--out")
-        .arg(&artifact)
-        .env("ABGEN_HOST", host_binary(temp.path()))
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "abgen build failed:\n{}",
-        transcript(&built)
-    );
-    assert!(
-        transcript(&built).starts_with("built "),
-        "{}",
-        transcript(&built)
-    );
+    abgen_build_curator_for_every_host(temp.path(), &artifact);
     let artifact = artifact.to_str().unwrap();
 
     let validated = transcript(&claude(

@@ -7,11 +7,11 @@
 //! copy keeps Codex's own hook and MCP documents, and that their commands name `--host codex`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod support;
 
-use support::repo;
+use support::{abgen_build_curator_for_every_host, repo, transcript};
 
 fn codex_cli() -> PathBuf {
     let path = repo().join("scripts/host-clis/node_modules/.bin/codex");
@@ -20,14 +20,6 @@ fn codex_cli() -> PathBuf {
         "the pinned Codex CLI is missing: run scripts/host-clis/install (or scripts/setup)"
     );
     path
-}
-
-fn transcript(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 /// Runs `codex <args>` with a private CODEX_HOME and HOME, offline.
@@ -50,41 +42,13 @@ fn codex(home: &Path, args: &[&str]) -> String {
     text
 }
 
-/// The real runtime when it has been built, else a stand-in: nothing here runs it.
-fn host_binary(temp: &Path) -> PathBuf {
-    let built = repo().join("target/debug/abgen-host");
-    if built.is_file() {
-        return built;
-    }
-    let path = temp.join("abgen-host");
-    std::fs::write(&path, "#!/bin/sh\nexit 2\n").unwrap();
-    path
-}
-
 #[test]
 fn codex_adds_installs_and_lists_the_curator_plugin() {
     let temp = tempfile::tempdir().unwrap();
     let home = temp.path().join("home");
     std::fs::create_dir_all(home.join(".codex")).unwrap();
     let artifact = temp.path().join("curator-artifact");
-    let built = Command::new(env!("CARGO_BIN_EXE_abgen"))
-        .args([
-            "build",
-            "--target",
-            "claude,codex,cursor,portable",
-            "--root",
-        ])
-        .arg(repo().join("examples/curator"))
-        .arg("--out")
-        .arg(&artifact)
-        .env("ABGEN_HOST", host_binary(temp.path()))
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "abgen build failed:\n{}",
-        transcript(&built)
-    );
+    abgen_build_curator_for_every_host(temp.path(), &artifact);
     let artifact_text = artifact.to_str().unwrap();
 
     let added = codex(&home, &["plugin", "marketplace", "add", artifact_text]);

@@ -61,3 +61,46 @@ pub fn build_curator(temp: &Path, targets: &[&str]) -> PathBuf {
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
     artifact
 }
+
+/// stdout then stderr of a finished command, as one text.
+pub fn transcript(output: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// `abgen build` of the curator for every host into `artifact`, exactly as a user runs it, for
+/// the proofs that hand the result to a host's own CLI. The runtime is the built one when there
+/// is one, else a stand-in: those CLIs list `bin/` but never run it.
+pub fn abgen_build_curator_for_every_host(temp: &Path, artifact: &Path) {
+    let mut host = repo().join("target/debug/abgen-host");
+    if !host.is_file() {
+        host = temp.join("abgen-host");
+        std::fs::write(&host, "#!/bin/sh\nexit 2\n").unwrap();
+    }
+    let built = Command::new(env!("CARGO_BIN_EXE_abgen"))
+        .args([
+            "build",
+            "--target",
+            "claude,codex,cursor,portable",
+            "--root",
+        ])
+        .arg(repo().join("examples/curator"))
+        .arg("--out")
+        .arg(artifact)
+        .env("ABGEN_HOST", host)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "abgen build failed:\n{}",
+        transcript(&built)
+    );
+    assert!(
+        transcript(&built).starts_with("built "),
+        "{}",
+        transcript(&built)
+    );
+}
