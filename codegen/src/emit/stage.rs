@@ -246,10 +246,33 @@ fn verify_documents(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Res
             return Err(EmitError::StagedTreeMismatch(format!("{path} is not JSON")));
         }
     }
-    abgen_runtime::manifest::read_hook_view(&staging.join(manifest_path)).map_err(|error| {
+    let manifest_file = staging.join(manifest_path);
+    abgen_runtime::manifest::read_hook_view(&manifest_file).map_err(|error| {
         EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
     })?;
+    let manifest: serde_json::Value = fs::read(&manifest_file)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .ok_or_else(|| EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON")))?;
+    if let Some(error) = manifest_validator().iter_errors(&manifest).next() {
+        return Err(EmitError::StagedTreeMismatch(format!(
+            "{manifest_path} breaks schemas/abgen-manifest.schema.json at `{}`: {error}",
+            error.instance_path()
+        )));
+    }
     Ok(())
+}
+
+/// The manifest's own schema, compiled once: the run-time contract is checked before any
+/// artifact that carries it replaces the previous one.
+fn manifest_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../../schemas/abgen-manifest.schema.json"))
+                .expect("the manifest schema is JSON");
+        jsonschema::draft202012::new(&schema).expect("the manifest schema compiles")
+    })
 }
 
 fn write_tree(

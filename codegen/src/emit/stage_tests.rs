@@ -92,15 +92,19 @@ fn a_planned_path_is_claimed_once() {
     ));
 }
 
-/// The least manifest the hook client reads.
+/// The least manifest its schema accepts.
 fn minimal_manifest() -> String {
     let manifest = serde_json::json!({
         "manifestVersion": abgen_runtime::manifest::MANIFEST_VERSION,
         "application": { "name": "t", "version": "0.0.0" },
-        "digest": "0",
+        "digest": "0".repeat(64),
+        "react": abgen_runtime::manifest::REACT_VERSION,
+        "workerProtocol": abgen_runtime::manifest::WORKER_PROTOCOL_VERSION,
         "hooks": {},
         "limits": abgen_runtime::manifest::Limits::default(),
         "routes": [],
+        "servers": [],
+        "files": [],
     });
     format!("{manifest}\n")
 }
@@ -129,6 +133,22 @@ fn a_staged_tree_that_fails_verification_changes_nothing() {
     let error = stage_artifact(&plan, "abgen.manifest.json", b"{}\n", &out).unwrap_err();
     assert!(
         error.to_string().contains("cannot read the manifest"),
+        "{error}"
+    );
+    // A manifest the hook client can read but that breaks the manifest's schema.
+    let mut manifest: serde_json::Value = serde_json::from_str(&minimal_manifest()).unwrap();
+    manifest["react"] = "next".into();
+    let error = stage_artifact(
+        &plan,
+        "abgen.manifest.json",
+        format!("{manifest}\n").as_bytes(),
+        &out,
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("breaks schemas/abgen-manifest.schema.json at `/react`"),
         "{error}"
     );
     assert_eq!(fs::read_to_string(out.join("kept.txt")).unwrap(), "old");
