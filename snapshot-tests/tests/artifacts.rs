@@ -28,7 +28,11 @@ fn artifact_text(root: &Path, targets: Option<&[&str]>) -> String {
     let mut input = checked_emit_input(root, &checked, config, graph);
     // Absolute paths never reach the artifact; a fixed root keeps that visible if it changes.
     input.project_root = PathBuf::from("/project");
-    let temp = std::env::temp_dir().join(format!("abgen-artifacts-{}", std::process::id()));
+    // One directory per call: tests run in parallel threads, and a shared stand-in host could be
+    // read while another test truncates it to rewrite it.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = std::env::temp_dir().join(format!("abgen-artifacts-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&temp).unwrap();
     let host = temp.join("abgen-host");
     std::fs::write(&host, "#!/bin/sh\nexit 2\n").unwrap();
@@ -61,6 +65,7 @@ fn artifact_text(root: &Path, targets: Option<&[&str]>) -> String {
             let _ = writeln!(text, "refused: {error}");
         }
     }
+    let _ = std::fs::remove_dir_all(&temp);
     text
 }
 
