@@ -2,7 +2,6 @@
 //! projects. Paths in the output are project-relative, so nothing needs redacting.
 
 use std::path::Path;
-use std::process::Command;
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -12,22 +11,10 @@ fn fixture(name: &str) -> String {
         .into_owned()
 }
 
-/// Runs `abgen args…` and formats what a user would see.
+mod support;
+
 fn run(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_abgen"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("abgen runs");
-    format!(
-        "exit_code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
-        output
-            .status
-            .code()
-            .map_or("signal".to_owned(), |code| code.to_string()),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    )
+    support::abgen_transcript(args)
 }
 
 #[test]

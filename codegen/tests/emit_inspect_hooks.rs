@@ -3,7 +3,6 @@
 //! and degraded rows) and for refused and excluded fixture routes.
 
 use std::path::Path;
-use std::process::Command;
 
 fn project(relative: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -13,21 +12,10 @@ fn project(relative: &str) -> String {
         .into_owned()
 }
 
+mod support;
+
 fn run(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_abgen"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("abgen runs");
-    format!(
-        "exit_code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
-        output
-            .status
-            .code()
-            .map_or("signal".to_owned(), |code| code.to_string()),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
-    )
+    support::abgen_transcript(args)
 }
 
 #[test]

@@ -104,3 +104,21 @@ pub fn abgen_build_curator_for_every_host(temp: &Path, artifact: &Path) {
         transcript(&built)
     );
 }
+
+/// Runs `abgen args…` without colour and formats what a user sees: exit code, stdout, stderr.
+pub fn abgen_transcript(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_abgen"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("abgen runs");
+    format!(
+        "exit_code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        output
+            .status
+            .code()
+            .map_or("signal".to_owned(), |code| code.to_string()),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    )
+}

@@ -101,15 +101,7 @@ const fn decoder(
     fields: &'static [&'static str],
     opt_in_fields: &'static [&'static str],
 ) -> Decoder {
-    Decoder {
-        id,
-        envelope: &ENVELOPE,
-        fields,
-        opt_in_fields,
-        tool: ToolShape::None,
-        prompt: false,
-        only_when: None,
-    }
+    Decoder::plain(id, &ENVELOPE, fields, opt_in_fields)
 }
 
 const DECODERS: &[Decoder] = &[

@@ -85,6 +85,27 @@ pub struct Decoder {
     pub only_when: Option<(&'static str, &'static str)>,
 }
 
+impl Decoder {
+    /// A shape with only extra fields: no tool, no prompt, no condition. Most of a host's
+    /// decoders are this; the others spell out what they add.
+    pub const fn plain(
+        id: &'static str,
+        envelope: &'static HostEnvelope,
+        fields: &'static [&'static str],
+        opt_in_fields: &'static [&'static str],
+    ) -> Self {
+        Self {
+            id,
+            envelope,
+            fields,
+            opt_in_fields,
+            tool: ToolShape::None,
+            prompt: false,
+            only_when: None,
+        }
+    }
+}
+
 /// How a payload shape names the tool it concerns.
 #[derive(Debug, Clone, Copy)]
 pub enum ToolShape {
