@@ -171,6 +171,7 @@ fn simulate(args: &SimulateArgs) -> io::Result<ExitCode> {
         event: args.event.clone(),
         input: args.input.clone(),
         standalone: args.standalone,
+        runtime_dir: None,
     };
     match simulate_hook(&options) {
         Ok(simulation) => {

@@ -38,13 +38,16 @@ fn reading_note_write(workspace: &Path) -> Value {
     payload
 }
 
-fn simulate(artifact: &Path, input: &Path, standalone: bool) -> Simulation {
+/// Simulates the hook with its warm runtime looked for in `temp/runtime`, a directory that never
+/// exists, so what the hook reports does not depend on what else ran on this machine.
+fn simulate(artifact: &Path, input: &Path, standalone: bool, temp: &Path) -> Simulation {
     simulate_hook(&SimulateOptions {
         artifact: artifact.to_owned(),
         host: "claude".into(),
         event: "tool/after".into(),
         input: Some(input.to_owned()),
         standalone,
+        runtime_dir: Some(temp.join("runtime")),
     })
     .unwrap_or_else(|error| panic!("{error}"))
 }
@@ -86,7 +89,7 @@ fn the_built_curator_renders_a_tool_and_answers_its_tool_after_hook() {
     std::fs::write(&input, reading_note_write(&workspace).to_string()).unwrap();
     // The route declares `fallback: 'standalone'` and no warm runtime runs: the hook renders the
     // route on a fresh worker, inside the hook's deadline.
-    let rendered = simulate(&artifact, &input, false);
+    let rendered = simulate(&artifact, &input, false, &temp);
     assert_eq!(rendered.exit_code, Some(0), "{}", rendered.stderr);
     let answer: Value = serde_json::from_str(&rendered.stdout).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PostToolUse");
@@ -106,7 +109,7 @@ fn the_built_curator_renders_a_tool_and_answers_its_tool_after_hook() {
     bash["tool_name"] = "Bash".into();
     bash["tool_input"] = json!({"command": "ls notes"});
     std::fs::write(&input, bash.to_string()).unwrap();
-    let skipped = simulate(&artifact, &input, true);
+    let skipped = simulate(&artifact, &input, true, &temp);
     assert_eq!(
         (
             skipped.exit_code,

@@ -125,13 +125,10 @@ fn the_schema_refuses_broken_manifests() {
 
 #[test]
 fn another_manifest_version_is_refused_by_name() {
-    let temp = std::env::temp_dir().join(format!(
-        "abgen-manifest-version-{}.json",
-        std::process::id()
-    ));
-    std::fs::write(&temp, r#"{"manifestVersion": 7, "hooks": {}}"#).unwrap();
-    let error = read_hook_view(&temp).unwrap_err();
-    std::fs::remove_file(&temp).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let manifest = temp.path().join("abgen.manifest.json");
+    std::fs::write(&manifest, r#"{"manifestVersion": 7, "hooks": {}}"#).unwrap();
+    let error = read_hook_view(&manifest).unwrap_err();
     assert!(
         matches!(error, ManifestReadError::Version { found: 7, .. }),
         "{error}"

@@ -320,8 +320,10 @@ fn without_a_runtime_directory_the_socket_is_under_tmp() {
     let (artifact, digest) = artifact();
     let directory =
         std::path::PathBuf::from(format!("/tmp/abgen-{}", abgen_runtime::warm::current_uid()));
+    // Leave /tmp as it was found: a directory this test creates is removed again below.
+    let created = !directory.exists();
     let path = SocketPath::in_directory(&directory, artifact.path(), &digest).unwrap();
-    let _server = WarmServer::bind(path, &digest, Arc::new(Source::Deny)).unwrap();
+    let server = WarmServer::bind(path, &digest, Arc::new(Source::Deny)).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
         .args(["hook", "--host", "claude", "--event", "stop"])
         .env("ABGEN_ARTIFACT", artifact.path())
@@ -337,6 +339,10 @@ fn without_a_runtime_directory_the_socket_is_under_tmp() {
         .unwrap()
         .write_all(&fixture("claude", "Stop"));
     let output = child.wait_with_output().unwrap();
+    drop(server);
+    if created {
+        let _ = std::fs::remove_dir_all(&directory);
+    }
     assert_eq!(
         text(&output.stdout),
         "{\"decision\":\"block\",\"reason\":\"Shelve the new books first (claude).\"}\n"

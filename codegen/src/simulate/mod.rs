@@ -31,6 +31,9 @@ pub struct SimulateOptions {
     pub input: Option<PathBuf>,
     /// Render through a fresh worker even when the route's fallback is `none`.
     pub standalone: bool,
+    /// The directory the hook looks for a warm runtime in (its `XDG_RUNTIME_DIR`); `None` keeps
+    /// the caller's environment, so a simulation meets the runtime a host's hook would meet.
+    pub runtime_dir: Option<PathBuf>,
 }
 
 /// What the host would have received.
@@ -133,6 +136,7 @@ pub fn simulate_hook(options: &SimulateOptions) -> Result<Simulation, SimulateEr
         &binary,
         &args,
         &options.artifact,
+        options.runtime_dir.as_deref(),
         &payload,
         binding.deadline_ms,
     )?;
@@ -153,6 +157,7 @@ fn run(
     binary: &Path,
     args: &[String],
     artifact: &Path,
+    runtime_dir: Option<&Path>,
     payload: &[u8],
     deadline_ms: u64,
 ) -> Result<(Option<i32>, String, String), SimulateError> {
@@ -160,9 +165,12 @@ fn run(
         path: binary.to_owned(),
         source,
     };
-    let mut child = Command::new(binary)
-        .args(args)
-        .env("ABGEN_ARTIFACT", artifact)
+    let mut command = Command::new(binary);
+    command.args(args).env("ABGEN_ARTIFACT", artifact);
+    if let Some(runtime_dir) = runtime_dir {
+        command.env("XDG_RUNTIME_DIR", runtime_dir);
+    }
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
