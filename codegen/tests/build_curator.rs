@@ -33,7 +33,7 @@ fn curator_manifest_matches_the_golden() {
     let temp = tempfile::tempdir().unwrap();
     let out = temp.path().join("artifact");
     let built = build_project(&BuildOptions {
-        root: repo().join("examples/curator"),
+        root: support::curator_copy(temp.path()),
         targets: None,
         out: Some(out.clone()),
         host_binary: Some(stub_host(temp.path())),

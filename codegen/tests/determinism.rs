@@ -37,8 +37,10 @@ fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
 }
 
 fn build(targets: &[&str], out: &Path, host: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
+    // Each build copies the project beside its output, so the builds compared never share one.
+    let beside = out.with_extension("project");
     build_project(&BuildOptions {
-        root: repo().join("examples/curator"),
+        root: support::curator_copy(&beside),
         targets: Some(targets.iter().map(|target| (*target).to_owned()).collect()),
         out: Some(out.to_owned()),
         host_binary: Some(host.to_owned()),

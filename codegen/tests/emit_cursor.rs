@@ -35,7 +35,7 @@ fn cursor_documents_follow_cursors_documentation() {
     std::fs::write(&host, "#!/bin/sh\nexit 2\n").unwrap();
     let out = temp.path().join("artifact");
     build_project(&BuildOptions {
-        root: repo().join("examples/curator"),
+        root: support::curator_copy(temp.path()),
         targets: Some(
             ["claude", "codex", "cursor", "portable"]
                 .map(String::from)

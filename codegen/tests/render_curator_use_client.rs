@@ -3,34 +3,17 @@
 //! the module is two imports away from the route) fails `abgen build`, naming the module and its
 //! importer, as read from esbuild's metafile. Needs the npm workspace installed and Node 20+.
 
-use std::path::Path;
-
 use abgen::emit::{BuildOptions, build_project};
 
 mod support;
 
-use support::repo;
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "node_modules" {
-                copy_tree(&entry.path(), &target);
-            }
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use support::{copy_project, repo};
 
 #[test]
 fn a_use_client_module_in_a_routes_graph_fails_the_build_naming_it() {
     let temp = tempfile::tempdir().unwrap();
     let project = temp.path().join("curator");
-    copy_tree(&repo().join("examples/curator"), &project);
+    copy_project(&repo().join("examples/curator"), &project);
     std::fs::write(
         project.join("src/lib/star-button.tsx"),
         "// A browser widget, marked for the client.\n'use client';\n\nexport function StarButton() {\n  return null;\n}\n",

@@ -8,11 +8,17 @@ use abgen::emit::{BuildOptions, build_project};
 use abgen_runtime::manifest::SchemaSource;
 use serde_json::json;
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/projects/valid-schema-sources")
-        .canonicalize()
-        .unwrap()
+mod support;
+
+/// The fixture, copied into `temp`: a build writes `.agent-bundle/` into its project, and the
+/// repository's fixtures are inputs of the project snapshots.
+fn fixture(temp: &Path) -> PathBuf {
+    let project = temp.join("valid-schema-sources");
+    support::copy_project(
+        &support::repo().join("fixtures/projects/valid-schema-sources"),
+        &project,
+    );
+    project
 }
 
 #[test]
@@ -21,7 +27,7 @@ fn manifest_carries_literal_static_and_profile_schemas() {
     let host = temp.path().join("abgen-host");
     std::fs::write(&host, "#!/bin/sh\nexit 2\n").unwrap();
     let built = build_project(&BuildOptions {
-        root: fixture(),
+        root: fixture(temp.path()),
         targets: None,
         out: Some(temp.path().join("artifact")),
         host_binary: Some(host),

@@ -48,11 +48,41 @@ pub fn host_binary() -> PathBuf {
         .expect("cargo names the abgen-host executable")
 }
 
-/// The curator built for `targets` into `temp/artifact`, with the real `abgen-host`.
+/// Copies the project at `from` to `to`, leaving out what builds and installs write into it
+/// (`node_modules`, `artifact`, `.agent-bundle`), so a test builds exactly the committed sources.
+pub fn copy_project(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if !["node_modules", "artifact", ".agent-bundle"]
+                .iter()
+                .any(|skipped| entry.file_name() == *skipped)
+            {
+                copy_project(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A copy of `examples/curator` in `temp/curator`: a build writes `.agent-bundle/` into its
+/// project, and tests never write into the repository.
+pub fn curator_copy(temp: &Path) -> PathBuf {
+    let project = temp.join("curator");
+    copy_project(&repo().join("examples/curator"), &project);
+    project
+}
+
+/// The curator (a copy, [`curator_copy`]) built for `targets` into `temp/artifact` with the real
+/// `abgen-host`.
 pub fn build_curator(temp: &Path, targets: &[&str]) -> PathBuf {
+    let project = curator_copy(temp);
     let artifact = temp.join("artifact");
     build_project(&BuildOptions {
-        root: repo().join("examples/curator"),
+        root: project,
         targets: Some(targets.iter().map(|target| (*target).to_owned()).collect()),
         out: Some(artifact.clone()),
         host_binary: Some(host_binary()),
@@ -80,6 +110,7 @@ pub fn abgen_build_curator_for_every_host(temp: &Path, artifact: &Path) {
         host = temp.join("abgen-host");
         std::fs::write(&host, "#!/bin/sh\nexit 2\n").unwrap();
     }
+    let project = curator_copy(temp);
     let built = Command::new(env!("CARGO_BIN_EXE_abgen"))
         .args([
             "build",
@@ -87,7 +118,7 @@ pub fn abgen_build_curator_for_every_host(temp: &Path, artifact: &Path) {
             "claude,codex,cursor,portable",
             "--root",
         ])
-        .arg(repo().join("examples/curator"))
+        .arg(&project)
         .arg("--out")
         .arg(artifact)
         .env("ABGEN_HOST", host)
