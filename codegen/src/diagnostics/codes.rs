@@ -92,4 +92,5 @@ codes! {
     AB5313 Error "event `config.fallback` is not `none` or `standalone`";
     AB5314 Error "event `config.native` is not an array of field names";
     AB5315 Warning "unknown key in an event route's `config`";
+    AB5320 Error "a tool's `config.excludeClients` is not a list of 1–128 character client-name prefixes";
 }

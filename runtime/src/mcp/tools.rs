@@ -39,8 +39,13 @@ pub fn client_host(client_name: &str) -> Option<ClientHost> {
         .find(|host| {
             host.mcp_client_prefixes
                 .iter()
-                .any(|prefix| client_name.starts_with(prefix.as_str()))
+                .any(|prefix| starts_with_ignoring_case(client_name, prefix))
         })
+}
+
+/// Client names are matched case-insensitively (seed 002): `CODEX-tui` is a Codex client.
+fn starts_with_ignoring_case(name: &str, prefix: &str) -> bool {
+    name.to_lowercase().starts_with(&prefix.to_lowercase())
 }
 
 /// The tool routes of `server`, in manifest order (sorted by id).
@@ -53,7 +58,8 @@ pub fn server_tools<'m>(manifest: &'m Manifest, server: &str) -> Vec<&'m Route> 
 }
 
 /// Whether the route's `excludeClients` hides it from this client: an entry names a host, or a
-/// prefix of the client's name.
+/// prefix of the client's name, either case-insensitively. An empty entry (refused at build time
+/// as AB5320) hides nothing.
 pub fn excluded(route: &Route, client_name: &str, host: Option<&ClientHost>) -> bool {
     let Some(entries) = route.config.get("excludeClients").and_then(Value::as_array) else {
         return false;
@@ -61,7 +67,11 @@ pub fn excluded(route: &Route, client_name: &str, host: Option<&ClientHost>) -> 
     entries
         .iter()
         .filter_map(Value::as_str)
-        .any(|entry| host.is_some_and(|host| host.host == entry) || client_name.starts_with(entry))
+        .filter(|entry| !entry.is_empty())
+        .any(|entry| {
+            host.is_some_and(|host| host.host.eq_ignore_ascii_case(entry))
+                || starts_with_ignoring_case(client_name, entry)
+        })
 }
 
 /// One `Tool` definition; `log` hears about schemas only known at run time.
@@ -129,5 +139,38 @@ mod tests {
             Some("claude".into())
         );
         assert_eq!(client_host("some-inspector"), None);
+        assert_eq!(
+            client_host("CODEX-tui").map(|h| h.host),
+            Some("codex".into())
+        );
+    }
+
+    fn route_excluding(prefixes: Value) -> Route {
+        serde_json::from_value(json!({
+            "id": "tool:demo/echo", "kind": "tool", "source": "src/mcp/demo/tools/echo.tsx",
+            "server": "demo", "wireName": "echo", "config": {"excludeClients": prefixes},
+            "schemas": {"input": {"source": "runtime"}}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn exclude_clients_matches_prefixes_and_hosts_ignoring_case() {
+        let route = route_excluding(json!(["Codex"]));
+        for name in ["codex-mcp-client", "CODEX-tui", "Codex"] {
+            let host = client_host(name);
+            assert!(excluded(&route, name, host.as_ref()), "{name}");
+        }
+        let claude = client_host("claude-code");
+        assert!(!excluded(&route, "claude-code", claude.as_ref()));
+        // A prefix that names no host still matches the client's name.
+        let inspector = route_excluding(json!(["MCP-Insp"]));
+        assert!(excluded(&inspector, "mcp-inspector", None));
+        // An empty prefix (AB5320 at build time) hides the tool from no one.
+        assert!(!excluded(
+            &route_excluding(json!([""])),
+            "claude-code",
+            claude.as_ref()
+        ));
     }
 }

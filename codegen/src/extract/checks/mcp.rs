@@ -1,6 +1,7 @@
 //! Contracts of MCP routes: tools, resources and prompts need both schemas and an async
 //! handler (AB4810), never export `execute` or `render` (AB4811), and declare `render` and
-//! `execution` well-formed (AB4835, AB4836); an App needs a static `resourceUri` (AB4812).
+//! `execution` well-formed (AB4835, AB4836), and list `excludeClients` as client-name prefixes
+//! (AB5320); an App needs a static `resourceUri` (AB4812).
 //!
 //! Entry calls: [`check_mcp_route`], [`check_app`].
 
@@ -14,6 +15,8 @@ use crate::project::ModuleKind;
 /// The largest `render.maxElapsedMs`: one day.
 const MAX_ELAPSED_MS: u64 = 86_400_000;
 const TASK_SUPPORT: [&str; 3] = ["forbidden", "optional", "required"];
+/// The longest `excludeClients` prefix (seed 002: non-empty strings of at most 128 characters).
+const MAX_CLIENT_PREFIX_CHARS: usize = 128;
 
 pub fn check_mcp_route(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
     let module = context.module;
@@ -45,6 +48,7 @@ pub fn check_mcp_route(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnos
     if context.config_read() {
         check_render(context, diagnostics);
         check_execution(context, noun, diagnostics);
+        check_exclude_clients(context, diagnostics);
     }
 }
 
@@ -187,5 +191,42 @@ fn route_noun(kind: &ModuleKind) -> &'static str {
         ModuleKind::Resource { .. } => "resource",
         ModuleKind::Prompt { .. } => "prompt",
         _ => "tool",
+    }
+}
+
+/// `excludeClients` is matched case-insensitively as a prefix of the negotiated client name: an
+/// empty prefix would hide the tool from every client, and a long one can never match a name.
+fn check_exclude_clients(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(value) = context.module.config.get("excludeClients") else {
+        return;
+    };
+    let problem = match value.as_array() {
+        None => Some(("/excludeClients".to_owned(), "is not an array".to_owned())),
+        Some(prefixes) => prefixes.iter().enumerate().find_map(|(index, prefix)| {
+            let problem = match prefix.as_str() {
+                None => "is not a string",
+                Some(text) if text.trim().is_empty() => {
+                    "is empty, which would hide the tool from every client"
+                }
+                Some(text) if text.chars().count() > MAX_CLIENT_PREFIX_CHARS => {
+                    "is longer than 128 characters"
+                }
+                Some(_) => return None,
+            };
+            Some((
+                format!("/excludeClients/{index}"),
+                format!("entry {index} {problem}"),
+            ))
+        }),
+    };
+    if let Some((pointer, problem)) = problem {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB5320,
+                format!("`config.excludeClients` {problem}"),
+                "List MCP client-name prefixes of 1 to 128 characters, e.g. `excludeClients: ['codex']`; they match case-insensitively.",
+            )
+            .at(context.value_location(&pointer)),
+        );
     }
 }
