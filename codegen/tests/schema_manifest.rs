@@ -58,7 +58,12 @@ fn manifest_carries_literal_static_and_profile_schemas() {
     let input = pair.input.as_ref().unwrap();
     assert_eq!(input.source, SchemaSource::Static);
     let canonical = input.json_schema.as_ref().unwrap();
-    assert_eq!(canonical["properties"]["pair"]["items"], json!(false));
+    // Seed 002: a tuple is never `items: false`, in the canonical form either.
+    assert_eq!(
+        canonical["properties"]["pair"]["items"],
+        json!({ "anyOf": [{ "type": "string" }, canonical["properties"]["pair"]["prefixItems"][1]] })
+    );
+    assert_eq!(canonical["properties"]["pair"]["maxItems"], json!(2));
     let hosts: Vec<&str> = input.profiles.keys().map(String::as_str).collect();
     assert_eq!(hosts, ["claude", "cursor"]);
     assert_eq!(input.profiles["claude"].json_schema, *canonical);

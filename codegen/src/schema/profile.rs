@@ -10,10 +10,20 @@
 //!
 //! What each profile changes, and why (hosts' known rejections):
 //!
+//! Every profile, the canonical `2020-12` included, writes a tuple as seed 002 says: it keeps
+//! `prefixItems` and min/max items, and its `items` becomes `anyOf` of every position (and the
+//! rest), never `items: false`. A validator with draft-07 keyword semantics (Cursor's, the MCP
+//! TypeScript SDK client's) reads `items: false` as "no item at all" and rejects every valid
+//! tuple; with `anyOf`, any position may hold any position's type, so draft-07 semantics accept
+//! more than the tuple. Under 2020-12 semantics a closed tuple stays exact (`maxItems` leaves
+//! `items` nothing to apply to); only a `.rest()` tuple's rest positions may also match a prefix
+//! schema. The printer itself stays zod's exact output (the oracle corpus compares it).
+//!
 //! | profile | changes |
 //! | --- | --- |
-//! | `draft-07-lax` | `$schema` draft-07; a tuple keeps `prefixItems` and min/max items, and its `items` becomes `anyOf` of every position (and the rest), never `items: false`: any position may then hold any position's type, so it accepts more than the tuple; `format` is left out (2020-12 reads it as an annotation, draft-07 validators may assert it and would then accept less; the `pattern` zod writes beside it stays) |
-//! | `claude` | 2020-12 unchanged; the input root must be a plain `type: "object"` with no root `anyOf`/`oneOf`/`allOf`/`not`/`if`/`$ref` (Claude Code drops such tools silently) |
+//! | `2020-12` | tuples as above |
+//! | `draft-07-lax` | `$schema` draft-07; tuples as above; `format` is left out (2020-12 reads it as an annotation, draft-07 validators may assert it and would then accept less; the `pattern` zod writes beside it stays) |
+//! | `claude` | 2020-12 with tuples as above; the input root must be a plain `type: "object"` with no root `anyOf`/`oneOf`/`allOf`/`not`/`if`/`$ref` (Claude Code drops such tools silently) |
 //! | `codex` | 2020-12 with `properties: {}` on every object schema that has none (Codex needs it; it accepts the same values); same root rule as `claude` |
 //! | `cursor` | `draft-07-lax` (Cursor validates with draft-07 semantics), and every type list `type: [A, B]` becomes `anyOf` of single types (Cursor's client rejects type lists); same root rule |
 
@@ -99,15 +109,12 @@ pub fn project(schema: &Value, profile: Profile, input: bool) -> Result<Value, P
         check_input_root(schema, profile)?;
     }
     let mut projected = schema.clone();
+    loosen_tuples(&mut projected);
     match profile {
         Profile::Canonical | Profile::Claude => {}
-        Profile::Draft07Lax => {
-            loosen_tuples(&mut projected);
-            drop_formats(&mut projected);
-        }
+        Profile::Draft07Lax => drop_formats(&mut projected),
         Profile::Codex => add_missing_properties(&mut projected),
         Profile::Cursor => {
-            loosen_tuples(&mut projected);
             drop_formats(&mut projected);
             split_type_lists(&mut projected);
         }
@@ -237,14 +244,27 @@ mod tests {
     use super::{Profile, project};
 
     #[test]
-    fn draft_07_lax_never_writes_items_false() {
+    fn no_profile_writes_items_false() {
         let tuple = json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}], "items": false, "minItems": 2, "maxItems": 2});
-        let projected = project(&tuple, Profile::Draft07Lax, false).unwrap();
+        for profile in Profile::ALL {
+            let projected = project(&tuple, profile, false).unwrap();
+            assert_eq!(
+                projected["items"],
+                json!({"anyOf": [{"type": "string"}, {"type": "number"}]}),
+                "{}",
+                profile.name()
+            );
+            assert_eq!(projected["maxItems"], json!(2));
+        }
+        let rest = json!({"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "number"}, "minItems": 1});
+        let projected = project(&rest, Profile::Canonical, false).unwrap();
         assert_eq!(
             projected["items"],
             json!({"anyOf": [{"type": "string"}, {"type": "number"}]})
         );
-        assert_eq!(projected["$schema"], json!(super::DRAFT_07));
+        assert_eq!(projected.get("maxItems"), None);
+        let lax = project(&tuple, Profile::Draft07Lax, false).unwrap();
+        assert_eq!(lax["$schema"], json!(super::DRAFT_07));
     }
 
     #[test]

@@ -185,7 +185,9 @@ impl RouteSchemas {
                         Some((profile.name().to_owned(), projected))
                     })
                     .collect(),
-                json_schema: Some(json_schema),
+                // The canonical form a client with no host profile gets: the printed schema
+                // through the canonical projection (tuples without `items: false`).
+                json_schema: project(&json_schema, Profile::Canonical, false).ok(),
             }),
             RouteSchema::Runtime(_) => Some(SchemaProjection {
                 source: SchemaSource::Runtime,

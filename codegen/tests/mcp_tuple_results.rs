@@ -1,0 +1,51 @@
+//! A tool whose result holds tuples answers the official MCP TypeScript SDK client, which checks
+//! `structuredContent` against the advertised `outputSchema` with draft-07 keyword semantics:
+//! seed 002's tuple form (`prefixItems`, `items` as the union of the positions, min/max items) is
+//! what every client gets, never `items: false`, which that client reads as "no item at all".
+//! `fixtures/projects/valid-tuple-results` is built (a copy) with the real `abgen-host` and
+//! `runtime/tests/mcp_client/tuple-results.mjs` calls it as a client of no known host, as Claude
+//! Code and as Cursor. Needs the npm workspace installed and Node 20+.
+
+mod support;
+
+use std::process::Command;
+
+use abgen::emit::{BuildOptions, build_project};
+use serde_json::Value;
+use support::{copy_project, host_binary, repo};
+
+#[test]
+fn the_sdk_client_accepts_tuple_results_for_every_client() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let project = temp.join("project");
+    copy_project(
+        &repo().join("fixtures/projects/valid-tuple-results"),
+        &project,
+    );
+    let artifact = temp.join("artifact");
+    build_project(&BuildOptions {
+        root: project,
+        targets: None,
+        out: Some(artifact.clone()),
+        host_binary: Some(host_binary()),
+        node_modules: None,
+    })
+    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+
+    let output = Command::new("node")
+        .arg(repo().join("runtime/tests/mcp_client/tuple-results.mjs"))
+        .arg(&artifact)
+        .args(["some-inspector", "claude-code", "cursor-vscode"])
+        .current_dir(repo())
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "tuple-results.mjs failed:\n{stderr}"
+    );
+    let seen: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    insta::assert_json_snapshot!("mcp_tuple_results", seen);
+}
