@@ -370,3 +370,94 @@ fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
         })
     );
 }
+
+/// Seed 000's and 002's JSX forms, rendered by the real worker and projected for MCP: the
+/// container result merges into the route's (one result node, the route's value, metadata merged
+/// key by key with the container winning, as `_meta`), a message-only progress fallback becomes
+/// one progress notification, a resource link keeps its name, an error takes its text.
+#[test]
+fn the_seeds_jsx_forms_render_and_project_to_mcp() {
+    use abgen_runtime::project::mcp::{McpOptions, McpProgress, call_tool_result};
+
+    let directory = tempfile::tempdir().unwrap();
+    let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
+        .expect("worker starts");
+    let (events, outcome) = render(
+        &mut worker,
+        &request(1, "tool:demo/seed-forms", json!({"id": "nope"})),
+        Duration::from_secs(20),
+    );
+    outcome.expect("the render reaches its end");
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(
+        serde_json::to_value(document).unwrap(),
+        json!({
+            "version": 1,
+            "status": "represented-error",
+            "root": {"kind": "result", "children": [
+                {"kind": "markdown", "text": "# Lookup"},
+                {"kind": "resource", "uri": "audiobooks://catalog", "name": "Catalog"},
+                {"kind": "error", "code": "E_NOT_FOUND", "message": "No entry is named nope."}
+            ]},
+            "value": {"found": false},
+            "metadata": {"route": "tool:demo/seed-forms", "shell": "layout", "trace": "t-1"}
+        })
+    );
+
+    let options = McpOptions {
+        progress_token: Some(json!("p-1")),
+        accepts_image: false,
+        accepts_audio: false,
+        rich_fallback: false,
+    };
+    let mut progress = McpProgress::new(options.progress_token.clone());
+    let notifications: Vec<_> = events
+        .iter()
+        .flat_map(|event| progress.on_event(event))
+        .collect();
+    assert_eq!(
+        notifications,
+        [json!({"progressToken": "p-1", "progress": 1, "message": "Inspecting files"})],
+        "{events:?}"
+    );
+    assert_eq!(
+        call_tool_result(document, &options).unwrap(),
+        json!({
+            "content": [
+                {"type": "text", "text": "# Lookup"},
+                {"type": "resource_link", "name": "Catalog", "uri": "audiobooks://catalog"},
+                {"type": "text", "text": "[E_NOT_FOUND] No entry is named nope."}
+            ],
+            "structuredContent": {"found": false},
+            "isError": true,
+            "_meta": {"route": "tool:demo/seed-forms", "shell": "layout", "trace": "t-1"}
+        })
+    );
+}
+
+/// A component route (named schema exports, a synchronous default component) gets its input and
+/// the request's abort signal as props.
+#[test]
+fn a_component_route_receives_input_and_signal() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
+        .expect("worker starts");
+    let (events, outcome) = render(
+        &mut worker,
+        &request(1, "tool:demo/component", json!({"root": "shelves"})),
+        Duration::from_secs(20),
+    );
+    outcome.expect("the render reaches its end");
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(document.status, Status::Success, "{document:?}");
+    assert_eq!(
+        document.value,
+        Some(json!({"root": "shelves", "signal": true}))
+    );
+}

@@ -50,7 +50,7 @@ codes! {
     AB4804 Error "bad `routes` override";
     AB4805 Error "rejected `config` declaration shape or non-object config value";
     AB4806 Error "dynamic `config` initializer outside the static grammar";
-    AB4810 Error "route definition is not statically readable, or an MCP route misses its schemas or async default";
+    AB4810 Error "route definition is not statically readable, or an MCP route misses its schemas or a function default export";
     AB4811 Error "MCP route exports `execute` or `render`";
     AB4812 Error "App route without a static non-empty `config.resourceUri`";
     AB4823 Error "event route outside the event vocabulary";

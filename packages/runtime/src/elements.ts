@@ -11,9 +11,14 @@ import type { ReactNode } from 'react';
 
 import { AgentResult } from './result.ts';
 
-/** Props of `<Agent.Result>`: the document root; `value` becomes the document's value. */
+/**
+ * Props of `<Agent.Result>`: the document root; `value` becomes the document's value. A result
+ * without `value` is a container (a layout's shell): the runtime merges it with the route's own
+ * result. `metadata` objects merge key by key, the outermost winning, into the MCP `_meta`.
+ */
 export interface ResultProps {
   value?: unknown;
+  metadata?: Readonly<Record<string, unknown>>;
   children?: ReactNode;
 }
 
@@ -27,12 +32,13 @@ export interface JsonProps {
   value: unknown;
 }
 
-/** Props of `<Agent.Progress>`: usually a Suspense fallback. */
-export interface ProgressProps {
-  completed: number;
-  total?: number;
-  message?: string;
-}
+/**
+ * Props of `<Agent.Progress>`: usually a Suspense fallback. Either how far the work is
+ * (`completed`, with `total` when known) or only what is happening (`message`), or both.
+ */
+export type ProgressProps =
+  | { completed: number; total?: number; message?: string }
+  | { completed?: undefined; total?: undefined; message: string };
 
 /** Props of `<Agent.Image>` and `<Agent.Audio>`: raw bytes or a base64 string. */
 export interface MediaProps {
@@ -43,15 +49,19 @@ export interface MediaProps {
 /** Props of `<Agent.Resource>`: a link to, or the embedded text of, a resource. */
 export interface ResourceProps {
   uri: string;
+  /** What a client shows for the resource; a link without one is named by its URI. */
+  name?: string;
   mimeType?: string;
   text?: string;
 }
 
-/** Props of `<Agent.Error>`: a represented error (the invocation still completes). */
-export interface ErrorProps {
-  code: string;
-  message: string;
-}
+/**
+ * Props of `<Agent.Error>`: a represented error (the invocation still completes). The message
+ * is the `message` prop or the element's text: `<Agent.Error code="E_NOT_FOUND">{text}</Agent.Error>`.
+ */
+export type ErrorProps =
+  | { code: string; message: string; children?: undefined }
+  | { code: string; message?: undefined; children: string | number | ReadonlyArray<string | number> };
 
 /** Props of `<Agent.Deny>`: refuse the action a hook event is about. */
 export interface DenyProps {

@@ -28,7 +28,8 @@ export class InvalidResultError extends Error {
 export function AgentResult(props: ResultProps): ReactElement | Promise<ReactElement> {
   const element = createElement('agent-result', props);
   const schema = currentResultSchema();
-  if (schema === undefined) return element;
+  // A result without `value` is a container (a layout's shell): it holds no value to check.
+  if (schema === undefined || !('value' in props)) return element;
   let parsed: ReturnType<typeof safeParse>;
   try {
     parsed = safeParse(schema, props.value);

@@ -218,7 +218,10 @@ function routeDefinition(module: unknown, route: string, kind: 'tool' | 'event')
       inputSchema: exports.inputSchema as z.core.$ZodType | undefined,
       resultSchema: exports.resultSchema as z.core.$ZodType | undefined,
       render: (input, context) =>
-        createElement(Component, (kind === 'tool' ? { input } : eventProps(input, context.signal)) as never),
+        createElement(
+          Component,
+          (kind === 'tool' ? { input, signal: context.signal } : eventProps(input, context.signal)) as never,
+        ),
     };
   }
   throw new Error(`route \`${route}\` has no default export made by defineTool, events.*, or a component`);

@@ -63,7 +63,9 @@ pub enum Node {
         value: Value,
     },
     Progress {
-        completed: Number,
+        /// Absent when the progress only says what is happening (a Suspense fallback's message).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        completed: Option<Number>,
         #[serde(skip_serializing_if = "Option::is_none")]
         total: Option<Number>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -82,6 +84,8 @@ pub enum Node {
     },
     Resource {
         uri: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
         #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
         mime_type: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,6 +147,12 @@ pub struct Document {
 impl Document {
     /// The current document version.
     pub const VERSION: u32 = 1;
+
+    /// This document with `metadata` (the merged `<Agent.Result metadata>`).
+    pub fn with_metadata(mut self, metadata: Option<Map<String, Value>>) -> Self {
+        self.metadata = metadata;
+        self
+    }
 
     /// A completed document; its status is `represented-error` when the tree holds an error node.
     pub fn new(root: Node, value: Option<Value>) -> Self {

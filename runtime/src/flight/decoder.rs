@@ -157,7 +157,8 @@ impl FlightDecoder {
                     self.emit_shell(&snapshot, &mut events);
                 }
                 if !self.is_complete() {
-                    let document = Document::new(flatten_boundaries(snapshot.root), snapshot.value);
+                    let document = Document::new(flatten_boundaries(snapshot.root), snapshot.value)
+                        .with_metadata(snapshot.metadata);
                     self.emit(RenderEventKind::Complete { document }, &mut events);
                 }
             }
@@ -311,4 +312,5 @@ impl FlightDecoder {
 
 fn snapshot_document(snapshot: &Snapshot) -> Document {
     Document::new(snapshot.root.clone(), snapshot.value.clone())
+        .with_metadata(snapshot.metadata.clone())
 }

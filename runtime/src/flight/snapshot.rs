@@ -45,8 +45,10 @@ impl BoundaryIds {
 pub struct Snapshot {
     /// Always a result node.
     pub root: Node,
-    /// The `value` of the first `<Agent.Result>`.
+    /// The `value` of the first `<Agent.Result>` that has one.
     pub value: Option<Value>,
+    /// The `metadata` of every `<Agent.Result>`, merged key by key, the outermost winning.
+    pub metadata: Option<Map<String, Value>>,
     /// The state of everything outside boundaries.
     pub region: Region,
     /// The rows of `waits` reached through a path reference.
@@ -78,6 +80,8 @@ pub fn build_snapshot(
         region_index: 0,
         nodes: 0,
         value: None,
+        metadata: None,
+        results: 0,
     };
     let mut top = Vec::new();
     if builder.chunk(0).is_some() {
@@ -93,6 +97,7 @@ pub fn build_snapshot(
     Ok(Snapshot {
         root,
         value: builder.value,
+        metadata: builder.metadata,
         region: builder.region,
         wanted_by_path: builder.wanted_by_path,
         waits: builder.waits,
@@ -116,6 +121,9 @@ pub struct SnapshotBuilder<'a> {
     region_index: usize,
     nodes: usize,
     value: Option<Value>,
+    metadata: Option<Map<String, Value>>,
+    /// How many `<Agent.Result>` elements enclose the element being built.
+    results: usize,
 }
 
 impl<'a> SnapshotBuilder<'a> {
@@ -378,8 +386,18 @@ impl<'a> SnapshotBuilder<'a> {
                 {
                     self.value = self.value(value, depth + 1)?;
                 }
+                self.merge_metadata(props, depth)?;
                 let mut children = Vec::new();
-                self.prop_children(props, chunk, path, depth, &mut children)?;
+                self.results += 1;
+                let built = self.prop_children(props, chunk, path, depth, &mut children);
+                self.results -= 1;
+                built?;
+                // Seed 002: a result inside a result (a layout's container around the route's
+                // own) is merged into it, so the document has one result, the root.
+                if self.results > 0 {
+                    out.extend(children);
+                    return Ok(());
+                }
                 Node::Result { children }
             }
             "agent-markdown" => Node::Markdown {
@@ -401,9 +419,7 @@ impl<'a> SnapshotBuilder<'a> {
                 },
             },
             "agent-progress" => Node::Progress {
-                completed: self
-                    .number_prop(tag, props, "completed", depth)?
-                    .ok_or_else(|| missing(tag, "completed"))?,
+                completed: self.number_prop(tag, props, "completed", depth)?,
                 total: self.number_prop(tag, props, "total", depth)?,
                 message: self.string_prop(tag, props, "message", depth)?,
             },
@@ -416,9 +432,16 @@ impl<'a> SnapshotBuilder<'a> {
                 code: self
                     .string_prop(tag, props, "code", depth)?
                     .ok_or_else(|| missing(tag, "code"))?,
-                message: self
-                    .string_prop(tag, props, "message", depth)?
-                    .ok_or_else(|| missing(tag, "message"))?,
+                // `<Agent.Error code="…">{text}</Agent.Error>`: the children are the message.
+                message: match self.string_prop(tag, props, "message", depth)? {
+                    Some(message) => message,
+                    None if props.contains_key("children") => self.text_prop(tag, props, depth)?,
+                    None => {
+                        return Err(FlightError::Unsupported(format!(
+                            "`<{tag}>` needs a `message` prop or text children"
+                        )));
+                    }
+                },
             },
             "agent-image" | "agent-audio" => {
                 let data = self.bytes_prop(tag, props, depth)?;
@@ -435,6 +458,7 @@ impl<'a> SnapshotBuilder<'a> {
                 uri: self
                     .string_prop(tag, props, "uri", depth)?
                     .ok_or_else(|| missing(tag, "uri"))?,
+                name: self.string_prop(tag, props, "name", depth)?,
                 mime_type: self.string_prop(tag, props, "mimeType", depth)?,
                 text: self.string_prop(tag, props, "text", depth)?,
             },
@@ -446,6 +470,31 @@ impl<'a> SnapshotBuilder<'a> {
             }
         };
         self.push(node, depth, out)
+    }
+
+    /// Merges a result's `metadata` object into the document's: a key already there (from an
+    /// enclosing result, met first) is kept, so the container wins.
+    fn merge_metadata(
+        &mut self,
+        props: &'a Map<String, Value>,
+        depth: usize,
+    ) -> Result<(), FlightError> {
+        let Some(model) = props.get("metadata") else {
+            return Ok(());
+        };
+        match self.value(model, depth + 1)? {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::Object(entries)) => {
+                let metadata = self.metadata.get_or_insert_with(Map::new);
+                for (key, value) in entries {
+                    metadata.entry(key).or_insert(value);
+                }
+                Ok(())
+            }
+            Some(_) => Err(FlightError::Unsupported(
+                "`<agent-result>` needs an object `metadata`".into(),
+            )),
+        }
     }
 
     /// The text of Markdown, Text, Context and Notice: strings and numbers, concatenated.

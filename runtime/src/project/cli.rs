@@ -97,10 +97,15 @@ fn collect_blocks(node: &Node, blocks: &mut Vec<String>) {
         Node::Progress { .. } => return,
         Node::Image { mime_type, .. } => format!("[image: {mime_type}]"),
         Node::Audio { mime_type, .. } => format!("[audio: {mime_type}]"),
-        Node::Resource { uri, text, .. } => match text {
-            Some(text) => format!("[{uri}]({uri})\n\n{}", text.trim_end()),
-            None => format!("[{uri}]({uri})"),
-        },
+        Node::Resource {
+            uri, name, text, ..
+        } => {
+            let label = name.as_deref().unwrap_or(uri);
+            match text {
+                Some(text) => format!("[{label}]({uri})\n\n{}", text.trim_end()),
+                None => format!("[{label}]({uri})"),
+            }
+        }
         Node::Deny { reason } => format!("**Denied:** {reason}"),
         Node::Error { code, message } => {
             let mut block = String::new();

@@ -75,6 +75,8 @@ pub fn project_mcp(events: &[RenderEvent], options: &McpOptions) -> McpProjectio
 pub struct McpProgress {
     token: Option<Value>,
     last: Option<f64>,
+    /// The message of the last notification sent.
+    last_message: Option<String>,
     complete: bool,
 }
 
@@ -84,6 +86,7 @@ impl McpProgress {
         Self {
             token,
             last: None,
+            last_message: None,
             complete: false,
         }
     }
@@ -100,7 +103,7 @@ impl McpProgress {
                 completed,
                 total,
                 message,
-            } => reports.push((completed, total, message)),
+            } => reports.push((Some(completed), total, message)),
             RenderEventKind::Shell { document } | RenderEventKind::Replace { document, .. } => {
                 collect_progress(&document.root, &mut reports);
             }
@@ -115,18 +118,36 @@ impl McpProgress {
 
     fn params(
         &mut self,
-        completed: &Number,
+        completed: Option<&Number>,
         total: &Option<Number>,
         message: &Option<String>,
     ) -> Option<Value> {
-        let value = completed.as_f64().filter(|value| value.is_finite())?;
-        if self.last.is_some_and(|last| value <= last) {
-            return None;
-        }
-        self.last = Some(value);
+        let progress = match completed {
+            Some(completed) => {
+                let value = completed.as_f64().filter(|value| value.is_finite())?;
+                if self.last.is_some_and(|last| value <= last) {
+                    return None;
+                }
+                self.last = Some(value);
+                completed.clone()
+            }
+            // A progress with only a message (`<Agent.Progress message="…" />`, a Suspense
+            // fallback seen again in every snapshot while it is pending) is sent once per
+            // message. MCP's progress must increase, so it moves the counter on by one.
+            None => {
+                if message.is_none() || *message == self.last_message {
+                    return None;
+                }
+                let value = self.last.map_or(1.0, |last| last.floor() + 1.0);
+                self.last = Some(value);
+                // A whole number (floor + 1), written as one.
+                Number::from(value as i64)
+            }
+        };
+        self.last_message.clone_from(message);
         let mut params = Map::new();
         params.insert("progressToken".into(), self.token.clone()?);
-        params.insert("progress".into(), Value::Number(completed.clone()));
+        params.insert("progress".into(), Value::Number(progress));
         if let Some(total) = total {
             params.insert("total".into(), Value::Number(total.clone()));
         }
@@ -137,7 +158,8 @@ impl McpProgress {
     }
 }
 
-type Report<'d> = (&'d Number, &'d Option<Number>, &'d Option<String>);
+/// One progress to report: `completed` is `None` for a progress node that only has a message.
+type Report<'d> = (Option<&'d Number>, &'d Option<Number>, &'d Option<String>);
 
 fn collect_progress<'d>(node: &'d Node, reports: &mut Vec<Report<'d>>) {
     match node {
@@ -145,7 +167,7 @@ fn collect_progress<'d>(node: &'d Node, reports: &mut Vec<Report<'d>>) {
             completed,
             total,
             message,
-        } => reports.push((completed, total, message)),
+        } => reports.push((completed.as_ref(), total, message)),
         Node::Result { children } | Node::Boundary { children, .. } => {
             for child in children {
                 collect_progress(child, reports);
@@ -245,9 +267,10 @@ impl Blocks {
             }
             Node::Resource {
                 uri,
+                name,
                 mime_type,
                 text,
-            } => resource(uri, mime_type.as_deref(), text.as_deref()),
+            } => resource(uri, name.as_deref(), mime_type.as_deref(), text.as_deref()),
             Node::Deny { .. } => return Err(McpProjectionError::HookOnly("a deny node")),
         };
         self.flush();
@@ -288,8 +311,9 @@ fn rich(
     }
 }
 
-/// Embedded when the document carries the text, else a link.
-fn resource(uri: &str, mime_type: Option<&str>, text: Option<&str>) -> Value {
+/// Embedded when the document carries the text, else a link (named by its URI when the
+/// document gives no name: MCP requires one).
+fn resource(uri: &str, name: Option<&str>, mime_type: Option<&str>, text: Option<&str>) -> Value {
     let mut resource = Map::new();
     resource.insert("uri".into(), uri.into());
     if let Some(mime_type) = mime_type {
@@ -303,7 +327,7 @@ fn resource(uri: &str, mime_type: Option<&str>, text: Option<&str>) -> Value {
         None => {
             let mut link = Map::new();
             link.insert("type".into(), "resource_link".into());
-            link.insert("name".into(), uri.into());
+            link.insert("name".into(), name.unwrap_or(uri).into());
             link.extend(resource);
             Value::Object(link)
         }

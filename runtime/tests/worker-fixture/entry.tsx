@@ -11,5 +11,7 @@ startWorker({
     'tool:demo/abortable': () => import('./abortable.tsx'),
     'tool:demo/crash': () => import('./crash.tsx'),
     'tool:demo/context': () => import('./context.tsx'),
+    'tool:demo/seed-forms': () => import('./seed-forms.tsx'),
+    'tool:demo/component': () => import('./component.tsx'),
   },
 });

@@ -111,18 +111,22 @@ fn check_schemas_and_handler(
     if definition {
         return;
     }
+    // Seed 000's `export default function Audit({ input, signal })`: a route component may be
+    // synchronous and suspend below itself, so any function is a route component.
     let problem = match module.default_export {
-        DefaultExport::AsyncFunction | DefaultExport::ReExport | DefaultExport::Definition => None,
+        DefaultExport::AsyncFunction
+        | DefaultExport::Function
+        | DefaultExport::ReExport
+        | DefaultExport::Definition => None,
         DefaultExport::Missing => Some("has no default export"),
-        DefaultExport::Function => Some("has a default export that is not async"),
-        DefaultExport::Other => Some("has a default export that is not an async function"),
+        DefaultExport::Other => Some("has a default export that is not a function"),
     };
     if let Some(problem) = problem {
         diagnostics.push(
             Diagnostic::new(
                 Code::AB4810,
                 format!("the {noun} route {problem}"),
-                "Export the handler as `export default async function Component(input) { ... }`.",
+                "Export the route component as `export default function Route({ input, signal }) { ... }` (it may be async).",
             )
             .at(context.route_location()),
         );

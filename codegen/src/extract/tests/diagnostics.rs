@@ -75,9 +75,20 @@ fn ab4810_missing_schemas_and_handler() {
         &with_imports(
             "export const config = { uri: 'demo://notes' };
 //           ^ AB4810
-//           ^ AB4810
 export const inputSchema = z.object({});
 export default function Notes() { return null; }
+",
+        ),
+    );
+    // A synchronous component is a route component (seed 000's `Audit`); a value is not.
+    check_diagnostics(
+        &resource,
+        &with_imports(
+            "export const config = { uri: 'demo://notes' };
+//           ^ AB4810
+export const inputSchema = z.object({});
+export const resultSchema = z.object({});
+export default 42;
 ",
         ),
     );

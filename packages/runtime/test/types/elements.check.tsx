@@ -16,10 +16,28 @@ export function Good() {
   );
 }
 
+// The forms seeds 000 and 002 write.
+export function SeedForms() {
+  return (
+    <Agent.Result metadata={{ route: 'tool:library/audit' }}>
+      <Suspense fallback={<Agent.Progress message="Inspecting files" />}>
+        <Agent.Resource uri="audiobooks://catalog" name="Catalog" />
+      </Suspense>
+      <Agent.Error code="E_NOT_FOUND">{`No entry is named ${'x'}.`}</Agent.Error>
+    </Agent.Result>
+  );
+}
+
 export function Bad() {
-  // @ts-expect-error Progress needs `completed`
-  const a = <Agent.Progress message="x" />;
+  // @ts-expect-error Progress needs `completed` or a `message`
+  const a = <Agent.Progress total={3} />;
   // @ts-expect-error Deny needs `reason`
   const b = <Agent.Deny />;
-  return [a, b];
+  // @ts-expect-error Error needs a `message` or text children
+  const c = <Agent.Error code="e" />;
+  // @ts-expect-error not both a `message` and children
+  const d = <Agent.Error code="e" message="m">text</Agent.Error>;
+  // @ts-expect-error metadata is an object
+  const e = <Agent.Result metadata="m" />;
+  return [a, b, c, d, e];
 }
