@@ -11,8 +11,6 @@ use abgen::emit::{BuildOptions, build_project};
 
 mod support;
 
-use support::repo;
-
 /// Every file under `root` by relative path, with its bytes and mode.
 fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
     let mut files = BTreeMap::new();
