@@ -87,6 +87,7 @@ fn input(root: &Path) -> EmitInput {
             routes: vec!["tool:yard/rake".into(), "tool:yard/count".into()],
         }],
         providers: vec![],
+        layouts: vec![],
         schemas: Default::default(),
     }
 }

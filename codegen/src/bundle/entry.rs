@@ -1,4 +1,4 @@
-//! Renders the worker entry: one lazy `import()` per route and provider module, handed to
+//! Renders the worker entry: one lazy `import()` per route, provider and layout module, handed to
 //! `startWorker` of `@agent-bundle/runtime/worker`. Entry: [`render_worker_entry`].
 
 use minijinja::Environment;
@@ -16,12 +16,15 @@ pub struct WorkerEntry {
     pub protocol: u32,
     pub routes: Vec<BundleModule>,
     pub providers: Vec<BundleModule>,
+    /// Keyed by layout id (`layout:root`, `layout:mcp:<server>`).
+    pub layouts: Vec<BundleModule>,
 }
 
 /// One lazily imported module.
 #[derive(Clone, Debug)]
 pub struct BundleModule {
-    /// The route id (`tool:library/search_books`) or the provider key (`catalog`).
+    /// The route id (`tool:library/search_books`), the provider key (`catalog`) or the layout id
+    /// (`layout:root`).
     pub key: String,
     /// The module's path relative to the project root, `/`-separated (`src/…`).
     pub source: String,
@@ -43,6 +46,7 @@ pub fn render_worker_entry(entry: &WorkerEntry) -> Result<String, BundleError> {
         protocol => entry.protocol,
         routes => template_modules(&entry.routes),
         providers => template_modules(&entry.providers),
+        layouts => template_modules(&entry.layouts),
     };
     let mut source = environment
         .get_template("worker-entry.mjs")?

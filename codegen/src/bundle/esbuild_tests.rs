@@ -31,6 +31,7 @@ fn request(root: &Path, routes: &[(&str, &str)]) -> BundleRequest {
                 key: "clock".into(),
                 source: "src/providers/clock.ts".into(),
             }],
+            layouts: vec![],
         },
         node_modules: default_node_modules(),
     }

@@ -21,6 +21,8 @@ pub struct EmitInput {
     pub servers: Vec<EmitServer>,
     /// Provider modules (`src/providers/<name>.ts`) by key, for the worker entry.
     pub providers: Vec<EmitProvider>,
+    /// Layout modules (`src/layout.tsx`, `src/mcp/<server>/layout.tsx`), for the worker entry.
+    pub layouts: Vec<EmitLayout>,
     /// The schemas translated at build time (or left to run time), by route id; a tool absent
     /// here gets a run-time input schema.
     pub schemas: BTreeMap<String, RouteSchemas>,
@@ -33,6 +35,15 @@ pub struct EmitInput {
 pub struct EmitProvider {
     /// The key of `agent().provider(key)`.
     pub key: String,
+    /// Relative to the project root, `/`-separated.
+    pub source: String,
+}
+
+/// One layout module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitLayout {
+    /// `layout:root` or `layout:mcp:<server>`: the worker composes them in that order.
+    pub id: String,
     /// Relative to the project root, `/`-separated.
     pub source: String,
 }

@@ -25,7 +25,7 @@ pub use build::{
 pub use documents::HOST_BINARY_PATH;
 pub use error::EmitError;
 pub use failpoint::{FAILPOINT_ENV, Failpoint};
-pub use input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
+pub use input::{EmitInput, EmitLayout, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
 pub use install::INSTALL_PATH;
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::build::{EmitOptions, EmitReturn, emit_artifact, locate_host_binary};
 use super::error::EmitError;
-use super::input::{EmitInput, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
+use super::input::{EmitInput, EmitLayout, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_worker, default_node_modules,
 };
@@ -217,13 +217,21 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
                 source: provider.path.clone(),
             })
             .collect(),
+        layouts: graph
+            .layouts
+            .iter()
+            .map(|layout| EmitLayout {
+                id: layout.id.clone(),
+                source: layout.path.clone(),
+            })
+            .collect(),
         // Read with the check (`CheckReturn::skills`); `build_project` fills them in.
         skills: Vec::new(),
     }
 }
 
-/// The worker imports every route it may render (tools, prompts, resources, Apps, events) and
-/// every provider.
+/// The worker imports every route it may render (tools, prompts, resources, Apps, events), every
+/// provider and every layout.
 pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
     WorkerEntry {
         plugin: input.plugin.name.clone(),
@@ -242,6 +250,14 @@ pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
             .map(|provider| BundleModule {
                 key: provider.key.clone(),
                 source: provider.source.clone(),
+            })
+            .collect(),
+        layouts: input
+            .layouts
+            .iter()
+            .map(|layout| BundleModule {
+                key: layout.id.clone(),
+                source: layout.source.clone(),
             })
             .collect(),
     }

@@ -1,9 +1,10 @@
 import type { ReactNode } from 'react';
 
 /**
- * The root layout: every rendered route (tools, resources, prompts and event routes) renders
- * inside it. The curator adds nothing around its documents, since hook answers may only carry
- * context, notices and denials; this is where shared framing would go.
+ * The root layout: every rendered MCP route (tools, resources, prompts) renders inside it; event
+ * routes are host protocol answers and are not wrapped. The curator adds nothing around its
+ * documents; this is where shared framing (a heading, a trailing note, `metadata` for `_meta`)
+ * would go.
  */
 export default function CuratorLayout({ children }: { children: ReactNode }) {
   return <>{children}</>;

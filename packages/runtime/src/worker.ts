@@ -30,6 +30,8 @@ export interface WorkerOptions {
   routes: Record<string, () => Promise<unknown>>;
   /** Provider key → lazy import of `src/providers/<key>.ts` (its default export is the factory). */
   providers?: Record<string, () => Promise<unknown>>;
+  /** Layout id (`layout:root`, `layout:mcp:<server>`) → lazy import of its module. */
+  layouts?: Record<string, () => Promise<unknown>>;
   /** Where frames are read and written; fd 3 and fd 4 unless a test says otherwise. */
   fds?: { input: number; output: number };
 }
@@ -124,6 +126,13 @@ async function serveRender(
     return fail(wireError('route-load-failed', `route \`${message.route}\` failed to load: ${messageOf(error)}`));
   }
 
+  let layouts: LayoutComponent[];
+  try {
+    layouts = message.kind === 'tool' ? await layoutChain(options, message.route) : [];
+  } catch (error) {
+    return fail(wireError('route-load-failed', messageOf(error)));
+  }
+
   let input = message.input;
   if (message.kind === 'tool' && definition.inputSchema !== undefined) {
     const parsed = await safeParseAsync(definition.inputSchema, input);
@@ -160,7 +169,11 @@ async function serveRender(
   // `<Agent.Result>` checks its own value against `definition.resultSchema` (installed with the
   // context below), wherever in the tree and however late it renders.
   function Route(): ReactNode | Promise<ReactNode> {
-    return definition.render(input, context);
+    if (layouts.length === 0) return definition.render(input, context);
+    return composeLayouts(layouts, definition.render(input, context), {
+      route: routeIdentity(message.route),
+      signal: controller.signal,
+    });
   }
 
   const limits = message.limits ?? {};
@@ -225,6 +238,63 @@ function routeDefinition(module: unknown, route: string, kind: 'tool' | 'event')
     };
   }
   throw new Error(`route \`${route}\` has no default export made by defineTool, events.*, or a component`);
+}
+
+/** A layout's default export. */
+type LayoutComponent = (props: LayoutProps) => ReactNode | Promise<ReactNode>;
+
+/** What a layout receives beside its children (seed 002 §Shared layouts). */
+interface LayoutProps {
+  children?: ReactNode;
+  route: RouteIdentity;
+  signal: AbortSignal;
+}
+
+/** The compile-time identity of the route a layout wraps. */
+interface RouteIdentity {
+  id: string;
+  kind: string;
+  name: string;
+  serverId?: string;
+}
+
+/** `tool:library/search_books` → kind `tool`, server `library`, name `search_books`. */
+function routeIdentity(id: string): RouteIdentity {
+  const [kind = '', path = ''] = id.split(/:(.*)/s);
+  const slash = path.indexOf('/');
+  return slash < 0 ? { id, kind, name: path } : { id, kind, serverId: path.slice(0, slash), name: path.slice(slash + 1) };
+}
+
+/** The layouts around an MCP route, outermost first: the root layout, then its server's. */
+async function layoutChain(options: WorkerOptions, route: string): Promise<LayoutComponent[]> {
+  const { serverId } = routeIdentity(route);
+  const ids = ['layout:root', ...(serverId === undefined ? [] : [`layout:mcp:${serverId}`])];
+  const chain: LayoutComponent[] = [];
+  for (const id of ids) {
+    const load = options.layouts?.[id];
+    if (load === undefined) continue;
+    const module = (await load()) as { default?: unknown };
+    if (typeof module.default !== 'function') throw new Error(`layout \`${id}\` has no default-exported component`);
+    chain.push(module.default as LayoutComponent);
+  }
+  return chain;
+}
+
+/**
+ * Wraps the route's element in its layouts. Seed 002: the route's element resolves before the
+ * layout chain renders, so a throwing route fails the whole render instead of becoming an error
+ * beneath a layout's shell.
+ */
+async function composeLayouts(
+  layouts: readonly LayoutComponent[],
+  rendered: ReactNode | Promise<ReactNode>,
+  props: Omit<LayoutProps, 'children'>,
+): Promise<ReactNode> {
+  let element = await rendered;
+  for (const Layout of [...layouts].reverse()) {
+    element = createElement(Layout, { ...props, children: element });
+  }
+  return element;
 }
 
 const NOT_OBSERVED = (what: string): Axis => ({
