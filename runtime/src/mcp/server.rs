@@ -31,8 +31,11 @@ const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
     ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 /// Where `abgen build` puts the bundled render worker in every artifact.
 const WORKER_ENTRY: &str = "runtime/worker.mjs";
-/// Time for Node to start and say hello, on top of a render's own limit.
+/// Time for Node to start and say hello (the worker's start has its own deadline).
 const START_ALLOWANCE: Duration = Duration::from_secs(20);
+/// Time past a render's own limit for the worker to report that it hit it; a worker that does not
+/// (it busy-loops) is killed then, so a call never blocks the session much longer than its limit.
+const REPLY_ALLOWANCE: Duration = Duration::from_secs(2);
 
 /// What one server process serves.
 #[derive(Debug, Clone)]
@@ -263,7 +266,7 @@ impl McpServer {
         let _ = worker.render_events(
             &request,
             limits,
-            START_ALLOWANCE + Duration::from_millis(max_elapsed_ms),
+            Duration::from_millis(max_elapsed_ms) + REPLY_ALLOWANCE,
             |event| {
                 for params in progress.on_event(&event) {
                     if written.is_ok() {
