@@ -45,6 +45,8 @@ pub struct ServerConfig {
     pub manifest: Manifest,
     /// The manifest server id.
     pub server: String,
+    /// The longest incoming message, in bytes; a longer line is a parse error, dropped unread.
+    pub max_message_bytes: usize,
 }
 
 /// One MCP session over one input and output stream.
@@ -76,7 +78,7 @@ impl McpServer {
         log: &mut dyn FnMut(String),
     ) -> io::Result<()> {
         loop {
-            let message = match read_message(input) {
+            let message = match read_message(input, self.config.max_message_bytes) {
                 Incoming::End => return Ok(()),
                 Incoming::Malformed(reason) => {
                     write_message(
