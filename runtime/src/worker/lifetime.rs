@@ -16,9 +16,11 @@
 //! - **Ends, abrupt:** when `abgen-host` cannot run any code (SIGKILL, a crash), the kernel sends
 //!   the worker SIGKILL (the death signal above). A busy-looping worker never reaches its event
 //!   loop, so it cannot notice a closed pipe by itself; the death signal does not need it to.
-//!   Elsewhere (macOS) there is no death signal: the graceful paths above still end the worker,
-//!   and a worker whose event loop runs exits when fd 3 closes, but a busy-looping one outlives an
-//!   `abgen-host` killed with SIGKILL.
+//!   Elsewhere (macOS) there is no death signal: the worker is told this process's pid in
+//!   `ABGEN_WORKER_PARENT_PID`, and a thread of the worker's own (a Node worker thread, which keeps
+//!   running while the main thread busy-loops) kills it once its parent is another process. That
+//!   watch is tested on Linux by the runtime package's own tests; this host side of it is not
+//!   tested on macOS.
 //!
 //! Invariant: a worker pid is killed or waited for only while it is in the live list, under its
 //! lock, and leaves the list in the same critical section that reaps it, so no pid is ever
@@ -48,6 +50,10 @@ fn live() -> MutexGuard<'static, Live> {
     // Every critical section leaves the list consistent, so a panic elsewhere does not taint it.
     LIVE.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+/// Where the worker finds the pid to watch when there is no death signal
+/// (`packages/runtime/src/worker.ts`).
+const PARENT_PID_ENV: &str = "ABGEN_WORKER_PARENT_PID";
 
 type SpawnJob = (Command, SyncSender<io::Result<Child>>);
 
@@ -102,6 +108,9 @@ fn spawn_here(mut command: Command) -> io::Result<Child> {
 )]
 fn die_with_this_process(command: &mut Command) {
     use std::os::unix::process::CommandExt as _;
+    // The death signal makes the watch needless; one inherited from our own environment would
+    // name the wrong parent and kill the worker at once.
+    command.env_remove(PARENT_PID_ENV);
     let parent = rustix::process::getpid();
     // SAFETY: see the reason above; the closure only calls rustix's raw prctl and getppid.
     unsafe {
@@ -117,9 +126,11 @@ fn die_with_this_process(command: &mut Command) {
     }
 }
 
-/// No death signal here (see the module doc for what ends the worker instead).
+/// No death signal here: the worker's parent watch ends it instead (see the module doc).
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn die_with_this_process(_command: &mut Command) {}
+fn die_with_this_process(command: &mut Command) {
+    command.env(PARENT_PID_ENV, std::process::id().to_string());
+}
 
 /// Kills and reaps `child` if it is still live; a no-op once it was reaped.
 pub(super) fn end(child: &mut Child) {
