@@ -59,7 +59,8 @@ type SpawnJob = (Command, SyncSender<io::Result<Child>>);
 
 /// Starts `command` as a worker process on the spawner thread and records it as live.
 pub(super) fn spawn(command: Command) -> io::Result<Child> {
-    static SPAWNER: OnceLock<Mutex<Sender<SpawnJob>>> = OnceLock::new();
+    static SPAWNER: OnceLock<Option<Mutex<Sender<SpawnJob>>>> = OnceLock::new();
+    let gone = || io::Error::other("the worker spawner thread could not be started or is gone");
     let spawner = SPAWNER.get_or_init(|| {
         let (jobs, receiver) = mpsc::channel::<SpawnJob>();
         // The sender lives in a static and is never dropped, so this thread runs until the
@@ -71,18 +72,18 @@ pub(super) fn spawn(command: Command) -> io::Result<Child> {
                     let _ = reply.send(spawn_here(command));
                 }
             })
-            .expect("starting the worker spawner thread");
-        Mutex::new(jobs)
+            .ok()
+            .map(|_| Mutex::new(jobs))
     });
     let (reply, answer) = mpsc::sync_channel(1);
     spawner
+        .as_ref()
+        .ok_or_else(gone)?
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .send((command, reply))
-        .map_err(|_| io::Error::other("the worker spawner thread is gone"))?;
-    answer
-        .recv()
-        .map_err(|_| io::Error::other("the worker spawner thread is gone"))?
+        .map_err(|_| gone())?;
+    answer.recv().map_err(|_| gone())?
 }
 
 /// Forks on the calling thread; only the spawner thread calls this.
