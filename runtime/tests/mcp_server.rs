@@ -6,7 +6,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use abgen_runtime::manifest::read_manifest;
-use abgen_runtime::mcp::{McpServer, ServerConfig};
+use abgen_runtime::mcp::{DEFAULT_MAX_MESSAGE_BYTES, McpServer, ServerConfig};
 use serde_json::{Value, json};
 
 fn repo() -> PathBuf {
@@ -15,14 +15,20 @@ fn repo() -> PathBuf {
 
 /// Serves `lines` and returns every message written, plus every log line.
 fn session(lines: &[&str]) -> (Vec<Value>, Vec<String>) {
+    session_of(lines.join("\n").as_bytes(), DEFAULT_MAX_MESSAGE_BYTES)
+}
+
+/// Serves the raw `input` with a message limit of `max_message_bytes`.
+fn session_of(input: &[u8], max_message_bytes: usize) -> (Vec<Value>, Vec<String>) {
     let manifest = read_manifest(&repo().join("fixtures/manifests/curator.json")).unwrap();
     let empty = tempfile::tempdir().unwrap();
     let mut server = McpServer::new(ServerConfig {
         artifact: empty.path().to_path_buf(),
         manifest,
         server: "library".into(),
+        max_message_bytes,
     });
-    let mut input = Cursor::new(lines.join("\n").into_bytes());
+    let mut input = Cursor::new(input.to_vec());
     let mut output = Vec::new();
     let mut logs = Vec::new();
     server
@@ -120,4 +126,133 @@ fn a_call_without_a_worker_is_a_tool_error() {
     let (replies, _) = session(&[&initialize("x", "2025-11-25"), call]);
     assert_eq!(replies[1]["id"], 2);
     assert_eq!(replies[1]["result"]["isError"], true, "{:#}", replies[1]);
+}
+
+const PING: &str = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+
+#[test]
+fn a_line_that_is_not_utf8_is_a_parse_error_and_the_next_request_is_answered() {
+    let mut input = b"\xff\n".to_vec();
+    input.extend_from_slice(PING.as_bytes());
+    let (replies, _) = session_of(&input, 1024);
+    assert_eq!(replies.len(), 2, "{replies:#?}");
+    assert_eq!(replies[0]["error"]["code"], -32700);
+    assert_eq!(replies[0]["id"], Value::Null);
+    assert!(
+        replies[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not UTF-8"),
+        "{:#}",
+        replies[0]
+    );
+    assert_eq!(replies[1], json!({"jsonrpc": "2.0", "id": 8, "result": {}}));
+}
+
+#[test]
+fn a_line_over_the_limit_is_a_parse_error_and_the_next_request_is_answered() {
+    let limit = PING.len();
+    let mut input = format!("{PING}\n").into_bytes();
+    input.extend_from_slice(format!("{PING} \n").as_bytes());
+    input.extend_from_slice(PING.as_bytes());
+    let (replies, _) = session_of(&input, limit);
+    assert_eq!(replies.len(), 3, "{replies:#?}");
+    assert_eq!(
+        replies[0]["result"],
+        json!({}),
+        "a message of exactly the limit is read"
+    );
+    assert_eq!(replies[1]["error"]["code"], -32700);
+    assert_eq!(replies[1]["id"], Value::Null);
+    assert!(
+        replies[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("longer than {limit} bytes")),
+        "{:#}",
+        replies[1]
+    );
+    assert_eq!(replies[2]["result"], json!({}));
+}
+
+/// The real binary on a pipe: a 100 MB line, written in 1 MiB pieces, is answered with a parse
+/// error while the server's peak memory stays far below the line's size; the next request is
+/// answered. The same through `--max-message-bytes` and its environment variable.
+#[test]
+fn a_100_mb_line_is_dropped_as_it_is_read_and_the_server_keeps_serving() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::process::{Command, Stdio};
+
+    let artifact = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repo().join("fixtures/manifests/curator.json"),
+        artifact.path().join("abgen.manifest.json"),
+    )
+    .unwrap();
+    let cases: [(&[&str], Option<&str>, usize, u64); 3] = [
+        (&[], None, 100 * 1024 * 1024, 8 * 1024 * 1024),
+        (
+            &["--max-message-bytes", "1000"],
+            None,
+            100 * 1024 * 1024,
+            1000,
+        ),
+        (&[], Some("1000"), 2000, 1000),
+    ];
+    for (flags, env, line_bytes, limit) in cases {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_abgen-host"));
+        command
+            .args(["mcp", "--server", "library", "--artifact"])
+            .arg(artifact.path())
+            .args(flags)
+            .env_remove("ABGEN_MCP_MAX_MESSAGE_BYTES")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(env) = env {
+            command.env("ABGEN_MCP_MAX_MESSAGE_BYTES", env);
+        }
+        let mut child = command.spawn().unwrap();
+        let pid = child.id();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            let piece = vec![b'x'; 1024 * 1024];
+            let mut left = line_bytes;
+            stdin.write_all(b"\"").unwrap();
+            while left > 0 {
+                let now = left.min(piece.len());
+                stdin.write_all(&piece[..now]).unwrap();
+                left -= now;
+            }
+            stdin.write_all(b"\"\n").unwrap();
+            stdin.write_all(format!("{PING}\n").as_bytes()).unwrap();
+            stdin
+        });
+        let mut replies = BufReader::new(child.stdout.take().unwrap()).lines();
+        let error: Value = serde_json::from_str(&replies.next().unwrap().unwrap()).unwrap();
+        assert_eq!(error["error"]["code"], -32700, "{error:#}");
+        assert_eq!(error["id"], Value::Null);
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("longer than {limit} bytes")),
+            "{error:#}"
+        );
+        let pong: Value = serde_json::from_str(&replies.next().unwrap().unwrap()).unwrap();
+        assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 8, "result": {}}));
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let peak_kib: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc/PID/status");
+        // The limit plus the binary's own few MiB; a line read whole would be 100 MiB.
+        assert!(
+            peak_kib * 1024 < limit + 32 * 1024 * 1024,
+            "peak memory {peak_kib} KiB for a {line_bytes}-byte line with a {limit}-byte limit"
+        );
+        drop(writer.join().unwrap());
+        assert!(child.wait().unwrap().success());
+    }
 }

@@ -336,6 +336,33 @@ fn a_crashed_worker_fails_its_render_honestly_and_is_restarted_for_the_next() {
 }
 
 #[test]
+fn a_worker_started_on_a_thread_that_has_ended_keeps_serving() {
+    let directory = tempfile::tempdir().unwrap();
+    let config = bundled_worker(directory.path(), "test-artifact-digest");
+    let mut worker = std::thread::spawn(move || Worker::start(&config).expect("worker starts"))
+        .join()
+        .unwrap();
+    // Linux's parent-death signal fires when the thread that forked exits, not the process: a
+    // worker forked on the thread above would be killed by now.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        worker.is_healthy(),
+        "the worker outlived the thread that started it"
+    );
+    let (events, outcome) = render(
+        &mut worker,
+        &request(1, "tool:demo/greet", json!({"name": "Ada"})),
+        Duration::from_secs(20),
+    );
+    outcome.expect("the render succeeds");
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(document.status, Status::Success);
+}
+
+#[test]
 fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
     let directory = tempfile::tempdir().unwrap();
     let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))

@@ -6,8 +6,13 @@
  * Run as `node --conditions=react-server worker.mjs` with NODE_ENV=production, so React emits
  * production Flight (digest-only errors). Invariant: only this module writes to fd 4, and only
  * whole frames; author output on stdout/stderr never reaches the protocol.
+ *
+ * The worker never outlives its host: it exits when fd 3 closes, and where the host cannot have
+ * the kernel kill it on its death (Linux's parent-death signal), `ABGEN_WORKER_PARENT_PID` names
+ * the host and a thread of its own watches that parent (see `watchParent`).
  */
 import { createReadStream, writeSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { createElement, version as reactVersion, type ReactNode } from 'react';
 import { renderToReadableStream } from 'react-server-dom-webpack/server';
 import { safeParseAsync } from 'zod/mini';
@@ -60,8 +65,44 @@ interface RouteDefinition {
   render(input: unknown, context: AgentContext): ReactNode | Promise<ReactNode>;
 }
 
+/** The environment variable in which a host asks the worker to watch for its death. */
+const PARENT_PID_ENV = 'ABGEN_WORKER_PARENT_PID';
+
+/** How often the parent watch looks. */
+const PARENT_WATCH_INTERVAL_MS = 250;
+
+/** The parent watch, run on its own thread (CommonJS, as `eval` workers are). */
+const PARENT_WATCH = `
+const { workerData } = require('node:worker_threads');
+const check = () => {
+  if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL');
+};
+check();
+setInterval(check, workerData.intervalMs);
+`;
+
+/**
+ * When the host names its pid in `ABGEN_WORKER_PARENT_PID`, kills this process as soon as its
+ * parent is another one (the host died and the worker was adopted). A route that busy-loops
+ * keeps the main thread from ever reading fd 3's end, so the watch runs on a thread of its own,
+ * which has its own event loop; it does not keep the process alive.
+ */
+function watchParent(): void {
+  const parent = Number(process.env[PARENT_PID_ENV]);
+  // Author code has no business with it.
+  delete process.env[PARENT_PID_ENV];
+  if (!Number.isInteger(parent) || parent <= 0) return;
+  const watch = new Worker(PARENT_WATCH, {
+    eval: true,
+    workerData: { parent, intervalMs: PARENT_WATCH_INTERVAL_MS },
+  });
+  watch.on('error', (error) => console.error(`abgen worker: the parent watch failed: ${messageOf(error)}`));
+  watch.unref();
+}
+
 /** Starts the worker: sends `hello`, then serves render and abort frames until fd 3 closes. */
 export function startWorker(options: WorkerOptions): void {
+  watchParent();
   if (options.protocol !== WORKER_PROTOCOL) {
     throw new Error(`worker entry speaks protocol ${options.protocol}, this runtime speaks ${WORKER_PROTOCOL}`);
   }

@@ -7,3 +7,6 @@
 /// executable's `bin/`. Set by `abgen hooks simulate` and by tests that run a binary from
 /// outside an artifact.
 pub const ABGEN_ARTIFACT: &str = "ABGEN_ARTIFACT";
+
+/// The default of `abgen-host mcp --max-message-bytes`: the longest message a client may send.
+pub const ABGEN_MCP_MAX_MESSAGE_BYTES: &str = "ABGEN_MCP_MAX_MESSAGE_BYTES";

@@ -12,3 +12,4 @@ mod transport;
 
 pub use server::{McpServer, ServerConfig};
 pub use tools::{ClientHost, client_host};
+pub use transport::DEFAULT_MAX_MESSAGE_BYTES;

@@ -31,8 +31,11 @@ const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
     ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 /// Where `abgen build` puts the bundled render worker in every artifact.
 const WORKER_ENTRY: &str = "runtime/worker.mjs";
-/// Time for Node to start and say hello, on top of a render's own limit.
+/// Time for Node to start and say hello (the worker's start has its own deadline).
 const START_ALLOWANCE: Duration = Duration::from_secs(20);
+/// Time past a render's own limit for the worker to report that it hit it; a worker that does not
+/// (it busy-loops) is killed then, so a call never blocks the session much longer than its limit.
+const REPLY_ALLOWANCE: Duration = Duration::from_secs(2);
 
 /// What one server process serves.
 #[derive(Debug, Clone)]
@@ -42,6 +45,8 @@ pub struct ServerConfig {
     pub manifest: Manifest,
     /// The manifest server id.
     pub server: String,
+    /// The longest incoming message, in bytes; a longer line is a parse error, dropped unread.
+    pub max_message_bytes: usize,
 }
 
 /// One MCP session over one input and output stream.
@@ -73,7 +78,7 @@ impl McpServer {
         log: &mut dyn FnMut(String),
     ) -> io::Result<()> {
         loop {
-            let message = match read_message(input) {
+            let message = match read_message(input, self.config.max_message_bytes) {
                 Incoming::End => return Ok(()),
                 Incoming::Malformed(reason) => {
                     write_message(
@@ -263,7 +268,7 @@ impl McpServer {
         let _ = worker.render_events(
             &request,
             limits,
-            START_ALLOWANCE + Duration::from_millis(max_elapsed_ms),
+            Duration::from_millis(max_elapsed_ms) + REPLY_ALLOWANCE,
             |event| {
                 for params in progress.on_event(&event) {
                     if written.is_ok() {

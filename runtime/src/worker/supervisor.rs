@@ -4,7 +4,8 @@
 //! NODE_ENV=production; fd 3 is a pipe from us, fd 4 a pipe to us (mapped with `command-fds`),
 //! and its stdout and stderr both go to our stderr, so author output never meets the protocol.
 //! A reader thread turns fd 4 into frames on a channel, which is what lets every wait have a
-//! deadline. Invariant: after a timeout, a malformed frame or a wrong identity the process is
+//! deadline. The process is started and reaped only through `lifetime` (which also makes it die
+//! with this process). Invariant: after a timeout, a malformed frame or a wrong identity the process is
 //! killed and the `Worker` refuses further renders.
 
 use std::io::Write as _;
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 use command_fds::{CommandFdExt as _, FdMapping};
 
 use super::frame::{Frame, encode_frame, read_frame};
+use super::lifetime;
 use super::node::NodeBinary;
 use super::protocol::{HostMessage, RenderRequest, WorkerIdentity, WorkerMessage};
 use crate::document::{DocumentError, DocumentLimits, RenderEvent};
@@ -115,10 +117,9 @@ impl Worker {
                 },
             ])
             .map_err(|_| WorkerError::Spawn(std::io::Error::other("fd 3 and 4 collide")))?;
-        let child = command.spawn().map_err(WorkerError::Spawn)?;
-        // The child's pipe ends live in `command`; dropping it leaves the child as their only owner,
-        // so the worker's exit shows up here as end of stream.
-        drop(command);
+        // The child's pipe ends live in `command`, which `spawn` consumes and drops: the child is
+        // left as their only owner, so the worker's exit shows up here as end of stream.
+        let child = lifetime::spawn(command).map_err(WorkerError::Spawn)?;
 
         let (sender, frames) = mpsc::channel();
         std::thread::spawn(move || {
@@ -280,7 +281,7 @@ impl Worker {
 
     /// Whether the process is still usable: not killed, not exited, not broken.
     pub fn is_healthy(&mut self) -> bool {
-        if self.healthy && !matches!(self.child.try_wait(), Ok(None)) {
+        if self.healthy && lifetime::has_exited(&mut self.child) {
             self.healthy = false;
         }
         self.healthy
@@ -289,8 +290,7 @@ impl Worker {
     fn kill(&mut self) {
         self.healthy = false;
         // The process may already be gone; either way it must not outlive its usefulness.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        lifetime::end(&mut self.child);
     }
 }
 

@@ -42,6 +42,7 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
         artifact: root,
         manifest,
         server: args.server.clone(),
+        max_message_bytes: args.max_message_bytes.get(),
     });
     let mut input = BufReader::new(stdin().lock());
     let mut output = stdout();

@@ -1,11 +1,13 @@
 //! What each `abgen-host` command does. Entry: [`main`], called by the binary.
 //!
 //! `render` and `hook` share [`standalone`] (start the artifact's worker, render once, within a
-//! deadline); `hook` alone owns the hot path of a hook delivery.
+//! deadline); `hook` alone owns the hot path of a hook delivery; `shutdown` ends the workers on
+//! every way out.
 
 mod hook;
 mod mcp;
 mod render;
+mod shutdown;
 mod standalone;
 mod stdin;
 
@@ -17,16 +19,21 @@ use clap::error::ErrorKind;
 use super::{Cli, Commands, Printer};
 
 /// Parses the command line, runs the command and returns its exit code.
+/// Every worker a command started is ended before this returns, or before a signal ends the
+/// process.
 pub fn main() -> ExitCode {
     let printer = Printer;
-    match Cli::try_parse() {
+    shutdown::on_exit_signals(&printer);
+    let code = match Cli::try_parse() {
         Ok(cli) => match cli.command {
             Commands::Render(args) => render::run(&args, &printer),
             Commands::Hook(args) => hook::run(&args, &printer),
             Commands::Mcp(args) => mcp::run(&args, &printer),
         },
         Err(error) => usage_error(&error, &printer),
-    }
+    };
+    shutdown::end_workers();
+    code
 }
 
 /// Help and version print as usual; a usage error of `hook` is one line and exit 0 (a host

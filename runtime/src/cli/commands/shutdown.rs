@@ -1,0 +1,46 @@
+//! How `abgen-host` stops: every way out ends the render workers it started first.
+//!
+//! Entry: [`on_exit_signals`] (installed before any command runs) and [`end_workers`] (after the
+//! command returns). SIGTERM, SIGINT and SIGHUP are taken on a thread of their own, which kills
+//! and reaps every live worker and then lets the signal end the process as it would have (a
+//! parent sees "killed by SIGTERM", not an exit code). SIGKILL cannot be caught: the workers'
+//! death signal covers it (`abgen_runtime::worker`'s `lifetime` module says who ends what).
+
+use abgen_runtime::worker;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+
+use crate::cli::Printer;
+
+/// Handles SIGTERM, SIGINT and SIGHUP from now on: end the workers, then die of the signal.
+pub fn on_exit_signals(printer: &Printer) {
+    let mut signals = match Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(error) => {
+            // Without the handler a signal still ends this process, and on Linux the workers'
+            // death signal ends them; only the explicit reap is lost.
+            printer.message(format!("cannot handle exit signals: {error}"));
+            return;
+        }
+    };
+    let spawned = std::thread::Builder::new()
+        .name("abgen-exit-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                // Dying of the signal while the worker list is still locked keeps the command's
+                // thread from reporting the killed worker as a failed render first.
+                worker::end_all_then(|| {
+                    let _ = signal_hook::low_level::emulate_default_handler(signal);
+                });
+            }
+        });
+    if let Err(error) = spawned {
+        printer.message(format!("cannot handle exit signals: {error}"));
+    }
+}
+
+/// Ends every worker still running once the command is done (a hook that answered at its
+/// deadline leaves its render thread, and that thread's worker, behind).
+pub fn end_workers() {
+    worker::end_all();
+}
