@@ -92,4 +92,7 @@ codes! {
     AB5313 Error "event `config.fallback` is not `none` or `standalone`";
     AB5314 Error "event `config.native` is not an array of field names";
     AB5315 Warning "unknown key in an event route's `config`";
+    AB5340 Error "`--out` holds files abgen did not write there, or changed ones: abgen replaces only its own artifact";
+    AB5341 Error "`--out` is a file or something else that is not a directory";
+    AB5342 Error "`--out` is the project root, a folder containing it, a filesystem root, or inside `src/`";
 }
