@@ -1,5 +1,7 @@
-//! `abgen build` replaces `--out` only when it is absent, empty or abgen's own artifact, and two
-//! builds of one output at the same time both succeed. Each case runs the real binary.
+//! `abgen build` replaces `--out` only when it is absent, empty or abgen's own artifact, two
+//! builds of one output at the same time both succeed, and a project whose inputs abgen does not
+//! read (a symlinked `src/` or `src/skills`, nothing to build) is an error that leaves a working
+//! artifact alone. Each case runs the real binary.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -94,10 +96,15 @@ impl Project {
     }
 
     fn command(&self, out: Option<&Path>) -> Command {
+        self.command_at(&self.root, out)
+    }
+
+    /// The same build of another project root.
+    fn command_at(&self, root: &Path, out: Option<&Path>) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_abgen"));
         command
             .args(["build", "--target", "claude,codex", "--root"])
-            .arg(&self.root)
+            .arg(root)
             .env("ABGEN_HOST", self.temp.path().join("abgen-host"))
             .env("ABGEN_WORKER_BUNDLE", self.temp.path().join("worker.mjs"))
             .env("NO_COLOR", "1")
@@ -260,4 +267,59 @@ fn an_out_that_would_overwrite_the_project_is_refused() {
         assert_refused(&project.build(Some(&out)), "AB5342", &[]);
     }
     assert_eq!(tree(&project.root), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_src_is_an_error_and_the_working_artifact_stays() {
+    let project = Project::new();
+    let out = project.temp.path().join("out");
+    assert!(project.build(Some(&out)).status.success());
+    let working = tree(&out);
+    std::fs::rename(project.root.join("src"), project.root.join("sources")).unwrap();
+    std::os::unix::fs::symlink("sources", project.root.join("src")).unwrap();
+    let failed = project.build(Some(&out));
+    let text = transcript(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{text}");
+    assert!(text.contains("error[AB5343]: `src` is a symlink"), "{text}");
+    assert_eq!(tree(&out), working);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_skills_folder_is_an_error_and_nothing_outside_is_copied() {
+    let project = Project::new();
+    let outside = project.temp.path().join("outside-skills");
+    std::fs::rename(project.root.join("src/skills"), &outside).unwrap();
+    std::fs::write(
+        outside.join("reading-notes/private.txt"),
+        "not for the plugin",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, project.root.join("src/skills")).unwrap();
+    let out = project.temp.path().join("out");
+    let failed = project.build(Some(&out));
+    let text = transcript(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error[AB5343]: `src/skills` is a symlink"),
+        "{text}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_project_with_no_config_and_nothing_under_src_builds_nothing() {
+    let project = Project::new();
+    let empty = project.temp.path().join("not-a-plugin");
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::write(empty.join("package.json"), r#"{ "name": "notes" }"#).unwrap();
+    let out = project.temp.path().join("out");
+    assert!(project.build(Some(&out)).status.success());
+    let working = tree(&out);
+    let failed = project.command_at(&empty, Some(&out)).output().unwrap();
+    let text = transcript(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{text}");
+    assert!(text.contains("error[AB5344]: nothing to build"), "{text}");
+    assert_eq!(tree(&out), working);
 }

@@ -104,8 +104,15 @@ fn check_codes(name: &str, result: &CheckReturn) -> Result<(), String> {
 /// The snapshot text: input files, diagnostics as a user reads them, their JSON, the graph.
 fn snapshot(case: &Path, result: &CheckReturn) -> String {
     let mut out = String::from("# Input\n");
-    for (relative, bytes) in input_files(case) {
+    for (relative, input) in input_files(case) {
         out.push_str(&format!("\n## {relative}\n\n"));
+        let bytes = match input {
+            Input::Symlink(target) => {
+                out.push_str(&format!("(symlink to `{target}`)\n"));
+                continue;
+            }
+            Input::File(bytes) => bytes,
+        };
         match String::from_utf8(bytes) {
             Ok(text) if !text.contains('\0') => {
                 let language = relative.rsplit('.').next().unwrap_or_default();
@@ -136,13 +143,26 @@ fn snapshot(case: &Path, result: &CheckReturn) -> String {
     out
 }
 
-fn input_files(case: &Path) -> Vec<(String, Vec<u8>)> {
+/// One input of a fixture, as the snapshot shows it.
+enum Input {
+    File(Vec<u8>),
+    /// Shown as a link (never followed), so a fixture about symlinks reads as it is.
+    Symlink(String),
+}
+
+fn input_files(case: &Path) -> Vec<(String, Input)> {
     let mut files = Vec::new();
     let mut pending = vec![case.to_path_buf()];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).expect("readable fixture").flatten() {
             let path = entry.path();
-            if path.is_dir() {
+            let kind = entry.file_type().expect("a fixture entry has a type");
+            // What a build writes into the project (other tests build some fixtures) is not
+            // input, and whether it is there depends on which tests ran first.
+            if kind.is_dir() && entry.file_name() == ".agent-bundle" {
+                continue;
+            }
+            if kind.is_dir() {
                 pending.push(path);
                 continue;
             }
@@ -154,13 +174,16 @@ fn input_files(case: &Path) -> Vec<(String, Vec<u8>)> {
             if relative.ends_with(".snap") || relative.ends_with(".snap.new") {
                 continue;
             }
-            files.push((
-                relative,
-                std::fs::read(&path).expect("readable fixture file"),
-            ));
+            let input = if kind.is_symlink() {
+                let target = std::fs::read_link(&path).expect("a readable link");
+                Input::Symlink(target.to_string_lossy().replace('\\', "/"))
+            } else {
+                Input::File(std::fs::read(&path).expect("readable fixture file"))
+            };
+            files.push((relative, input));
         }
     }
-    files.sort();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
     files
 }
 
