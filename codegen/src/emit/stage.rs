@@ -12,7 +12,7 @@
 //! every build runs first, moves it back. Failpoints ([`super::failpoint`]) prove each step.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use abgen_runtime::manifest::MANIFEST_FILE_NAME;
 
@@ -124,9 +124,11 @@ fn rename_swap(staging: &Path, aside: &Path, out: &Path) -> Result<(), EmitError
 }
 
 /// Undoes what a killed build left beside `out` (the caller holds the build lock, so no live
-/// build owns any of it). With no output, the previous artifact set aside, else a complete
-/// staged one, becomes the output again. A leftover without a manifest is never the only copy
-/// of an artifact and goes; a complete one goes only once the output is an artifact itself.
+/// build owns any of it). With no output, a complete previous artifact set aside becomes the
+/// output again. An aside without a manifest is never the only copy of an artifact and goes; a
+/// complete one goes only once the output is an artifact itself. Staged trees always go: one
+/// holds either a new tree that never replaced anything or, after an exchange, the previous
+/// artifact whose replacement is in place.
 pub(super) fn recover(out: &Path) -> Result<(), EmitError> {
     let (Some(parent), Some(name)) = (out.parent(), out.file_name()) else {
         return Ok(());
@@ -150,10 +152,8 @@ pub(super) fn recover(out: &Path) -> Result<(), EmitError> {
         }
     }
     asides.sort();
-    stagings.sort();
-    let leftovers: Vec<PathBuf> = asides.into_iter().chain(stagings).collect();
     if fs::symlink_metadata(out).is_err()
-        && let Some(previous) = leftovers.iter().find(|path| has_manifest(path))
+        && let Some(previous) = asides.iter().find(|path| has_manifest(path))
     {
         fs::rename(previous, out).map_err(EmitError::io(
             "restore the previous artifact from",
@@ -161,10 +161,13 @@ pub(super) fn recover(out: &Path) -> Result<(), EmitError> {
         ))?;
     }
     let out_is_artifact = has_manifest(out);
-    for leftover in &leftovers {
-        if leftover.exists() && (out_is_artifact || !has_manifest(leftover)) {
-            remove_artifact(leftover)?;
+    for aside in &asides {
+        if aside.exists() && (out_is_artifact || !has_manifest(aside)) {
+            remove_artifact(aside)?;
         }
+    }
+    for staging in &stagings {
+        remove_artifact(staging)?;
     }
     Ok(())
 }
