@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::diagnostics::{self, Diagnostic};
+use crate::diagnostics::{self, Code, Diagnostic, Location};
 use crate::graph::{RouteGraph, build_graph};
 use crate::project::{
     FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules, load_config,
@@ -87,10 +87,16 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     sources.extend(schemas.sources);
     let targets: Vec<&str> = graph.graph.targets.iter().map(|t| t.as_str()).collect();
     diagnostics.extend(check_host_profiles(&schemas.routes, &targets));
+    let named = !config.config.plugin.name.is_empty();
+    let empty =
+        graph.graph.routes.is_empty() && graph.graph.servers.is_empty() && skills.skills.is_empty();
+    // Without a name AB5305 already says this is no plugin; with errors, they say why.
+    if named && config.file.is_none() && empty && !diagnostics.iter().any(Diagnostic::is_error) {
+        diagnostics.push(nothing_to_build());
+    }
     diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
 
-    let named = !config.config.plugin.name.is_empty();
     CheckReturn {
         graph: named.then_some(graph.graph),
         config: named.then_some(config.config),
@@ -100,4 +106,16 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
         schemas: schemas.routes,
         skills: skills.skills,
     }
+}
+
+/// AB5344: a package.json names the plugin, but there is no config and nothing under `src/`.
+/// Almost always the wrong `--root`; an empty plugin built there would replace a working one.
+fn nothing_to_build() -> Diagnostic {
+    Diagnostic::new(
+        Code::AB5344,
+        "nothing to build: no `agent-bundle.config.ts`, and no routes, servers or skills under `src/`",
+        "run abgen in the plugin project or pass `--root` its folder; to start a plugin here, add `agent-bundle.config.ts` and a route such as `src/mcp/<server>/tools/<name>.ts`",
+    )
+    .at(Location::file("package.json"))
+    .with_note("abgen builds no empty plugin by accident: it would replace a working artifact without a word")
 }

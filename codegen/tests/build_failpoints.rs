@@ -36,16 +36,31 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
-/// Names beside the output that a build made (staging or aside directories).
+/// Names beside the output that a build made (staging or aside directories; the lock file
+/// of a killed build stays too, empty, until the next build takes and removes it).
 fn leftovers(out: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(out.parent().unwrap())
         .unwrap()
         .filter_map(|entry| entry.ok())
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.contains(".abgen-"))
+        .filter(|name| name.contains(".abgen-") && !name.ends_with(".abgen-lock"))
         .collect();
     names.sort();
     names
+}
+
+/// Whether a build's lock file is beside the output.
+fn lock_file(out: &Path) -> bool {
+    out.with_file_name(".artifact.abgen-lock").exists()
+}
+
+/// The leftover beside the output whose name has `tag`.
+fn leftover(out: &Path, tag: &str) -> PathBuf {
+    let name = leftovers(out)
+        .into_iter()
+        .find(|name| name.contains(tag))
+        .unwrap_or_else(|| panic!("no {tag} leftover beside {}", out.display()));
+    out.with_file_name(name)
 }
 
 struct Project {
@@ -152,11 +167,63 @@ fn a_build_killed_between_the_fallback_renames_is_undone_by_the_next_build() {
         Some("exchange-unsupported,between-renames"),
     );
     assert_eq!(killed.status.code(), None);
+    // No rename replaces a non-empty directory, so the name is free here; the previous artifact
+    // is complete under its aside name, the new one under its staging name.
     assert!(!project.out.exists(), "the output was moved aside");
+    assert_eq!(tree(&leftover(&project.out, "abgen-old-")), previous);
+    assert!(
+        leftover(&project.out, "abgen-staging-")
+            .join("abgen.manifest.json")
+            .is_file()
+    );
     // The next build restores the previous artifact first, even when it fails itself.
     let failed = project.build(&project.new_host, Some("stage-write"));
     assert_eq!(failed.status.code(), Some(1));
     assert_eq!(tree(&project.out), previous);
+    assert_eq!(leftovers(&project.out), Vec::<String>::new());
+    assert!(!lock_file(&project.out));
+}
+
+#[test]
+fn a_folder_put_at_the_output_after_a_kill_between_renames_never_costs_the_previous_artifact() {
+    let project = Project::new();
+    let previous = project.previous();
+    let killed = project.build(
+        &project.new_host,
+        Some("exchange-unsupported,between-renames"),
+    );
+    assert_eq!(killed.status.code(), None);
+    std::fs::create_dir(&project.out).unwrap();
+    std::fs::write(project.out.join("mine.txt"), "mine").unwrap();
+    let refused = project.build(&project.new_host, None);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("AB5340"));
+    assert_eq!(tree(&leftover(&project.out, "abgen-old-")), previous);
+    assert_eq!(
+        std::fs::read_to_string(project.out.join("mine.txt")).unwrap(),
+        "mine"
+    );
+    // Once the user's folder is gone, the previous artifact comes back and is replaced.
+    std::fs::remove_dir_all(&project.out).unwrap();
+    assert!(project.build(&project.new_host, None).status.success());
+    assert_ne!(tree(&project.out), previous);
+    assert_eq!(leftovers(&project.out), Vec::<String>::new());
+}
+
+#[test]
+fn a_build_killed_after_the_fallback_renames_leaves_the_new_artifact_complete() {
+    let project = Project::new();
+    let previous = project.previous();
+    let killed = project.build(
+        &project.new_host,
+        Some("exchange-unsupported,after-renames"),
+    );
+    assert_eq!(killed.status.code(), None);
+    let swapped = tree(&project.out);
+    assert_ne!(swapped, previous);
+    assert_eq!(tree(&leftover(&project.out, "abgen-old-")), previous);
+    assert!(project.build(&project.new_host, None).status.success());
+    assert_eq!(tree(&project.out), swapped);
     assert_eq!(leftovers(&project.out), Vec::<String>::new());
 }
 

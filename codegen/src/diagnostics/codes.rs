@@ -93,4 +93,9 @@ codes! {
     AB5314 Error "event `config.native` is not an array of field names";
     AB5315 Warning "unknown key in an event route's `config`";
     AB5320 Error "a tool's `config.excludeClients` is not a list of 1–128 character client-name prefixes";
+    AB5340 Error "`--out` holds files abgen did not write there, or changed ones: abgen replaces only its own artifact";
+    AB5341 Error "`--out` is a file or something else that is not a directory";
+    AB5342 Error "`--out` is the project root, a folder containing it, a filesystem root, or inside `src/`";
+    AB5343 Error "a symlink where abgen discovers routes or skills (`src`, a module path, `src/skills`): abgen does not follow symlinks";
+    AB5344 Error "nothing to build: no `agent-bundle.config.*`, and no routes, servers or skills under `src/`";
 }

@@ -15,8 +15,9 @@ use super::error::EmitError;
 use super::input::EmitInput;
 use super::install::{INSTALL_PATH, render_install};
 use super::manifest::build_manifest;
+use super::output::{OutputClaim, claim_output};
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
-use super::stage::{check_output_dir, stage_artifact};
+use super::stage::stage_artifact;
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
 
@@ -139,17 +140,31 @@ pub fn plan_artifact(
     })
 }
 
-/// Plans the artifact and swaps it into `options.out_dir`.
+/// Plans the artifact and swaps it into `options.out_dir` (see [`claim_output`] for which
+/// outputs abgen replaces).
 pub fn emit_artifact(input: &EmitInput, options: &EmitOptions) -> Result<EmitReturn, EmitError> {
-    let out_dir = check_output_dir(&input.project_root, &options.out_dir)?;
+    let claim = claim_output(&input.project_root, &options.out_dir)?;
+    emit_claimed(input, options, &claim)
+}
+
+/// Plans the artifact and swaps it into an output already claimed (`options.out_dir` is not
+/// read).
+pub fn emit_claimed(
+    input: &EmitInput,
+    options: &EmitOptions,
+    claim: &OutputClaim,
+) -> Result<EmitReturn, EmitError> {
     let artifact = plan_artifact(input, options)?;
     stage_artifact(
         &artifact.files,
         MANIFEST_FILE_NAME,
         artifact.manifest_json.as_bytes(),
-        &out_dir,
+        claim,
     )?;
-    Ok(EmitReturn { out_dir, artifact })
+    Ok(EmitReturn {
+        out_dir: claim.path().to_owned(),
+        artifact,
+    })
 }
 
 /// The `abgen-host` binary to ship: `$ABGEN_HOST`, else `abgen-host` beside the running `abgen`,

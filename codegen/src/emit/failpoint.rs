@@ -22,6 +22,8 @@ pub enum Failpoint {
     ExchangeUnsupported,
     /// The process dies between the two renames of the fallback swap.
     BetweenRenames,
+    /// The process dies after the fallback's second rename, the previous artifact still aside.
+    AfterRenames,
 }
 
 impl Failpoint {
@@ -32,6 +34,7 @@ impl Failpoint {
             Failpoint::AfterSwap => "after-swap",
             Failpoint::ExchangeUnsupported => "exchange-unsupported",
             Failpoint::BetweenRenames => "between-renames",
+            Failpoint::AfterRenames => "after-renames",
         }
     }
 

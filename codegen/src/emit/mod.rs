@@ -1,5 +1,6 @@
 //! The emit stage: from the project's routes to a complete artifact directory: host documents,
-//! the hook tables, `abgen.manifest.json`, staging and the swap into the output directory.
+//! the hook tables, `abgen.manifest.json`, staging and the swap into the output directory, which
+//! abgen replaces only when it is its own artifact (`output`).
 //!
 //! Entry: [`emit_artifact`] (or [`plan_artifact`] to stay in memory). Invariant: every JSON file
 //! is written by [`canonical_json`], and host-specific facts come only from the host matrix ([`crate::matrix`]).
@@ -12,6 +13,7 @@ mod failpoint;
 mod input;
 mod install;
 mod manifest;
+mod output;
 mod plan;
 mod project;
 mod skills;
@@ -20,18 +22,18 @@ mod typegen;
 
 pub use build::{
     EmitOptions, EmitReturn, HOST_BINARY_ENV, PlannedArtifact, WORKER_BUNDLE_PATH, emit_artifact,
-    locate_host_binary, plan_artifact,
+    emit_claimed, locate_host_binary, plan_artifact,
 };
 pub use documents::HOST_BINARY_PATH;
-pub use error::EmitError;
+pub use error::{EmitError, ForeignPath};
 pub use failpoint::{FAILPOINT_ENV, Failpoint};
 pub use input::{EmitInput, EmitLayout, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
 pub use install::INSTALL_PATH;
+pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
     BuildFailure, BuildOptions, BuildReturn, WORKER_BUNDLE_ENV, build_project, checked_emit_input,
     emit_input, worker_entry,
 };
 pub use skills::{EmitSkill, SKILLS_DIR, SkillsReturn, read_skills};
-pub use stage::check_output_dir;
 pub use typegen::{ROUTE_TYPES_PATH, render_route_types, write_route_types};

@@ -10,9 +10,10 @@ use std::path::PathBuf;
 use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
 use rayon::prelude::*;
 
-use super::build::{EmitOptions, EmitReturn, emit_artifact, locate_host_binary};
+use super::build::{EmitOptions, EmitReturn, emit_claimed, locate_host_binary};
 use super::error::EmitError;
 use super::input::{EmitInput, EmitLayout, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
+use super::output::claim_output;
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_worker, default_node_modules,
 };
@@ -87,6 +88,16 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         });
     }
     let input = checked_emit_input(&options.root, &checked, config, graph);
+    // The output is claimed before the slow steps, so a refusal comes at once, and held to the
+    // end, so a second build of the same output waits for this one.
+    let out = options
+        .out
+        .clone()
+        .unwrap_or_else(|| options.root.join("artifact"));
+    let claim = match claim_output(&input.project_root, &out) {
+        Ok(claim) => claim,
+        Err(error) => return Err(refused(error, &input.project_root, &checked)),
+    };
     let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
         // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
         Some(path) => {
@@ -111,14 +122,14 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
             .iter()
             .map(|target| target.as_str().to_owned())
             .collect(),
-        out_dir: options
-            .out
-            .clone()
-            .unwrap_or_else(|| options.root.join("artifact")),
+        out_dir: out,
         host_binary,
         worker_bundle,
     };
-    let emitted = emit_artifact(&input, &emit_options)?;
+    let emitted = match emit_claimed(&input, &emit_options, &claim) {
+        Ok(emitted) => emitted,
+        Err(error) => return Err(refused(error, &input.project_root, &checked)),
+    };
     // The route types are the project's own (for its bundler and editor), beside `src/`.
     super::typegen::write_route_types(&options.root, &input)?;
     Ok(BuildReturn {
@@ -127,6 +138,27 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         diagnostics: checked.diagnostics,
         sources: checked.sources,
     })
+}
+
+/// A refused output is one more error diagnostic beside the check's; any other emit failure
+/// stays an [`EmitError`].
+fn refused(
+    error: EmitError,
+    project_root: &std::path::Path,
+    checked: &CheckReturn,
+) -> BuildFailure {
+    match error.output_diagnostic(project_root) {
+        Some(diagnostic) => {
+            let mut diagnostics = checked.diagnostics.clone();
+            diagnostics.push(diagnostic);
+            crate::diagnostics::sort(&mut diagnostics);
+            BuildFailure::Diagnostics {
+                diagnostics,
+                sources: checked.sources.clone(),
+            }
+        }
+        None => BuildFailure::Emit(error),
+    }
 }
 
 /// [`emit_input`] completed with what only the check has: every schema projection for the

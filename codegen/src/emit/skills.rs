@@ -4,10 +4,13 @@
 //!
 //! The frontmatter reader understands the flat `key: value` lines skills use; a folder or file
 //! starting with `_` or `.` opts out, as for routes. Files are sorted, so the output is stable.
+//! Symlinks are not followed, as in discovery: `src/skills`, a skill folder or a file in one
+//! that is a symlink is AB5343 (it could copy a file from outside the project into the plugin).
 
 use std::path::Path;
 
 use crate::diagnostics::{Code, Diagnostic, Location};
+use crate::project::{is_symlink, symlink_not_followed};
 
 /// Where the convention looks, relative to the project root.
 pub const SKILLS_DIR: &str = "src/skills";
@@ -34,27 +37,46 @@ pub struct SkillsReturn {
 /// Reads every skill folder under `<root>/src/skills`, sorted by folder name.
 pub fn read_skills(root: &Path) -> SkillsReturn {
     let mut result = SkillsReturn::default();
+    // A symlinked `src` is discovery's error; nothing is read through it.
+    if is_symlink(&root.join("src")) {
+        return result;
+    }
+    if is_symlink(&root.join(SKILLS_DIR)) {
+        result.diagnostics.push(symlink_not_followed(
+            SKILLS_DIR,
+            "so no skill under it is shipped",
+        ));
+        return result;
+    }
     let Ok(entries) = std::fs::read_dir(root.join(SKILLS_DIR)) else {
         return result;
     };
-    let mut folders: Vec<String> = entries
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| !opts_out(name))
-        .collect();
+    let mut folders = Vec::new();
+    for entry in entries.filter_map(|entry| entry.ok()) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        match entry.file_type() {
+            _ if opts_out(&name) => {}
+            Ok(kind) if kind.is_dir() => folders.push(name),
+            Ok(kind) if kind.is_symlink() => result.diagnostics.push(symlink_not_followed(
+                &format!("{SKILLS_DIR}/{name}"),
+                "so the skill it points at is not shipped",
+            )),
+            _ => {}
+        }
+    }
     folders.sort();
     for folder in folders {
         let dir = root.join(SKILLS_DIR).join(&folder);
         let mut files = Vec::new();
-        collect_files(&dir, "", &mut files);
+        let display_dir = format!("{SKILLS_DIR}/{folder}");
+        let before = result.diagnostics.len();
+        collect_files(&dir, "", &display_dir, &mut files, &mut result.diagnostics);
         files.sort();
         let display = format!("{SKILLS_DIR}/{folder}/SKILL.md");
         let Some((_, skill_md)) = files.iter().find(|(path, _)| path == "SKILL.md") else {
             continue;
         };
         let text = String::from_utf8_lossy(skill_md).into_owned();
-        let before = result.diagnostics.len();
         check_skill(&folder, &text, &files, &display, &mut result.diagnostics);
         if result.diagnostics.len() == before {
             result.skills.push(EmitSkill {
@@ -70,8 +92,15 @@ fn opts_out(name: &str) -> bool {
     name.starts_with('_') || name.starts_with('.')
 }
 
-/// Every regular file under `dir` (symlinks are not followed), relative to the skill folder.
-fn collect_files(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) {
+/// Every regular file under `dir`, relative to the skill folder; a symlink is not followed and
+/// is reported (`skill_dir` is the folder as the user sees it).
+fn collect_files(
+    dir: &Path,
+    prefix: &str,
+    skill_dir: &str,
+    files: &mut Vec<(String, Vec<u8>)>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -83,13 +112,18 @@ fn collect_files(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) {
         let relative = format!("{prefix}{name}");
         match entry.file_type() {
             Ok(kind) if kind.is_dir() => {
-                collect_files(&entry.path(), &format!("{relative}/"), files);
+                let prefix = format!("{relative}/");
+                collect_files(&entry.path(), &prefix, skill_dir, files, diagnostics);
             }
             Ok(kind) if kind.is_file() => {
                 if let Ok(bytes) = std::fs::read(entry.path()) {
                     files.push((relative, bytes));
                 }
             }
+            Ok(kind) if kind.is_symlink() => diagnostics.push(symlink_not_followed(
+                &format!("{skill_dir}/{relative}"),
+                "so the skill does not ship it",
+            )),
             _ => {}
         }
     }

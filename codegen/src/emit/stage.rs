@@ -1,69 +1,44 @@
 //! Writes a file plan and its manifest into a staging directory beside the output, verifies it,
-//! then swaps it in atomically. Entry: [`stage_artifact`]; [`check_output_dir`] refuses outputs
-//! that would overwrite the project.
+//! then swaps it in atomically. Entry: [`stage_artifact`], on an output that
+//! [`super::output::claim_output`] resolved, locked and found to be abgen's own.
 //!
-//! The manifest is written last, so a staging directory with a manifest is complete. The staged
-//! tree is verified (exactly the planned files, byte for byte, nothing else; every JSON document
-//! parses; the hook client reads the manifest). The swap is one `renameat2(RENAME_EXCHANGE)`
-//! where the kernel has it (the output is the old or the new
-//! artifact at every instant), else two renames. Every build first recovers what a killed build
-//! left: a previous artifact moved aside with no output in its place is moved back, and
-//! leftover staging or aside directories are removed. Failpoints ([`super::failpoint`]) prove it.
+//! The manifest is written last and removed first, so a directory of abgen's with a manifest is
+//! a complete artifact. The staged tree is verified (exactly the planned files, byte for byte,
+//! nothing else; every JSON document parses; the hook client reads the manifest). The swap is
+//! one `renameat2(RENAME_EXCHANGE)` where the kernel has it (the output is the old or the new
+//! artifact at every instant), else two renames: the previous artifact aside, then the new one
+//! in. No rename can replace a non-empty directory, so between those two the output name is
+//! free; the previous artifact is then complete under its aside name and [`recover`], which
+//! every build runs first, moves it back. Failpoints ([`super::failpoint`]) prove each step.
 
 use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
+
+use abgen_runtime::manifest::MANIFEST_FILE_NAME;
 
 use super::error::EmitError;
 use super::failpoint::Failpoint;
+use super::output::{ASIDE_TAG, OutputClaim, STAGING_TAG, check_owned, has_manifest, sibling};
 use super::plan::FilePlan;
 
-/// Resolves `out` (relative to the current directory when relative) and refuses it when it is
-/// the project root, contains it, or lies inside the project's `src/`.
-pub fn check_output_dir(project_root: &Path, out: &Path) -> Result<PathBuf, EmitError> {
-    let root = resolve(project_root)?;
-    let out = resolve(out)?;
-    let refuse = |why| {
-        Err(EmitError::UnsafeOutputDir {
-            out: out.clone(),
-            why,
-        })
-    };
-    if out == root {
-        return refuse("it is the project root");
-    }
-    if root.starts_with(&out) {
-        return refuse("it contains the project root");
-    }
-    if out.starts_with(root.join("src")) {
-        return refuse("it lies inside the project's src/ directory");
-    }
-    if out.parent().is_none() {
-        return refuse("it is a filesystem root");
-    }
-    Ok(out)
-}
-
 /// Writes `plan` and then `manifest` (its bytes, under `manifest_path`) into a staging sibling
-/// of `out`, and swaps it in as `out`. `out` must come from [`check_output_dir`].
+/// of the claimed output, and swaps it in.
 pub fn stage_artifact(
     plan: &FilePlan,
     manifest_path: &str,
     manifest: &[u8],
-    out: &Path,
+    claim: &OutputClaim,
 ) -> Result<(), EmitError> {
-    let parent = out.parent().unwrap_or(out);
-    fs::create_dir_all(parent).map_err(EmitError::io("create", parent))?;
-    let name = out
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    recover(parent, &name, out)?;
+    let out = claim.path();
     let pid = std::process::id();
-    let staging = parent.join(format!(".{name}.{STAGING_TAG}{pid}"));
-    let aside = parent.join(format!(".{name}.{ASIDE_TAG}{pid}"));
+    let staging = sibling(out, &format!("{STAGING_TAG}{pid}"));
+    let aside = sibling(out, &format!("{ASIDE_TAG}{pid}"));
     remove_if_present(&staging)?;
     let written = write_tree(plan, manifest_path, manifest, &staging)
-        .and_then(|()| verify_tree(plan, manifest_path, &staging));
+        .and_then(|()| verify_tree(plan, manifest_path, &staging))
+        // Files may have been put into the output while the artifact was bundled and staged:
+        // it is judged again just before it is replaced.
+        .and_then(|()| check_owned(out));
     if let Err(error) = written {
         let _ = fs::remove_dir_all(&staging);
         return Err(error);
@@ -74,8 +49,7 @@ pub fn stage_artifact(
             Ok(()) => {
                 Failpoint::AfterSwap.hit()?;
                 // `staging` now holds the previous artifact.
-                return fs::remove_dir_all(&staging)
-                    .map_err(EmitError::io("remove the previous artifact at", &staging));
+                return remove_artifact(&staging);
             }
             Err(error) if exchange_unsupported(&error) => {}
             Err(source) => {
@@ -90,10 +64,6 @@ pub fn stage_artifact(
     }
     rename_swap(&staging, &aside, out)
 }
-
-/// Names of the sibling directories a build makes: `.<out>.<tag><pid>`.
-const STAGING_TAG: &str = "abgen-staging-";
-const ASIDE_TAG: &str = "abgen-old-";
 
 /// Atomically exchanges two existing directories.
 fn exchange(staging: &Path, out: &Path) -> std::io::Result<()> {
@@ -124,13 +94,14 @@ fn exchange_unsupported(error: &std::io::Error) -> bool {
         .is_some_and(|code| unsupported.iter().any(|errno| errno.raw_os_error() == code))
 }
 
-/// The two-rename swap: previous output aside, staging in, aside removed. A death between the
-/// renames leaves the previous artifact aside, which [`recover`] moves back.
+/// The two-rename swap: previous output aside, staging in, aside removed.
 fn rename_swap(staging: &Path, aside: &Path, out: &Path) -> Result<(), EmitError> {
     let had_previous = out.exists();
     if had_previous {
         remove_if_present(aside)?;
         fs::rename(out, aside).map_err(EmitError::io("move the previous artifact from", out))?;
+        // No artifact is at `out` until the next rename; killed here, the complete previous
+        // artifact waits under `aside` and the next build's `recover` puts it back first.
         Failpoint::BetweenRenames.hit()?;
     }
     if let Err(source) = fs::rename(staging, out) {
@@ -146,54 +117,72 @@ fn rename_swap(staging: &Path, aside: &Path, out: &Path) -> Result<(), EmitError
         });
     }
     if had_previous {
-        fs::remove_dir_all(aside)
-            .map_err(EmitError::io("remove the previous artifact at", aside))?;
+        Failpoint::AfterRenames.hit()?;
+        remove_artifact(aside)?;
     }
     Ok(())
 }
 
-/// Undoes what a killed build left beside `out`: with no output, a complete previous artifact
-/// set aside becomes the output again; every other leftover is removed.
-fn recover(parent: &Path, name: &str, out: &Path) -> Result<(), EmitError> {
+/// Undoes what a killed build left beside `out` (the caller holds the build lock, so no live
+/// build owns any of it). With no output, a complete previous artifact set aside becomes the
+/// output again. An aside without a manifest is never the only copy of an artifact and goes; a
+/// complete one goes only once the output is an artifact itself. Staged trees always go: one
+/// holds either a new tree that never replaced anything or, after an exchange, the previous
+/// artifact whose replacement is in place.
+pub(super) fn recover(out: &Path) -> Result<(), EmitError> {
+    let (Some(parent), Some(name)) = (out.parent(), out.file_name()) else {
+        return Ok(());
+    };
+    let name = name.to_string_lossy();
     let Ok(entries) = fs::read_dir(parent) else {
         return Ok(());
     };
-    let mut leftovers: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| {
-            let file_name = entry.file_name();
-            let file_name = file_name.to_string_lossy();
-            let tagged = |tag: &str| file_name.starts_with(&format!(".{name}.{tag}"));
-            tagged(STAGING_TAG) || tagged(ASIDE_TAG)
-        })
-        .map(|entry| entry.path())
-        .collect();
-    leftovers.sort();
-    if !out.exists() {
-        let is_aside = |path: &&PathBuf| {
-            path.file_name().is_some_and(|file| {
-                file.to_string_lossy()
-                    .starts_with(&format!(".{name}.{ASIDE_TAG}"))
-            })
-        };
-        let complete = |path: &&PathBuf| {
-            path.join(abgen_runtime::manifest::MANIFEST_FILE_NAME)
-                .is_file()
-        };
-        if let Some(previous) = leftovers
-            .iter()
-            .find(|path| is_aside(path) && complete(path))
-        {
-            fs::rename(previous, out).map_err(EmitError::io(
-                "restore the previous artifact from",
-                previous,
-            ))?;
+    let (mut asides, mut stagings) = (Vec::new(), Vec::new());
+    for entry in entries.filter_map(|entry| entry.ok()) {
+        // A non-directory under these names is not abgen's (an older abgen exchanged a file
+        // `--out` into the staging name): it is left where it is.
+        if !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            continue;
+        }
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if file_name.starts_with(&format!(".{name}.{ASIDE_TAG}")) {
+            asides.push(entry.path());
+        } else if file_name.starts_with(&format!(".{name}.{STAGING_TAG}")) {
+            stagings.push(entry.path());
         }
     }
-    for leftover in leftovers.iter().filter(|path| path.exists()) {
-        remove_if_present(leftover)?;
+    asides.sort();
+    if fs::symlink_metadata(out).is_err()
+        && let Some(previous) = asides.iter().find(|path| has_manifest(path))
+    {
+        fs::rename(previous, out).map_err(EmitError::io(
+            "restore the previous artifact from",
+            previous,
+        ))?;
+    }
+    let out_is_artifact = has_manifest(out);
+    for aside in &asides {
+        if aside.exists() && (out_is_artifact || !has_manifest(aside)) {
+            remove_artifact(aside)?;
+        }
+    }
+    for staging in &stagings {
+        remove_artifact(staging)?;
     }
     Ok(())
+}
+
+/// Removes an artifact directory of abgen's, its manifest first: a directory that still has
+/// one is complete.
+fn remove_artifact(dir: &Path) -> Result<(), EmitError> {
+    let manifest = dir.join(MANIFEST_FILE_NAME);
+    match fs::remove_file(&manifest) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            return Err(EmitError::io("remove", manifest)(error));
+        }
+        _ => {}
+    }
+    remove_if_present(dir)
 }
 
 /// The staged tree holds exactly the planned files and the manifest, as regular files with the
@@ -319,44 +308,6 @@ fn remove_if_present(path: &Path) -> Result<(), EmitError> {
     }
 }
 
-/// An absolute, lexically normalised path whose longest existing ancestor is canonicalised, so
-/// `..` and symlinks cannot hide that two paths are the same.
-fn resolve(path: &Path) -> Result<PathBuf, EmitError> {
-    let absolute = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        std::env::current_dir()
-            .map_err(EmitError::io("read", "the current directory"))?
-            .join(path)
-    };
-    let mut normal = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            Component::ParentDir => {
-                normal.pop();
-            }
-            Component::CurDir => {}
-            other => normal.push(other),
-        }
-    }
-    let mut existing = normal.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                existing = parent;
-            }
-            _ => break,
-        }
-    }
-    let mut resolved = existing
-        .canonicalize()
-        .unwrap_or_else(|_| existing.to_owned());
-    resolved.extend(rest.iter().rev());
-    Ok(resolved)
-}
-
 #[cfg(test)]
 #[path = "stage_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -1,60 +1,40 @@
 use std::fs;
 
-use super::{check_output_dir, stage_artifact};
+use std::path::Path;
+
+use super::stage_artifact;
 use crate::emit::error::EmitError;
+use crate::emit::output::claim_output;
 use crate::emit::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE};
 
-#[test]
-fn refuses_outputs_that_would_overwrite_the_project() {
-    let temp = tempfile::tempdir().unwrap();
-    let root = temp.path().join("project");
-    fs::create_dir_all(root.join("src/mcp")).unwrap();
-    for (out, why) in [
-        (root.clone(), "it is the project root"),
-        (root.join("."), "it is the project root"),
-        (temp.path().to_owned(), "it contains the project root"),
-        (
-            root.join("src"),
-            "it lies inside the project's src/ directory",
-        ),
-        (
-            root.join("src/mcp/../artifact"),
-            "it lies inside the project's src/ directory",
-        ),
-    ] {
-        match check_output_dir(&root, &out) {
-            Err(EmitError::UnsafeOutputDir { why: actual, .. }) => {
-                assert_eq!(actual, why, "{}", out.display())
-            }
-            other => panic!("{}: expected a refusal, got {other:?}", out.display()),
-        }
-    }
-    assert!(check_output_dir(&root, &root.join("artifact")).is_ok());
-    assert!(check_output_dir(&root, &temp.path().join("elsewhere/out")).is_ok());
+/// Claims `out` for a project beside it and stages `plan` there, as a build does.
+pub(crate) fn stage(plan: &FilePlan, manifest: &[u8], out: &Path) -> Result<(), EmitError> {
+    let project = out.with_file_name("project");
+    let claim = claim_output(&project, out)?;
+    stage_artifact(plan, "abgen.manifest.json", manifest, &claim)
 }
 
-#[cfg(unix)]
-#[test]
-fn refuses_a_symlink_that_points_at_the_project() {
-    let temp = tempfile::tempdir().unwrap();
-    let root = temp.path().join("project");
-    fs::create_dir_all(root.join("src")).unwrap();
-    std::os::unix::fs::symlink(root.join("src"), temp.path().join("link")).unwrap();
-    assert!(check_output_dir(&root, &temp.path().join("link/out")).is_err());
+/// The least manifest its schema accepts, with the file table of `plan`.
+pub(crate) fn manifest_for(plan: &FilePlan) -> String {
+    let mut manifest: serde_json::Value = serde_json::from_str(&minimal_manifest()).unwrap();
+    manifest["files"] = serde_json::to_value(plan.file_table()).unwrap();
+    format!("{manifest}\n")
 }
 
 #[test]
 fn writes_every_file_then_replaces_the_previous_output() {
     let temp = tempfile::tempdir().unwrap();
     let out = temp.path().join("artifact");
-    fs::create_dir_all(&out).unwrap();
-    fs::write(out.join("stale.txt"), "old").unwrap();
+    let mut previous = FilePlan::default();
+    previous.add("stale.txt", "old", MODE_FILE).unwrap();
+    stage(&previous, manifest_for(&previous).as_bytes(), &out).unwrap();
+    assert!(out.join("stale.txt").is_file());
     let mut plan = FilePlan::default();
     plan.add("bin/tool", "#!/bin/sh\n", MODE_EXECUTABLE)
         .unwrap();
     plan.add("a/b/c.json", "{}\n", MODE_FILE).unwrap();
-    let manifest = minimal_manifest();
-    stage_artifact(&plan, "abgen.manifest.json", manifest.as_bytes(), &out).unwrap();
+    let manifest = manifest_for(&plan);
+    stage(&plan, manifest.as_bytes(), &out).unwrap();
     assert!(!out.join("stale.txt").exists());
     assert_eq!(fs::read_to_string(out.join("a/b/c.json")).unwrap(), "{}\n");
     assert_eq!(
@@ -93,7 +73,7 @@ fn a_planned_path_is_claimed_once() {
 }
 
 /// The least manifest its schema accepts.
-fn minimal_manifest() -> String {
+pub(crate) fn minimal_manifest() -> String {
     let manifest = serde_json::json!({
         "manifestVersion": abgen_runtime::manifest::MANIFEST_VERSION,
         "application": { "name": "t", "version": "0.0.0" },
@@ -113,24 +93,19 @@ fn minimal_manifest() -> String {
 fn a_staged_tree_that_fails_verification_changes_nothing() {
     let temp = tempfile::tempdir().unwrap();
     let out = temp.path().join("artifact");
-    fs::create_dir_all(&out).unwrap();
-    fs::write(out.join("kept.txt"), "old").unwrap();
+    let mut previous = FilePlan::default();
+    previous.add("kept.txt", "old", MODE_FILE).unwrap();
+    stage(&previous, manifest_for(&previous).as_bytes(), &out).unwrap();
     let mut plan = FilePlan::default();
     plan.add("broken.json", "{", MODE_FILE).unwrap();
-    let error = stage_artifact(
-        &plan,
-        "abgen.manifest.json",
-        minimal_manifest().as_bytes(),
-        &out,
-    )
-    .unwrap_err();
+    let error = stage(&plan, minimal_manifest().as_bytes(), &out).unwrap_err();
     assert!(
         error.to_string().contains("broken.json is not JSON"),
         "{error}"
     );
     let mut plan = FilePlan::default();
     plan.add("fine.json", "{}", MODE_FILE).unwrap();
-    let error = stage_artifact(&plan, "abgen.manifest.json", b"{}\n", &out).unwrap_err();
+    let error = stage(&plan, b"{}\n", &out).unwrap_err();
     assert!(
         error.to_string().contains("cannot read the manifest"),
         "{error}"
@@ -138,13 +113,7 @@ fn a_staged_tree_that_fails_verification_changes_nothing() {
     // A manifest the hook client can read but that breaks the manifest's schema.
     let mut manifest: serde_json::Value = serde_json::from_str(&minimal_manifest()).unwrap();
     manifest["react"] = "next".into();
-    let error = stage_artifact(
-        &plan,
-        "abgen.manifest.json",
-        format!("{manifest}\n").as_bytes(),
-        &out,
-    )
-    .unwrap_err();
+    let error = stage(&plan, format!("{manifest}\n").as_bytes(), &out).unwrap_err();
     assert!(
         error
             .to_string()

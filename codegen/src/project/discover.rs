@@ -3,6 +3,11 @@
 //! Entry call: [`discover_modules`]. Invariant: the result is sorted by path and depends only
 //! on the project's files and its own `.gitignore` files (never on ignore files above the root
 //! or in the user's home), so two machines discover the same modules.
+//!
+//! Symlinks are never followed (they could lead out of the project). A symlink where discovery
+//! looks — `src` itself, or an entry whose path would be a module or a folder of modules — is an
+//! error (AB5343, [`symlink_not_followed`]): what it points at would be missing from the plugin
+//! without a word. Other symlinks under `src/` (helpers that routes import) are the bundler's.
 
 use std::path::Path;
 
@@ -10,7 +15,7 @@ use ignore::WalkBuilder;
 
 use super::model::{LayoutScope, ModuleKind, SourceModule};
 use super::reader::unreadable;
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic, Location};
 
 /// The output of [`discover_modules`].
 #[derive(Debug, Default)]
@@ -26,6 +31,13 @@ pub struct DiscoverReturn {
 /// a module. A project without `src/` has no modules.
 pub fn discover_modules(root: &Path) -> DiscoverReturn {
     let mut output = DiscoverReturn::default();
+    if is_symlink(&root.join("src")) {
+        output.diagnostics.push(symlink_not_followed(
+            "src",
+            "so no route, provider or skill under it is discovered",
+        ));
+        return output;
+    }
     if !root.join("src").is_dir() {
         return output;
     }
@@ -57,12 +69,21 @@ pub fn discover_modules(root: &Path) -> DiscoverReturn {
                 continue;
             }
         };
-        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-            continue;
-        }
         let Some(relative) = relative_path(root, entry.path()) else {
             continue;
         };
+        if entry.path_is_symlink() {
+            if classify(&relative).is_some() || holds_modules(&relative) {
+                output.diagnostics.push(symlink_not_followed(
+                    &relative,
+                    "so the routes it points at are not discovered",
+                ));
+            }
+            continue;
+        }
+        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            continue;
+        }
         if let Some(kind) = classify(&relative) {
             output.modules.push(SourceModule {
                 path: relative,
@@ -104,6 +125,40 @@ pub fn classify(relative: &str) -> Option<ModuleKind> {
         }),
         _ => None,
     }
+}
+
+/// Whether `relative` is a folder discovery enters to find modules (`src/mcp/<server>/tools`,
+/// `src/events/<family>`, `src/providers`, …). Skills are `skills.rs`'s.
+fn holds_modules(relative: &str) -> bool {
+    let segments: Vec<&str> = relative.split('/').collect();
+    matches!(
+        segments[..],
+        ["src", "mcp"]
+            | ["src", "mcp", _]
+            | ["src", "mcp", _, "tools" | "resources" | "prompts" | "apps"]
+            | ["src", "events"]
+            | ["src", "events", _]
+            | ["src", "providers"]
+    )
+}
+
+/// Whether `path` itself is a symlink (not whether it leads anywhere).
+pub(crate) fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_symlink())
+}
+
+/// AB5343: `relative` is a symlink where abgen reads the project's inputs; `consequence` says
+/// what is missing because it is not followed.
+pub fn symlink_not_followed(relative: &str, consequence: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::AB5343,
+        format!("`{relative}` is a symlink; abgen does not follow symlinks, {consequence}"),
+        "put the real folder or file at this path (move it here, or copy it), or rename the link with a leading `_` to opt it out",
+    )
+    .at(Location::file(relative))
+    .with_note(
+        "a symlink can lead out of the project, and what it points at would be missing from the plugin without a word",
+    )
 }
 
 fn mcp_route(folder: &str, server: &str, stem: &str) -> Option<ModuleKind> {
@@ -276,6 +331,74 @@ mod tests {
         std::fs::create_dir_all(root.path().join("src/mcp/a")).expect("mkdir");
         std::os::unix::fs::symlink(outside.path(), root.path().join("src/mcp/a/tools"))
             .expect("symlink");
-        assert!(discover_modules(root.path()).modules.is_empty());
+        let found = discover_modules(root.path());
+        assert!(found.modules.is_empty());
+        let codes: Vec<(Code, Option<&str>)> = found
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, d.location.as_ref().map(|l| l.file.as_str())))
+            .collect();
+        assert_eq!(codes, [(Code::AB5343, Some("src/mcp/a/tools"))]);
+        assert!(found.diagnostics[0].is_error());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_src_is_an_error_not_an_empty_project() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let real = root.path().join("real-src/mcp/a/tools");
+        std::fs::create_dir_all(&real).expect("mkdir");
+        std::fs::write(real.join("x.ts"), "export {}\n").expect("write");
+        std::os::unix::fs::symlink("real-src", root.path().join("src")).expect("symlink");
+        let found = discover_modules(root.path());
+        assert!(found.modules.is_empty());
+        assert_eq!(found.diagnostics.len(), 1);
+        let diagnostic = &found.diagnostics[0];
+        assert_eq!(diagnostic.code, Code::AB5343);
+        assert!(diagnostic.is_error());
+        assert!(
+            diagnostic.message.starts_with("`src` is a symlink"),
+            "{}",
+            diagnostic.message
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_symlinks_on_module_paths_are_reported() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("x.ts"), "export {}\n").expect("write");
+        for dir in ["src/mcp/a/tools", "src/lib", "src/events"] {
+            std::fs::create_dir_all(root.path().join(dir)).expect("mkdir");
+        }
+        let link = |target: &Path, at: &str| {
+            std::os::unix::fs::symlink(target, root.path().join(at)).expect("symlink")
+        };
+        let file = outside.path().join("x.ts");
+        link(&file, "src/mcp/a/tools/linked.ts");
+        link(outside.path(), "src/events/session");
+        link(outside.path(), "src/providers");
+        // A helper that routes import, a parked link and a non-module name are not discovery's.
+        link(&file, "src/lib/helper.ts");
+        link(&file, "src/mcp/a/tools/_parked.ts");
+        link(&file, "src/mcp/a/tools/notes.md");
+        let found = discover_modules(root.path());
+        let mut reported: Vec<&str> = found
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::AB5343)
+            .filter_map(|d| d.location.as_ref().map(|l| l.file.as_str()))
+            .collect();
+        reported.sort_unstable();
+        assert_eq!(
+            reported,
+            [
+                "src/events/session",
+                "src/mcp/a/tools/linked.ts",
+                "src/providers"
+            ]
+        );
+        assert_eq!(found.diagnostics.len(), 3);
     }
 }

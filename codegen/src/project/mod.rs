@@ -11,7 +11,8 @@ mod model;
 mod reader;
 
 pub use config::{ConfigReturn, ProjectConfig, ServerMode, Target, load_config};
-pub use discover::{DiscoverReturn, classify, discover_modules};
+pub(crate) use discover::is_symlink;
+pub use discover::{DiscoverReturn, classify, discover_modules, symlink_not_followed};
 pub use load::{LoadReturn, LoadedModule, load_modules};
 pub use model::{LayoutScope, ModuleKind, SourceModule};
 pub use reader::{FsReader, ReadFailure, SourceReader, read_text};

@@ -37,6 +37,8 @@ pub struct ConfigReturn {
     pub diagnostics: Vec<Diagnostic>,
     /// The texts read (config file, package.json), by project-relative path, for rendering.
     pub texts: BTreeMap<String, String>,
+    /// The config file found (read, or there but unreadable); `None` without one.
+    pub file: Option<&'static str>,
 }
 
 /// Reads and types the config of the project at `root`; `target_override` (from `--target`)
@@ -96,6 +98,7 @@ pub fn load_config(
         config,
         diagnostics,
         texts,
+        file,
     }
 }
 

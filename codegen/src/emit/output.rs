@@ -1,0 +1,386 @@
+//! Which `--out` abgen may replace, and the lock that keeps two builds of one output apart.
+//! Entry: [`claim_output`]; [`check_output_dir`] alone for the refusals that need no file system.
+//!
+//! abgen never deletes what it did not write: an output is replaced only when it is absent,
+//! empty, or an artifact whose `abgen.manifest.json` file table lists every file it holds with
+//! the sha256 it holds (files of the table that are missing lose nothing and are allowed; the
+//! manifest is not in its own table). Everything else — a folder of user files, an artifact with
+//! a file added or edited, a file, a symlink whose target is any of these — is refused before
+//! anything is moved, with the paths that are in the way. A symlink `--out` is judged by what it
+//! points at, and that is what gets replaced.
+//!
+//! Builds of one output take an exclusive lock on `.<out>.abgen-lock` beside it for recovery,
+//! the ownership check and the swap, so a second build waits instead of failing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use abgen_runtime::manifest::{FileEntry, MANIFEST_FILE_NAME};
+
+use super::error::{EmitError, ForeignPath};
+use super::plan::sha256_hex;
+use super::stage::recover;
+
+/// How many unexpected paths a refusal names.
+pub const NAMED_PATHS: usize = 5;
+/// Names of the siblings a build makes beside the output: `.<out>.<tag><pid>` and the lock.
+pub(super) const STAGING_TAG: &str = "abgen-staging-";
+pub(super) const ASIDE_TAG: &str = "abgen-old-";
+const LOCK_TAG: &str = "abgen-lock";
+/// Symlinks followed when resolving `--out`, as the kernel's own limit (`ELOOP`).
+const MAX_SYMLINKS: usize = 40;
+/// Each retry means another build removed the lock file between our open and our lock.
+const MAX_LOCK_ATTEMPTS: usize = 1000;
+
+/// An output directory this process may replace: resolved, locked, recovered and checked.
+#[derive(Debug)]
+pub struct OutputClaim {
+    out: PathBuf,
+    _lock: BuildLock,
+}
+
+impl OutputClaim {
+    /// The resolved output directory (a symlink `--out` resolved to its target).
+    pub fn path(&self) -> &Path {
+        &self.out
+    }
+}
+
+/// Resolves `out`, refuses what it must not replace, takes the build lock, recovers what a
+/// killed build left, and checks that what is there now is abgen's own.
+pub fn claim_output(project_root: &Path, out: &Path) -> Result<OutputClaim, EmitError> {
+    let out = check_output_dir(project_root, out)?;
+    refuse_non_directory(&out)?;
+    let parent = out.parent().unwrap_or(&out);
+    fs::create_dir_all(parent).map_err(EmitError::io("create", parent))?;
+    let lock = BuildLock::acquire(sibling(&out, LOCK_TAG))?;
+    recover(&out)?;
+    check_owned(&out)?;
+    Ok(OutputClaim { out, _lock: lock })
+}
+
+/// Resolves `out` (relative to the current directory when relative) and refuses it when it is
+/// the project root, contains it, or lies inside the project's `src/`.
+pub fn check_output_dir(project_root: &Path, out: &Path) -> Result<PathBuf, EmitError> {
+    let root = resolve(project_root)?;
+    let out = resolve(out)?;
+    let refuse = |why| {
+        Err(EmitError::UnsafeOutputDir {
+            out: out.clone(),
+            why,
+        })
+    };
+    if out == root {
+        return refuse("it is the project root");
+    }
+    if root.starts_with(&out) {
+        return refuse("it contains the project root");
+    }
+    if out.starts_with(root.join("src")) {
+        return refuse("it lies inside the project's src/ directory");
+    }
+    if out.parent().is_none() {
+        return refuse("it is a filesystem root");
+    }
+    Ok(out)
+}
+
+/// Refuses an output that exists and is not a directory (a file, a device, a symlink loop).
+fn refuse_non_directory(out: &Path) -> Result<(), EmitError> {
+    match fs::symlink_metadata(out) {
+        Ok(metadata) if !metadata.is_dir() => Err(EmitError::OutputNotDirectory {
+            out: out.to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses `out` unless it is absent, empty, or an artifact abgen wrote (see the module doc).
+pub(super) fn check_owned(out: &Path) -> Result<(), EmitError> {
+    refuse_non_directory(out)?;
+    if !out.exists() {
+        return Ok(());
+    }
+    let table = read_file_table(out);
+    let mut foreign = Foreign::default();
+    match &table {
+        Some(table) => {
+            walk_artifact(out, "", table, &directories_of(table), &mut foreign)?;
+        }
+        None => {
+            for (name, kind) in sorted_entries(out)? {
+                let shown = if kind.is_dir() {
+                    format!("{name}/")
+                } else {
+                    name
+                };
+                if !foreign.push(shown, false) {
+                    break;
+                }
+            }
+        }
+    }
+    if foreign.paths.is_empty() {
+        return Ok(());
+    }
+    Err(EmitError::OutputNotOwned {
+        out: out.to_owned(),
+        has_manifest: table.is_some(),
+        paths: foreign.paths,
+        more: foreign.more,
+    })
+}
+
+/// Whether `dir` holds a manifest: abgen writes it last and removes it first, so a directory
+/// of abgen's with a manifest is a complete artifact.
+pub(super) fn has_manifest(dir: &Path) -> bool {
+    fs::symlink_metadata(dir.join(MANIFEST_FILE_NAME)).is_ok_and(|metadata| metadata.is_file())
+}
+
+/// The manifest's file table by path (sha256), or `None` when there is no readable manifest
+/// with one. Only `files` is read, so an artifact of an older abgen is still recognised.
+fn read_file_table(out: &Path) -> Option<BTreeMap<String, String>> {
+    #[derive(serde::Deserialize)]
+    struct FileTable {
+        files: Vec<FileEntry>,
+    }
+    if !has_manifest(out) {
+        return None;
+    }
+    let bytes = fs::read(out.join(MANIFEST_FILE_NAME)).ok()?;
+    let table: FileTable = serde_json::from_slice(&bytes).ok()?;
+    Some(
+        table
+            .files
+            .into_iter()
+            .map(|entry| (entry.path, entry.sha256))
+            .collect(),
+    )
+}
+
+/// Every directory that some path of the table lies in, `/`-separated.
+fn directories_of(table: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let mut directories = BTreeSet::new();
+    for path in table.keys() {
+        let mut end = path.len();
+        while let Some(slash) = path[..end].rfind('/') {
+            directories.insert(path[..slash].to_owned());
+            end = slash;
+        }
+    }
+    directories
+}
+
+/// The unexpected paths found so far; the walk stops once it has more than it will name.
+#[derive(Default)]
+struct Foreign {
+    paths: Vec<ForeignPath>,
+    more: bool,
+}
+
+impl Foreign {
+    /// Records `path`; false when the walk can stop.
+    fn push(&mut self, path: String, changed: bool) -> bool {
+        if self.paths.len() == NAMED_PATHS {
+            self.more = true;
+            return false;
+        }
+        self.paths.push(ForeignPath { path, changed });
+        true
+    }
+}
+
+/// Compares the tree under `dir` (artifact-relative `prefix`) with the table, without
+/// following symlinks, in sorted order so a refusal names the same paths every time. False
+/// once `foreign` is full.
+fn walk_artifact(
+    dir: &Path,
+    prefix: &str,
+    table: &BTreeMap<String, String>,
+    directories: &BTreeSet<String>,
+    foreign: &mut Foreign,
+) -> Result<bool, EmitError> {
+    for (name, kind) in sorted_entries(dir)? {
+        let relative = format!("{prefix}{name}");
+        let path = dir.join(&name);
+        let unexpected = if kind.is_dir() && directories.contains(&relative) {
+            if !walk_artifact(&path, &format!("{relative}/"), table, directories, foreign)? {
+                return Ok(false);
+            }
+            continue;
+        } else if kind.is_dir() {
+            // A folder abgen did not make: naming it is enough, its contents are not walked.
+            Some((format!("{relative}/"), false))
+        } else if !kind.is_file() {
+            Some((relative, false))
+        } else if relative == MANIFEST_FILE_NAME {
+            None
+        } else {
+            match table.get(&relative) {
+                None => Some((relative, false)),
+                Some(sha256) => {
+                    let bytes = fs::read(&path).map_err(EmitError::io("read", &path))?;
+                    (sha256_hex(&bytes) != *sha256).then_some((relative, true))
+                }
+            }
+        };
+        if let Some((shown, changed)) = unexpected
+            && !foreign.push(shown, changed)
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The entries of `dir` except abgen's own build siblings, sorted by name.
+fn sorted_entries(dir: &Path) -> Result<Vec<(String, fs::FileType)>, EmitError> {
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(dir).map_err(EmitError::io("read", dir))? {
+        let entry = entry.map_err(EmitError::io("read", dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_build_sibling(&name) {
+            continue;
+        }
+        let kind = entry
+            .file_type()
+            .map_err(EmitError::io("inspect", entry.path()))?;
+        entries.push((name, kind));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
+}
+
+/// `.<name>.<tag>` beside `out`.
+pub(super) fn sibling(out: &Path, tag: &str) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    out.with_file_name(format!(".{name}.{tag}"))
+}
+
+/// Whether `name` is one abgen gives a staging, aside or lock sibling of some output.
+fn is_build_sibling(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else {
+        return false;
+    };
+    let Some((_, tag)) = rest.rsplit_once('.') else {
+        return false;
+    };
+    let pid_after = |prefix: &str| {
+        tag.strip_prefix(prefix)
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|byte| byte.is_ascii_digit()))
+    };
+    tag == LOCK_TAG || pid_after(STAGING_TAG) || pid_after(ASIDE_TAG)
+}
+
+/// An exclusive `flock` on a lock file beside the output, removed when released. After locking,
+/// the file at the path must still be the one locked: otherwise a build that just finished
+/// removed it, and the next lock is taken on whatever is at the path now.
+#[derive(Debug)]
+struct BuildLock {
+    path: PathBuf,
+    _file: fs::File,
+}
+
+impl BuildLock {
+    fn acquire(path: PathBuf) -> Result<Self, EmitError> {
+        for _ in 0..MAX_LOCK_ATTEMPTS {
+            let file = fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true)
+                .open(&path)
+                .map_err(EmitError::io("open the build lock", &path))?;
+            file.lock()
+                .map_err(EmitError::io("take the build lock", &path))?;
+            if still_at(&file, &path) {
+                return Ok(Self { path, _file: file });
+            }
+        }
+        Err(EmitError::Io {
+            action: "take the build lock",
+            path,
+            source: std::io::Error::other("other builds kept replacing the lock file"),
+        })
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        // Removed while still locked; the lock itself goes when the file closes, after this.
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(unix)]
+fn still_at(file: &fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::symlink_metadata(path)) {
+        (Ok(locked), Ok(current)) => locked.dev() == current.dev() && locked.ino() == current.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn still_at(_file: &fs::File, path: &Path) -> bool {
+    path.exists()
+}
+
+/// An absolute, lexically normalised path with a symlink at its end followed (also when its
+/// target does not exist yet) and its longest existing ancestor canonicalised, so `..` and
+/// symlinks cannot hide that two paths are the same.
+fn resolve(path: &Path) -> Result<PathBuf, EmitError> {
+    let absolute = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir()
+            .map_err(EmitError::io("read", "the current directory"))?
+            .join(path)
+    };
+    let mut normal = normalize(&absolute);
+    for _ in 0..MAX_SYMLINKS {
+        let Ok(target) = fs::read_link(&normal) else {
+            break;
+        };
+        let base = normal.parent().map(Path::to_owned).unwrap_or_default();
+        normal = normalize(&base.join(target));
+    }
+    let mut existing = normal.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    let mut resolved = existing
+        .canonicalize()
+        .unwrap_or_else(|_| existing.to_owned());
+    resolved.extend(rest.iter().rev());
+    Ok(resolved)
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                normal.pop();
+            }
+            Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
+#[cfg(test)]
+#[path = "output_tests.rs"]
+mod tests;
