@@ -7,6 +7,7 @@ pub mod canonical;
 pub mod document;
 pub mod flight;
 pub mod hosts;
+pub mod kernel;
 pub mod manifest;
 pub mod mcp;
 pub mod project;

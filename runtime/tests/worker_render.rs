@@ -2,48 +2,18 @@
 //! under the real Node through `worker::Worker`, and render through React's Flight server into
 //! render events. Needs the npm workspace installed (`npm ci` at the repository root).
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use abgen_runtime::document::{DocumentLimits, RenderEvent, RenderEventKind, Status};
 use abgen_runtime::worker::{
-    RenderRequest, RouteKind, SupervisedWorker, WORKER_PROTOCOL, Worker, WorkerConfig, WorkerError,
-    WorkerIdentity, WorkerMessage, locate_node,
+    RenderRequest, RouteKind, SupervisedWorker, Worker, WorkerError, WorkerMessage,
 };
 use serde_json::json;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+#[path = "worker-fixture/support.rs"]
+mod support;
 
-/// Bundles the fixture worker into a temporary directory and returns its config.
-fn bundled_worker(directory: &Path, artifact: &str) -> WorkerConfig {
-    let root = repo_root();
-    assert!(
-        root.join("node_modules/react-server-dom-webpack").is_dir()
-            && root.join("node_modules/esbuild").is_dir(),
-        "node_modules is missing: run `npm ci` at the repository root before `cargo test`"
-    );
-    let node = locate_node().expect("Node 20 or newer is needed for this test");
-    let entry = directory.join("worker.mjs");
-    let status = std::process::Command::new(&node.path)
-        .arg(root.join("packages/runtime/scripts/bundle-worker.mjs"))
-        .arg(root.join("runtime/tests/worker-fixture/entry.tsx"))
-        .arg(&entry)
-        .status()
-        .expect("running the bundle script");
-    assert!(status.success(), "bundling the test worker failed");
-    WorkerConfig {
-        node,
-        entry,
-        expected: WorkerIdentity {
-            protocol: WORKER_PROTOCOL,
-            react: "19.3.1".into(),
-            artifact: artifact.into(),
-        },
-        hello_timeout: Duration::from_secs(20),
-    }
-}
+use support::bundled_worker;
 
 fn request(id: u64, route: &str, input: serde_json::Value) -> RenderRequest {
     RenderRequest {

@@ -5,10 +5,10 @@
 //! events end in a failed `complete` naming why) and the next render starts a fresh process.
 //! Invariant: at most one process is alive per `SupervisedWorker`, and a dead one is never reused.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::protocol::RenderRequest;
-use super::supervisor::{Worker, WorkerConfig, WorkerError};
+use super::supervisor::{Abort, Worker, WorkerConfig, WorkerError};
 use crate::document::{DocumentLimits, RenderEvent};
 use crate::flight::FlightDecoder;
 
@@ -43,6 +43,26 @@ impl SupervisedWorker {
         request: &RenderRequest,
         limits: DocumentLimits,
         timeout: Duration,
+        sink: impl FnMut(RenderEvent),
+    ) -> Result<(), WorkerError> {
+        self.render_events_until(
+            request,
+            limits,
+            Instant::now() + timeout,
+            &Abort::never(),
+            sink,
+        )
+    }
+
+    /// [`Worker::render_events_until`] on the running process, started or replaced first like
+    /// [`SupervisedWorker::render_events`]; a worker killed for ignoring its abort is replaced by
+    /// the next render.
+    pub fn render_events_until(
+        &mut self,
+        request: &RenderRequest,
+        limits: DocumentLimits,
+        deadline: Instant,
+        abort: &Abort<'_>,
         mut sink: impl FnMut(RenderEvent),
     ) -> Result<(), WorkerError> {
         let worker = match self.running() {
@@ -56,7 +76,7 @@ impl SupervisedWorker {
                 return Err(error);
             }
         };
-        let outcome = worker.render_events(request, limits, timeout, sink);
+        let outcome = worker.render_events_until(request, limits, deadline, abort, sink);
         if outcome.is_err() || !worker.is_healthy() {
             // Dropping the worker kills it if it still runs; the next render starts afresh.
             self.worker = None;

@@ -46,6 +46,8 @@ pub enum WorkerError {
     Protocol(String),
     #[error("the render worker did not answer within {} ms", .0.as_millis())]
     Timeout(Duration),
+    #[error("the render did not stop within {} ms of its abort ({reason}); its worker was killed", grace.as_millis())]
+    AbortIgnored { reason: String, grace: Duration },
     #[error("the render worker exited")]
     Exited,
 }
@@ -60,6 +62,7 @@ impl WorkerError {
             WorkerError::IdentityMismatch { .. } => "worker-identity",
             WorkerError::Protocol(_) => "worker-protocol",
             WorkerError::Timeout(_) => "timeout",
+            WorkerError::AbortIgnored { .. } => "aborted",
             WorkerError::Exited => "worker-exited",
         };
         DocumentError::new(code, self.to_string())
@@ -196,10 +199,31 @@ impl Worker {
         request: &RenderRequest,
         limits: DocumentLimits,
         timeout: Duration,
+        sink: impl FnMut(RenderEvent),
+    ) -> Result<(), WorkerError> {
+        self.render_events_until(
+            request,
+            limits,
+            Instant::now() + timeout,
+            &Abort::never(),
+            sink,
+        )
+    }
+
+    /// [`Worker::render_events`], ending at `deadline` (the worker is killed then), and aborted
+    /// once `abort` asks: the worker is told (the route's AbortSignal fires) and its remaining
+    /// frames still arrive; a render still running `abort.grace` later (a busy loop never sees
+    /// its signal) kills the worker.
+    pub fn render_events_until(
+        &mut self,
+        request: &RenderRequest,
+        limits: DocumentLimits,
+        deadline: Instant,
+        abort: &Abort<'_>,
         mut sink: impl FnMut(RenderEvent),
     ) -> Result<(), WorkerError> {
         let mut decoder = FlightDecoder::new(request.route.clone(), limits);
-        let outcome = self.drive(request, timeout, &mut decoder, &mut sink);
+        let outcome = self.drive(request, deadline, abort, &mut decoder, &mut sink);
         if let Err(error) = &outcome {
             decoder
                 .fail(error.to_document_error())
@@ -212,12 +236,42 @@ impl Worker {
     fn drive(
         &mut self,
         request: &RenderRequest,
-        timeout: Duration,
+        deadline: Instant,
+        abort: &Abort<'_>,
         decoder: &mut FlightDecoder,
         sink: &mut impl FnMut(RenderEvent),
     ) -> Result<(), WorkerError> {
-        let stream = self.render(request, timeout)?;
-        for item in stream {
+        let timeout = deadline.saturating_duration_since(Instant::now());
+        let mut stream = self.render(request, timeout)?;
+        // Set once the abort was sent: (its reason, when the worker must have stopped).
+        let mut aborted: Option<(String, Instant)> = None;
+        loop {
+            if aborted.is_none()
+                && let Some(reason) = (abort.requested)()
+            {
+                stream.abort(&reason)?;
+                aborted = Some((reason, Instant::now() + abort.grace));
+            }
+            let wait_until = match &aborted {
+                Some((_, stop_by)) => (*stop_by).min(deadline),
+                None => (Instant::now() + abort.poll).min(deadline),
+            };
+            let item = match stream.next_until(wait_until) {
+                Step::Frame(item) => item,
+                Step::Done => return Ok(()),
+                Step::Waiting => {
+                    if let Some((reason, stop_by)) = &aborted
+                        && Instant::now() >= *stop_by
+                    {
+                        stream.worker.kill();
+                        return Err(WorkerError::AbortIgnored {
+                            reason: reason.clone(),
+                            grace: abort.grace,
+                        });
+                    }
+                    continue;
+                }
+            };
             let (message, payload) = item?;
             let events = match message {
                 WorkerMessage::Flight { .. } => decoder.push(&payload),
@@ -233,7 +287,6 @@ impl Worker {
             };
             events.into_iter().for_each(&mut *sink);
         }
-        Ok(())
     }
 
     fn send(&mut self, message: &HostMessage) -> Result<(), WorkerError> {
@@ -252,31 +305,48 @@ impl Worker {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<(WorkerMessage, Vec<u8>), WorkerError> {
-        let wait = deadline.saturating_duration_since(Instant::now());
+        self.next_message_until(deadline, deadline, timeout)
+            .unwrap_or(Err(WorkerError::Timeout(timeout)))
+    }
+
+    /// The next message, waiting until `wait_until` (`None` when nothing came by then, before
+    /// `deadline`); at `deadline` the worker is killed.
+    fn next_message_until(
+        &mut self,
+        wait_until: Instant,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Option<Result<(WorkerMessage, Vec<u8>), WorkerError>> {
+        let wait = wait_until
+            .min(deadline)
+            .saturating_duration_since(Instant::now());
         let frame = match self.frames.recv_timeout(wait) {
             Ok(Ok(frame)) => frame,
             Ok(Err(error)) => {
                 self.kill();
-                return Err(error);
+                return Some(Err(error));
             }
+            Err(RecvTimeoutError::Timeout) if Instant::now() < deadline => return None,
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
-                return Err(WorkerError::Timeout(timeout));
+                return Some(Err(WorkerError::Timeout(timeout)));
             }
             Err(RecvTimeoutError::Disconnected) => {
                 self.kill();
-                return Err(WorkerError::Exited);
+                return Some(Err(WorkerError::Exited));
             }
         };
-        match serde_json::from_value::<WorkerMessage>(frame.header) {
-            Ok(message) => Ok((message, frame.payload)),
-            Err(error) => {
-                self.kill();
-                Err(WorkerError::Protocol(format!(
-                    "unreadable frame header: {error}"
-                )))
-            }
-        }
+        Some(
+            match serde_json::from_value::<WorkerMessage>(frame.header) {
+                Ok(message) => Ok((message, frame.payload)),
+                Err(error) => {
+                    self.kill();
+                    Err(WorkerError::Protocol(format!(
+                        "unreadable frame header: {error}"
+                    )))
+                }
+            },
+        )
     }
 
     /// Whether the process is still usable: not killed, not exited, not broken.
@@ -318,25 +388,71 @@ impl RenderStream<'_> {
     }
 }
 
-impl Iterator for RenderStream<'_> {
-    type Item = Result<(WorkerMessage, Vec<u8>), WorkerError>;
+/// When a render is to be aborted, asked between frames.
+pub struct Abort<'a> {
+    /// The reason, once the render is to stop.
+    pub requested: &'a dyn Fn() -> Option<String>,
+    /// How long an aborted render may take to end before its worker is killed.
+    pub grace: Duration,
+    /// How often `requested` is asked while no frame arrives.
+    pub poll: Duration,
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
+impl Abort<'static> {
+    /// A render nobody aborts.
+    pub fn never() -> Self {
+        Abort {
+            requested: &|| None,
+            grace: Duration::ZERO,
+            poll: Duration::from_secs(3600),
         }
-        let item = self.worker.next_message(self.deadline, self.timeout);
-        let finished = match &item {
+    }
+}
+
+/// What one wait on a render stream gave.
+enum Step {
+    Frame(Result<(WorkerMessage, Vec<u8>), WorkerError>),
+    /// Nothing arrived yet; the deadline has not passed.
+    Waiting,
+    /// The render has ended.
+    Done,
+}
+
+impl RenderStream<'_> {
+    /// The next frame, waiting until `wait_until` at most (the render's deadline still kills).
+    fn next_until(&mut self, wait_until: Instant) -> Step {
+        if self.done {
+            return Step::Done;
+        }
+        let Some(item) = self
+            .worker
+            .next_message_until(wait_until, self.deadline, self.timeout)
+        else {
+            return Step::Waiting;
+        };
+        self.done = match &item {
             Err(_) => true,
             Ok((WorkerMessage::End { id } | WorkerMessage::Error { id, .. }, _)) => *id == self.id,
             Ok((WorkerMessage::Hello(_), _)) => {
                 self.worker.kill();
                 self.done = true;
-                return Some(Err(WorkerError::Protocol("a second hello".into())));
+                return Step::Frame(Err(WorkerError::Protocol("a second hello".into())));
             }
             Ok(_) => false,
         };
-        self.done = finished;
-        Some(item)
+        Step::Frame(item)
+    }
+}
+
+impl Iterator for RenderStream<'_> {
+    type Item = Result<(WorkerMessage, Vec<u8>), WorkerError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_until(self.deadline) {
+            Step::Frame(item) => Some(item),
+            Step::Done => None,
+            // Waiting until the deadline itself ends in a timeout, never here.
+            Step::Waiting => Some(Err(WorkerError::Timeout(self.timeout))),
+        }
     }
 }

@@ -13,5 +13,6 @@ startWorker({
     'tool:demo/context': () => import('./context.tsx'),
     'tool:demo/seed-forms': () => import('./seed-forms.tsx'),
     'tool:demo/component': () => import('./component.tsx'),
+    'tool:demo/spin': () => import('./spin.tsx'),
   },
 });

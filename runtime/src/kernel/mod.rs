@@ -1,0 +1,194 @@
+//! The kernel: the one render path behind every surface. MCP, the warm socket and the CLI hand
+//! it an [`Invocation`] and read back render events; nothing else starts a render worker.
+//!
+//! Entry: [`Kernel::start`], then [`Kernel::render`]. A pool of supervised Node workers
+//! (`workers`, default one per CPU) takes invocations from one bounded queue; a render beyond the
+//! queue's capacity is refused at once with [`KernelError::Busy`], so a caller never waits for
+//! room. Each render runs until its deadline and stops early when its [`Cancel`] fires (or its
+//! [`Rendering`] is dropped): the worker's AbortSignal fires, and a render that ignores it (a
+//! busy loop) has its worker killed after `abort_grace` and replaced for the next one.
+//!
+//! Who starts and ends what: [`Kernel::start`] starts the pool threads; each owns one
+//! [`SupervisedWorker`], which starts its Node process on first use (through `worker::lifetime`,
+//! so none outlives this process). Dropping the [`Kernel`] closes the queue; each thread ends
+//! after the render it is on, and its worker with it.
+//!
+//! Invariant: every accepted render ends with exactly one `complete` event (failed when the
+//! worker broke, timed out or was killed), unless its caller cancelled it, and then the caller
+//! has stopped listening.
+
+mod pool;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use crate::document::{DocumentLimits, RenderEvent};
+use crate::worker::{RenderLimits, RouteKind, WorkerConfig};
+
+pub use pool::Kernel;
+
+/// How a kernel renders.
+#[derive(Debug, Clone)]
+pub struct KernelConfig {
+    /// How every pool worker is started (Node, the artifact's `runtime/worker.mjs`, identity).
+    pub worker: WorkerConfig,
+    /// Pool size: how many renders run at once.
+    pub workers: usize,
+    /// How many accepted renders may wait for a worker.
+    pub queue_capacity: usize,
+    /// Bounds every decoded document (the artifact's `limits.render`).
+    pub limits: DocumentLimits,
+    /// How long an aborted render may take to end before its worker is killed.
+    pub abort_grace: Duration,
+}
+
+impl KernelConfig {
+    /// The default queue capacity.
+    pub const QUEUE_CAPACITY: usize = 256;
+    /// The default abort grace.
+    pub const ABORT_GRACE: Duration = Duration::from_secs(1);
+
+    /// One worker per CPU, the default queue and grace.
+    pub fn new(worker: WorkerConfig, limits: DocumentLimits) -> Self {
+        Self {
+            worker,
+            workers: std::thread::available_parallelism().map_or(1, usize::from),
+            queue_capacity: Self::QUEUE_CAPACITY,
+            limits,
+            abort_grace: Self::ABORT_GRACE,
+        }
+    }
+}
+
+/// One render the kernel is asked for, whichever surface it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    pub kind: RouteKind,
+    /// The route id (`tool:library/search_books`, `event:tool/before`).
+    pub route: String,
+    /// A tool's arguments; an event route's `{canonical, native, provenance}`.
+    pub input: Value,
+    /// The request-context axes the surface observed (the worker protocol's `context`).
+    pub context: Map<String, Value>,
+    /// Bounds the worker enforces itself (it aborts the render).
+    pub limits: RenderLimits,
+}
+
+/// Asks a render to stop; cheap to clone, shared by the caller and the kernel.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<CancelState>);
+
+#[derive(Debug, Default)]
+struct CancelState {
+    cancelled: AtomicBool,
+    reason: Mutex<Option<String>>,
+}
+
+impl Cancel {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stops the render (its AbortSignal fires with `reason`); the first reason given wins.
+    pub fn cancel(&self, reason: impl Into<String>) {
+        let mut held = self.0.reason.lock().unwrap_or_else(PoisonError::into_inner);
+        if held.is_none() {
+            *held = Some(reason.into());
+        }
+        self.0.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// The reason, once cancelled.
+    pub fn reason(&self) -> Option<String> {
+        if !self.is_cancelled() {
+            return None;
+        }
+        self.0
+            .reason
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Why the kernel did not take a render.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KernelError {
+    #[error(
+        "the runtime is busy: {capacity} renders are already waiting for a worker; try again shortly"
+    )]
+    Busy { capacity: usize },
+    #[error("the runtime is shutting down")]
+    Stopped,
+}
+
+impl KernelError {
+    /// The error code MCP results and hook logs name.
+    pub fn code(&self) -> &'static str {
+        match self {
+            KernelError::Busy { .. } => "busy",
+            KernelError::Stopped => "stopped",
+        }
+    }
+}
+
+/// The events of one accepted render, in order, ending with `complete`. Dropping it cancels the
+/// render.
+#[derive(Debug)]
+pub struct Rendering {
+    events: Receiver<RenderEvent>,
+    cancel: Cancel,
+}
+
+/// What waiting for a render's next event gave.
+#[derive(Debug)]
+pub enum Next {
+    Event(Box<RenderEvent>),
+    /// Nothing yet; the render goes on.
+    Pending,
+    /// No event will come any more (after `complete`, or once cancelled).
+    Ended,
+}
+
+impl Rendering {
+    /// The next event, waiting until `until` at most.
+    pub fn next_until(&self, until: Instant) -> Next {
+        match self
+            .events
+            .recv_timeout(until.saturating_duration_since(Instant::now()))
+        {
+            Ok(event) => Next::Event(Box::new(event)),
+            Err(RecvTimeoutError::Timeout) => Next::Pending,
+            Err(RecvTimeoutError::Disconnected) => Next::Ended,
+        }
+    }
+
+    /// The render's cancel handle.
+    pub fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
+}
+
+impl Iterator for Rendering {
+    type Item = RenderEvent;
+
+    fn next(&mut self) -> Option<RenderEvent> {
+        self.events.recv().ok()
+    }
+}
+
+impl Drop for Rendering {
+    fn drop(&mut self) {
+        // Nobody reads the events any more: the render has no reason to go on.
+        self.cancel.cancel("the caller stopped listening");
+    }
+}

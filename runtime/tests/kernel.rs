@@ -1,0 +1,292 @@
+//! The kernel over real Node workers (the bundled `worker-fixture`): renders run concurrently on
+//! the pool, a full queue is refused at once, a cancel reaches the route's AbortSignal, a busy
+//! loop that ignores it loses its worker after the grace and the next render still runs, and a
+//! render past its deadline ends honestly. Needs the npm workspace installed and Node 20+.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use abgen_runtime::document::{DocumentLimits, RenderEvent, RenderEventKind, Status};
+use abgen_runtime::kernel::{Cancel, Invocation, Kernel, KernelConfig, KernelError, Next};
+use abgen_runtime::worker::RouteKind;
+use serde_json::{Value, json};
+
+#[path = "worker-fixture/support.rs"]
+mod support;
+
+const GRACE: Duration = Duration::from_millis(1000);
+
+fn kernel(directory: &Path, workers: usize, queue_capacity: usize) -> Kernel {
+    let mut config = KernelConfig::new(
+        support::bundled_worker(directory, "test-artifact-digest"),
+        DocumentLimits::default(),
+    );
+    config.workers = workers;
+    config.queue_capacity = queue_capacity;
+    config.abort_grace = GRACE;
+    Kernel::start(config)
+}
+
+fn tool(route: &str, input: Value) -> Invocation {
+    Invocation {
+        kind: RouteKind::Tool,
+        route: route.into(),
+        input,
+        context: Default::default(),
+        limits: Default::default(),
+    }
+}
+
+fn in_seconds(seconds: u64) -> Instant {
+    Instant::now() + Duration::from_secs(seconds)
+}
+
+/// The events up to the render's end, waiting until `until` at most.
+fn events_until(rendering: &abgen_runtime::kernel::Rendering, until: Instant) -> Vec<RenderEvent> {
+    let mut events = Vec::new();
+    loop {
+        match rendering.next_until(until) {
+            Next::Event(event) => events.push(*event),
+            Next::Pending | Next::Ended => return events,
+        }
+    }
+}
+
+fn final_status(events: &[RenderEvent]) -> Option<Status> {
+    match &events.last()?.kind {
+        RenderEventKind::Complete { document } => Some(document.status),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_hung_render_does_not_hold_up_the_next_one_on_a_pool_of_two() {
+    let directory = tempfile::tempdir().unwrap();
+    let kernel = kernel(directory.path(), 2, 8);
+    let hung = kernel
+        .render(
+            tool("tool:demo/hang", json!({})),
+            Cancel::new(),
+            in_seconds(60),
+        )
+        .unwrap();
+    let greeted = kernel
+        .render(
+            tool("tool:demo/greet", json!({"name": "Ada"})),
+            Cancel::new(),
+            in_seconds(30),
+        )
+        .unwrap();
+    let events = events_until(&greeted, in_seconds(30));
+    assert_eq!(final_status(&events), Some(Status::Success), "{events:?}");
+    assert!(matches!(hung.next_until(Instant::now()), Next::Pending));
+}
+
+#[test]
+fn a_render_beyond_the_queue_is_refused_at_once_as_busy() {
+    let directory = tempfile::tempdir().unwrap();
+    let marker = directory.path().join("aborted.txt");
+    let kernel = kernel(directory.path(), 1, 1);
+    // The one worker is busy once the route has reported progress.
+    let running = kernel
+        .render(
+            tool("tool:demo/abortable", json!({"marker": marker})),
+            Cancel::new(),
+            in_seconds(60),
+        )
+        .unwrap();
+    let started = loop {
+        match running.next_until(in_seconds(30)) {
+            Next::Event(event) if matches!(event.kind, RenderEventKind::Progress { .. }) => {
+                break true;
+            }
+            Next::Event(_) => {}
+            Next::Pending | Next::Ended => break false,
+        }
+    };
+    assert!(started, "the first render never reported progress");
+    let _queued = kernel
+        .render(
+            tool("tool:demo/hang", json!({})),
+            Cancel::new(),
+            in_seconds(60),
+        )
+        .unwrap();
+    let asked = Instant::now();
+    let refused = kernel.render(
+        tool("tool:demo/greet", json!({"name": "Ada"})),
+        Cancel::new(),
+        in_seconds(60),
+    );
+    assert!(asked.elapsed() < Duration::from_millis(100));
+    assert_eq!(refused.unwrap_err(), KernelError::Busy { capacity: 1 });
+}
+
+#[test]
+fn a_cancel_reaches_the_routes_child_process_and_fetch_and_nothing_follows() {
+    let directory = tempfile::tempdir().unwrap();
+    let marker = directory.path().join("aborted.txt");
+    let kernel = kernel(directory.path(), 1, 4);
+    let cancel = Cancel::new();
+    let rendering = kernel
+        .render(
+            tool("tool:demo/abortable", json!({"marker": marker})),
+            cancel.clone(),
+            in_seconds(60),
+        )
+        .unwrap();
+    loop {
+        match rendering.next_until(in_seconds(30)) {
+            Next::Event(event) if matches!(event.kind, RenderEventKind::Progress { .. }) => break,
+            Next::Event(_) => {}
+            other => panic!("the render ended before its progress: {other:?}"),
+        }
+    }
+    cancel.cancel("cancelled by the client");
+    let cancelled = Instant::now();
+    let seen = loop {
+        let text = std::fs::read_to_string(&marker).unwrap_or_default();
+        if text.lines().count() >= 2 || cancelled.elapsed() > Duration::from_secs(10) {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut lines: Vec<&str> = seen.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "child exited by SIGTERM",
+            "fetch ended: the render was aborted"
+        ],
+        "{seen}"
+    );
+    // Seed 002: within 200 ms of the cancel; a loaded machine gets room, the bound stays tight.
+    assert!(
+        cancelled.elapsed() < Duration::from_millis(600),
+        "{:?}",
+        cancelled.elapsed()
+    );
+    // Nothing is delivered for a cancelled render.
+    assert!(
+        matches!(rendering.next_until(in_seconds(10)), Next::Ended),
+        "an event arrived after the cancel"
+    );
+}
+
+#[test]
+fn a_busy_loop_that_ignores_its_cancel_loses_its_worker_after_the_grace() {
+    let directory = tempfile::tempdir().unwrap();
+    let kernel = kernel(directory.path(), 1, 4);
+    let cancel = Cancel::new();
+    let spinning = kernel
+        .render(
+            tool("tool:demo/spin", json!({})),
+            cancel.clone(),
+            in_seconds(60),
+        )
+        .unwrap();
+    // Let it start spinning, then queue the next render behind it.
+    std::thread::sleep(Duration::from_millis(500));
+    let next = kernel
+        .render(
+            tool("tool:demo/greet", json!({"name": "Ada"})),
+            Cancel::new(),
+            in_seconds(60),
+        )
+        .unwrap();
+    cancel.cancel("cancelled by the client");
+    let cancelled = Instant::now();
+    let events = events_until(&next, in_seconds(30));
+    let waited = cancelled.elapsed();
+    assert_eq!(final_status(&events), Some(Status::Success), "{events:?}");
+    // The worker was killed only once the grace had passed, then a fresh one rendered.
+    assert!(waited >= GRACE, "{waited:?}");
+    assert!(waited < GRACE + Duration::from_secs(10), "{waited:?}");
+    assert!(matches!(spinning.next_until(Instant::now()), Next::Ended));
+}
+
+#[test]
+fn dropping_a_rendering_cancels_it() {
+    let directory = tempfile::tempdir().unwrap();
+    let marker = directory.path().join("aborted.txt");
+    let kernel = kernel(directory.path(), 1, 4);
+    let rendering = kernel
+        .render(
+            tool("tool:demo/abortable", json!({"marker": marker})),
+            Cancel::new(),
+            in_seconds(60),
+        )
+        .unwrap();
+    while !matches!(
+        rendering.next_until(in_seconds(30)),
+        Next::Event(event) if matches!(event.kind, RenderEventKind::Progress { .. })
+    ) {}
+    drop(rendering);
+    let dropped = Instant::now();
+    while std::fs::read_to_string(&marker)
+        .unwrap_or_default()
+        .lines()
+        .count()
+        < 2
+    {
+        assert!(
+            dropped.elapsed() < Duration::from_secs(10),
+            "the render went on"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_render_past_its_deadline_ends_with_a_failed_complete() {
+    let directory = tempfile::tempdir().unwrap();
+    let kernel = kernel(directory.path(), 1, 4);
+    let deadline = Instant::now() + Duration::from_millis(1500);
+    let rendering = kernel
+        .render(tool("tool:demo/hang", json!({})), Cancel::new(), deadline)
+        .unwrap();
+    let events = events_until(&rendering, in_seconds(30));
+    assert_eq!(final_status(&events), Some(Status::Failed), "{events:?}");
+    assert!(Instant::now() < deadline + Duration::from_secs(2));
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        serde_json::to_value(&document.root).unwrap()["code"],
+        "timeout"
+    );
+}
+
+#[test]
+fn dropping_the_kernel_ends_a_busy_loop_and_skips_what_was_queued() {
+    let directory = tempfile::tempdir().unwrap();
+    let kernel = kernel(directory.path(), 1, 4);
+    let spinning = kernel
+        .render(
+            tool("tool:demo/spin", json!({})),
+            Cancel::new(),
+            in_seconds(60),
+        )
+        .unwrap();
+    let queued = kernel
+        .render(
+            tool("tool:demo/hang", json!({})),
+            Cancel::new(),
+            in_seconds(60),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let dropped = Instant::now();
+    drop(kernel);
+    assert!(
+        dropped.elapsed() < GRACE + Duration::from_secs(5),
+        "{:?}",
+        dropped.elapsed()
+    );
+    // The spinning render ends failed (its worker was killed); the queued one never started.
+    let events = events_until(&spinning, in_seconds(5));
+    assert_eq!(final_status(&events), Some(Status::Failed), "{events:?}");
+    assert!(matches!(queued.next_until(in_seconds(5)), Next::Ended));
+}
