@@ -55,7 +55,7 @@ fn event_route(event: &str, config: serde_json::Value) -> serde_json::Value {
 
 fn manifest() -> serde_json::Value {
     json!({
-        "manifestVersion": 1,
+        "manifestVersion": 2,
         "application": {"name": "hook-test", "version": "0.0.0"},
         "digest": "hook-test-digest",
         "react": "19.3.1",
