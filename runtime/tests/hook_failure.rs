@@ -116,8 +116,8 @@ impl Hook {
     }
 
     /// Exit 0, at most one stderr line, and the answer `timeout - 200 ms` after the start at the
-    /// latest. The render deadlines sit 300–400 ms before the timeout; the rest is room for
-    /// process start and exit on a loaded 2-core machine.
+    /// latest. Renders and the warm attempt give up 500 ms before the timeout; the 300 ms between
+    /// is room for process start and exit on a loaded 2-core machine.
     fn assert_in_time(&self, timeout: Duration) {
         assert_eq!(self.output.status.code(), Some(0), "{}", self.stderr());
         assert!(self.stderr().lines().count() <= 1, "{}", self.stderr());

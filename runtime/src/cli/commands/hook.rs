@@ -40,8 +40,10 @@ use crate::cli::{FallbackArg, HookArgs, Printer};
 /// Kept free before the binding's deadline to stop the worker, print and exit.
 const EXIT_MARGIN: Duration = Duration::from_millis(50);
 /// Kept free after a render gives up, to encode the failure's answer and print it on a loaded
-/// machine: a deny that fails closed must reach the host, not only be decided.
-const ANSWER_MARGIN: Duration = Duration::from_millis(100);
+/// machine: a deny that fails closed must reach the host, not only be decided. With the exit
+/// margins the host gets it at least 500 ms before its timeout; a loaded 2-core machine was seen
+/// to need 250 ms of that for process start and exit.
+const ANSWER_MARGIN: Duration = Duration::from_millis(200);
 
 /// What the hook prints: stdout for the host (possibly empty) and at most one line for stderr.
 #[derive(Debug, Default)]
