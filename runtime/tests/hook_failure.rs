@@ -4,7 +4,8 @@
 //! the host's timeout minus 200 ms: writes of 1.1 MB and 10 MB, a tool input nested a million
 //! levels deep, a lone surrogate, a payload cut short, bytes that are not UTF-8, a command longer
 //! than 64 KiB, an extra top-level field, a route that hangs, throws or crashes its worker, and a
-//! warm runtime that is alive but slow. Another host's payload stays silent.
+//! warm runtime that is alive but slow; Codex and Cursor get their own native deny. Another
+//! host's payload stays silent.
 
 #[path = "hook_fixture/support.rs"]
 #[expect(
@@ -72,7 +73,9 @@ fn artifact() -> &'static Path {
                 binding("prompt/submit", "UserPromptSubmit", "claude.prompt", "claude.prompt", OTHER_TIMEOUT),
                 binding("stop", "Stop", "claude.stop", "claude.stop", OTHER_TIMEOUT),
                 binding("tool/before", "PreToolUse", "claude.tool", "claude.pre-tool", GUARD_TIMEOUT),
-            ]},
+            ],
+            "codex": [binding("tool/before", "PreToolUse", "codex.tool", "codex.pre-tool", GUARD_TIMEOUT)],
+            "cursor": [binding("tool/before", "preToolUse", "cursor.tool", "cursor.pre-tool", GUARD_TIMEOUT)]},
             "limits": {"render": {"maxElapsedMs": 20_000, "maxBytes": 8_388_608}, "hookInputMaxBytes": 1_048_576},
             "files": []
         });
@@ -145,9 +148,19 @@ impl Hook {
 /// Runs `abgen-host hook --host claude --event EVENT` on the guard artifact with `stdin`, with no
 /// warm runtime unless `runtime` holds one.
 fn hook(event: &str, stdin: &[u8], runtime: Option<&Path>, extra_args: &[&str]) -> Hook {
+    hook_on("claude", event, stdin, runtime, extra_args)
+}
+
+fn hook_on(
+    host: &str,
+    event: &str,
+    stdin: &[u8],
+    runtime: Option<&Path>,
+    extra_args: &[&str],
+) -> Hook {
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
-        .args(["hook", "--host", "claude", "--event", event])
+        .args(["hook", "--host", host, "--event", event])
         .args(extra_args)
         .env("ABGEN_ARTIFACT", artifact())
         .env(
@@ -155,6 +168,7 @@ fn hook(event: &str, stdin: &[u8], runtime: Option<&Path>, extra_args: &[&str]) 
             runtime.unwrap_or(Path::new("/nonexistent/abgen-tests")),
         )
         .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CURSOR_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -353,4 +367,60 @@ fn a_slow_warm_runtime_leaves_the_fallback_its_cold_worker_time() {
         &["--fallback", "none"],
     );
     hook.assert_pre_tool_deny("the warm runtime did not finish before the deadline");
+}
+
+#[test]
+fn codex_and_cursor_get_their_own_native_deny() {
+    artifact();
+    let payload = |host: &str, input: &str| {
+        let path = repo().join(format!(
+            "fixtures/hosts/{host}/{}.json",
+            if host == "codex" {
+                "PreToolUse"
+            } else {
+                "preToolUse"
+            }
+        ));
+        let mut payload: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        payload["tool_input"] = "RAW-INPUT".into();
+        payload
+            .to_string()
+            .replacen("\"RAW-INPUT\"", input, 1)
+            .into_bytes()
+    };
+    let lone = r#"{"command":"echo \udc00"}"#;
+    let codex = hook_on("codex", "tool/before", &payload("codex", lone), None, &[]);
+    codex.assert_in_time(GUARD_TIMEOUT);
+    let answer: Value = serde_json::from_str(&codex.stdout()).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(reason.contains("lone UTF-16 surrogate"), "{reason}");
+    let cursor = hook_on("cursor", "tool/before", &payload("cursor", lone), None, &[]);
+    cursor.assert_in_time(GUARD_TIMEOUT);
+    let answer: Value = serde_json::from_str(&cursor.stdout()).unwrap();
+    assert_eq!(answer["permission"], "deny", "{answer}");
+    assert!(
+        answer["agent_message"]
+            .as_str()
+            .unwrap()
+            .contains("lone UTF-16 surrogate"),
+        "{answer}"
+    );
+    // Claude Code's payload on Cursor's hook is another host's: silence, closed or not.
+    let claude = hook_on(
+        "cursor",
+        "tool/before",
+        &pre_tool_use("Bash", r#"{"command":"rm -rf build/"}"#),
+        None,
+        &[],
+    );
+    claude.assert_in_time(GUARD_TIMEOUT);
+    assert_eq!(claude.stdout(), "");
+    assert!(
+        claude.stderr().contains("comes from claude"),
+        "{}",
+        claude.stderr()
+    );
 }
