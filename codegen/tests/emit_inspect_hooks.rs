@@ -1,6 +1,7 @@
 //! `abgen inspect --hooks [--json]` as a user runs it: the resolved table of every event route ×
-//! selected host (native event, matcher, state, deadline, reason), for the curator (supported
-//! and degraded rows) and for refused and excluded fixture routes.
+//! selected host (native event, matcher, state, deadline, failure mode, reason), for the curator
+//! (supported and degraded rows), for a guard that fails closed, and for refused and excluded
+//! fixture routes.
 
 use std::path::Path;
 
@@ -50,4 +51,10 @@ fn excluded_route_as_json() {
         "excluded_hooks_json",
         run(&["inspect", "--root", &root, "--hooks", "--json"])
     );
+}
+
+#[test]
+fn a_guard_shows_how_it_fails() {
+    let root = project("fixtures/projects/valid-guard-fails-closed");
+    insta::assert_snapshot!("guard_hooks", run(&["inspect", "--root", &root, "--hooks"]));
 }

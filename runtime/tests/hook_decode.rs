@@ -58,6 +58,7 @@ fn decode_with(
         native_event,
         opt_in,
         env,
+        max_depth: 64,
     })
 }
 
@@ -192,25 +193,75 @@ fn unbounded_fields_enter_native_only_when_the_route_names_them() {
 }
 
 #[test]
-fn long_tool_input_and_prompt_are_bounded_and_marked() {
+fn long_tool_input_and_prompt_are_kept_whole() {
+    // A guard judges the whole input: a 1.1 MB Write and a 200 KB prompt reach it uncut.
     let mut payload: Value = serde_json::from_slice(&fixture("PostToolUse")).unwrap();
-    payload["tool_input"]["content"] = "x".repeat(200_000).into();
+    payload["tool_input"]["content"] = "x".repeat(1_100_000).into();
     let event = decode(&serde_json::to_vec(&payload).unwrap(), "PostToolUse");
     assert_valid(&event);
     let tool = event.tool.unwrap();
-    assert!(tool.truncated);
-    let content = tool.input["content"].as_str().unwrap();
-    assert!(
-        content.len() < 70_000 && content.ends_with('…'),
-        "{}",
-        content.len()
-    );
+    assert!(!tool.truncated && !tool.lossy);
+    assert_eq!(tool.input["content"].as_str().unwrap().len(), 1_100_000);
 
     let mut payload: Value = serde_json::from_slice(&fixture("UserPromptSubmit")).unwrap();
     payload["prompt"] = "é".repeat(100_000).into();
     let event = decode(&serde_json::to_vec(&payload).unwrap(), "UserPromptSubmit");
     assert_valid(&event);
-    assert!(event.prompt.unwrap().truncated);
+    let prompt = event.prompt.unwrap();
+    assert_eq!(
+        (prompt.text.chars().count(), prompt.truncated),
+        (100_000, false)
+    );
+}
+
+/// The fixture `native_event` with `field` set to `raw`, JSON text spliced in as it is.
+fn with_raw_field(native_event: &str, field: &str, raw: &str) -> Vec<u8> {
+    let mut payload: Value = serde_json::from_slice(&fixture(native_event)).unwrap();
+    payload[field] = "RAW-FIELD".into();
+    payload
+        .to_string()
+        .replacen("\"RAW-FIELD\"", raw, 1)
+        .into_bytes()
+}
+
+#[test]
+fn deep_tool_input_is_cut_at_the_depth_limit_and_marked() {
+    // Deeper than serde_json's 128 levels: read, kept to the limit, and said so.
+    let deep = format!(
+        "{{\"command\":\"ls\",\"nested\":{}1{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let event = decode(
+        &with_raw_field("PreToolUse", "tool_input", &deep),
+        "PreToolUse",
+    );
+    assert_valid(&event);
+    let tool = event.tool.unwrap();
+    assert!(tool.truncated);
+    assert_eq!(tool.input["command"], "ls");
+    assert!(tool.input["nested"].is_array());
+    // Only the field that was cut is marked: a shallow input is whole.
+    assert!(
+        !decode(&fixture("PreToolUse"), "PreToolUse")
+            .tool
+            .unwrap()
+            .truncated
+    );
+}
+
+#[test]
+fn a_lone_surrogate_is_read_as_a_replacement_character_and_marked_lossy() {
+    let payload = with_raw_field("UserPromptSubmit", "prompt", "\"\\ud800 then\"");
+    let event = decode(&payload, "UserPromptSubmit");
+    assert_valid(&event);
+    let prompt = event.prompt.unwrap();
+    assert!(prompt.lossy);
+    assert_eq!(prompt.text, "\u{FFFD} then");
+    let payload = with_raw_field("PreToolUse", "tool_input", "{\"command\":\"echo \\udc00\"}");
+    let tool = decode(&payload, "PreToolUse").tool.unwrap();
+    assert!(tool.lossy && !tool.truncated);
+    assert_eq!(tool.input["command"], "echo \u{FFFD}");
 }
 
 #[test]

@@ -67,6 +67,7 @@ fn decode_with(
         native_event,
         opt_in,
         env,
+        max_depth: 64,
     })
 }
 
@@ -258,12 +259,18 @@ fn another_hosts_payload_is_silence() {
             }
             let mut payload: Value =
                 serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-            // Codex's SessionStart and SessionEnd carry nothing only Codex sends (no `turn_id`):
-            // to Claude they read as Claude's own, whose output for those events is the same.
+            // Codex's payloads are Claude Code's plus fields Claude Code does not send (`turn_id`,
+            // `model`): extra fields never make a payload foreign, so to Claude they read as its
+            // own. Codex never runs Claude Code's hooks document (its plugins point at their own),
+            // and its SessionStart and SessionEnd (no `turn_id`) read as Claude's to Codex too.
             let stem = path.file_stem().unwrap().to_str().unwrap();
             let codex_session = from == "codex" && stem.starts_with("Session");
+            let claude_session = from == "claude" && stem.starts_with("Session");
             for (host, decoder, event, native_event) in decoders {
-                if *host == from || (codex_session && *host == "claude") {
+                if *host == from
+                    || (from == "codex" && *host == "claude")
+                    || (claude_session && *host == "codex")
+                {
                     continue;
                 }
                 // The same event name, so only the host tells the payload apart.
@@ -274,6 +281,7 @@ fn another_hosts_payload_is_silence() {
                     native_event,
                     opt_in: &[],
                     env: &no_environment,
+                    max_depth: 64,
                 });
                 match decoded {
                     Decoded::Silent(Silence::OtherHost { found, expected }) => {
@@ -303,6 +311,7 @@ fn a_cursor_interrupt_is_only_an_aborted_stop() {
             native_event: "stop",
             opt_in: &[],
             env: &no_environment,
+            max_depth: 64,
         })
     };
     let mut stop: Value = serde_json::from_slice(&fixture("cursor", "stop")).unwrap();

@@ -80,7 +80,7 @@ fn the_schema_refuses_broken_manifests() {
         ),
         (
             "another manifest version",
-            broken(|m| m["manifestVersion"] = json!(2)),
+            broken(|m| m["manifestVersion"] = json!(1)),
         ),
         (
             "a digest that is not sha256",

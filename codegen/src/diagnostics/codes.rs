@@ -77,6 +77,7 @@ codes! {
     AB5202 Error "`delivery: ['deferred']` is not supported yet";
     AB5203 Error "a `standalone` fallback cannot fit the event's budget on a target";
     AB5204 Warning "an event route's tool selectors name no tool a target reports to hooks";
+    AB5205 Error "an event route sets `failure` on an event that cannot deny on a target";
     AB5210 Warning "a tool's input schema cannot be given to a selected host without accepting less (its root is not a plain object)";
     AB5300 Error "source file does not parse";
     AB5301 Error "source file cannot be read";
@@ -92,6 +93,7 @@ codes! {
     AB5313 Error "event `config.fallback` is not `none` or `standalone`";
     AB5314 Error "event `config.native` is not an array of field names";
     AB5315 Warning "unknown key in an event route's `config`";
+    AB5316 Error "event `config.failure` is not `open` or `closed`";
     AB5320 Error "a tool's `config.excludeClients` is not a list of 1–128 character client-name prefixes";
     AB5340 Error "`--out` holds files abgen did not write there, or changed ones: abgen replaces only its own artifact";
     AB5341 Error "`--out` is a file or something else that is not a directory";

@@ -98,6 +98,7 @@ fn finding_location(
         Code::AB5202 => Some("/delivery"),
         Code::AB5203 => Some("/fallback"),
         Code::AB5204 => Some("/tools"),
+        Code::AB5205 => Some("/failure"),
         _ => None,
     };
     if let Some(location) = pointer.and_then(|pointer| module.config_locations.get(pointer)) {

@@ -140,6 +140,10 @@ pub struct HooksRow {
     pub exact_matcher_chars: String,
     /// What a standalone (cold) worker needs of the deadline.
     pub cold_worker_ms: u64,
+    /// The largest stdin payload the hook client reads.
+    pub payload_max_bytes: u64,
+    /// Nesting of payload values the hook client keeps (deeper is cut and marked truncated).
+    pub payload_max_depth: u64,
     /// Write the (empty) document even without bindings.
     pub guard: bool,
 }

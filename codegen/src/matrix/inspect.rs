@@ -1,15 +1,17 @@
-//! `abgen inspect --hooks`: the resolved hook table as aligned text, one line per route × host.
+//! `abgen inspect --hooks`: the resolved hook table as aligned text, one line per route × host;
+//! `FAILURE` is how a guard fails (`open`, `closed`) where the event can deny, `-` elsewhere.
 //! Entry: [`render_hook_rows`]. The JSON form is the rows themselves ([`super::HookRow`]).
 
 use super::resolve::HookRow;
 
-const HEADER: [&str; 7] = [
+const HEADER: [&str; 8] = [
     "ROUTE",
     "HOST",
     "NATIVE EVENT",
     "MATCHER",
     "STATE",
     "DEADLINE",
+    "FAILURE",
     "REASON",
 ];
 
@@ -18,7 +20,7 @@ pub fn render_hook_rows(rows: &[HookRow]) -> String {
     if rows.is_empty() {
         return "No event routes.\n".to_owned();
     }
-    let cells: Vec<[String; 7]> = rows
+    let cells: Vec<[String; 8]> = rows
         .iter()
         .map(|row| {
             let or_dash = |value: &Option<String>| value.clone().unwrap_or_else(|| "-".into());
@@ -30,6 +32,7 @@ pub fn render_hook_rows(rows: &[HookRow]) -> String {
                 row.state.clone(),
                 row.deadline_ms
                     .map_or_else(|| "-".into(), |ms| format!("{ms} ms")),
+                or_dash(&row.failure),
                 or_dash(&row.reason),
             ]
         })

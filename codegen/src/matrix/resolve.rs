@@ -1,5 +1,6 @@
 //! Resolution of every event route × selected target through the host matrix: native event,
-//! matcher, timeout, deadline, decoder, encoder, fallback, and what the author must be told
+//! matcher, timeout, deadline, decoder, encoder, fallback, failure mode and payload budget, and
+//! what the author must be told
 //! (ARCHITECTURE §5). Entry: [`resolve`]; `check` turns its findings into diagnostics, `build`
 //! writes its bindings, `inspect --hooks` prints its rows.
 //!
@@ -7,7 +8,7 @@
 //! hook document (and below a budget the host shares between hooks), so the hook client answers
 //! before the host gives up on it. Nothing here branches on a host name.
 
-use abgen_runtime::manifest::{HookBinding, HookFallback, HookTables};
+use abgen_runtime::manifest::{HookBinding, HookFailure, HookFallback, HookTables};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -47,6 +48,9 @@ pub struct HookRow {
     pub deadline_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_sec: Option<u64>,
+    /// How the guard fails (`open`, `closed`), on a registered event that can deny.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// Something the author must know about a route on a host.
@@ -91,8 +95,26 @@ pub fn resolve(routes: &[EventRoute<'_>], targets: &[&HostMatrix]) -> Resolution
             ));
             continue;
         }
+        let mut registered = 0;
+        let mut can_deny = false;
         for host in &hosts {
-            resolve_on_host(route, host, &mut resolution);
+            if let Some(denies) = resolve_on_host(route, host, &mut resolution) {
+                registered += 1;
+                can_deny |= denies;
+            }
+        }
+        // `failure: 'closed'` is judged per host (in `resolve_on_host`); `'open'` is what every
+        // host does anyway, so it is only wrong where the route can deny nowhere.
+        if registered > 0 && !can_deny && failure_mode(route.config) == Some(HookFailure::Open) {
+            resolution.findings.push(finding(
+                route,
+                Code::AB5205,
+                format!(
+                    "`{}` sets `failure: 'open'`, but no target can refuse anything on `{}`, so there is no guard to fail",
+                    route.id, route.event
+                ),
+                "Remove `failure`; it applies to events that can deny, such as tool/before.",
+            ));
         }
     }
     for bindings in resolution.bindings.values_mut() {
@@ -101,7 +123,12 @@ pub fn resolve(routes: &[EventRoute<'_>], targets: &[&HostMatrix]) -> Resolution
     resolution
 }
 
-fn resolve_on_host(route: &EventRoute<'_>, host: &HostMatrix, resolution: &mut Resolution) {
+/// Resolves `route` on `host`; `Some(can deny)` when it is registered there.
+fn resolve_on_host(
+    route: &EventRoute<'_>,
+    host: &HostMatrix,
+    resolution: &mut Resolution,
+) -> Option<bool> {
     let mut row = HookRow {
         route: route.id.to_owned(),
         host: host.host.clone(),
@@ -111,12 +138,13 @@ fn resolve_on_host(route: &EventRoute<'_>, host: &HostMatrix, resolution: &mut R
         reason: None,
         deadline_ms: None,
         timeout_sec: None,
+        failure: None,
     };
     if !targets_host(route.config, &host.host) {
         row.state = "excluded".into();
         row.reason = Some(format!("the route's `targets` leave {} out", host.host));
         resolution.rows.push(row);
-        return;
+        return None;
     }
     let event_row = host.event(route.event);
     let (event_row, hooks) = match (event_row, &host.hooks) {
@@ -144,7 +172,7 @@ fn resolve_on_host(route: &EventRoute<'_>, host: &HostMatrix, resolution: &mut R
             row.state = state.as_str().into();
             row.reason = Some(reason);
             resolution.rows.push(row);
-            return;
+            return None;
         }
     };
     row.state = event_row.state.as_str().into();
@@ -168,7 +196,7 @@ fn resolve_on_host(route: &EventRoute<'_>, host: &HostMatrix, resolution: &mut R
             ));
             row.state = "no-tool".into();
             resolution.rows.push(row);
-            return;
+            return None;
         }
         Err(file) => {
             resolution.findings.push(finding(
@@ -182,7 +210,7 @@ fn resolve_on_host(route: &EventRoute<'_>, host: &HostMatrix, resolution: &mut R
             ));
             row.state = "unavailable".into();
             resolution.rows.push(row);
-            return;
+            return None;
         }
     };
     if event_row.state == SupportState::Degraded {
@@ -228,9 +256,25 @@ fn resolve_on_host(route: &EventRoute<'_>, host: &HostMatrix, resolution: &mut R
             "Write `fallback: 'none'`, or add `targets` to the route without this host.",
         ));
     }
+    let failure = failure_mode(route.config).unwrap_or_default();
+    if failure == HookFailure::Closed && !event_row.deny {
+        resolution.findings.push(finding(
+            route,
+            Code::AB5205,
+            format!(
+                "`{}` sets `failure: 'closed'`, but {} cannot refuse anything on `{}`: a failed hook there lets the action proceed",
+                route.id, host.display_name, route.event
+            ),
+            &format!(
+                "Add `targets` to the route without `{}`, or remove `failure`.",
+                host.host
+            ),
+        ));
+    }
     row.matcher = matcher.clone();
     row.deadline_ms = Some(deadline_ms);
     row.timeout_sec = Some(timeout_sec);
+    row.failure = event_row.deny.then(|| failure.as_str().to_owned());
     resolution.rows.push(row);
     let binding = HookBinding {
         native_event: event_row.native.clone().unwrap_or_default(),
@@ -242,12 +286,26 @@ fn resolve_on_host(route: &EventRoute<'_>, host: &HostMatrix, resolution: &mut R
         decoder: event_row.decoder.clone().unwrap_or_default(),
         encoder: event_row.encoder.clone().unwrap_or_default(),
         fallback,
+        cold_worker_ms: (fallback == HookFallback::Standalone).then_some(hooks.cold_worker_ms),
+        failure,
+        payload_max_bytes: Some(hooks.payload_max_bytes),
+        payload_max_depth: Some(hooks.payload_max_depth),
     };
     resolution
         .bindings
         .entry(host.host.clone())
         .or_default()
         .push(binding);
+    Some(event_row.deny)
+}
+
+/// The route's `failure` option, when it is one of the two modes (anything else is AB5316).
+fn failure_mode(config: &Map<String, Value>) -> Option<HookFailure> {
+    match config.get("failure").and_then(Value::as_str) {
+        Some("open") => Some(HookFailure::Open),
+        Some("closed") => Some(HookFailure::Closed),
+        _ => None,
+    }
 }
 
 fn finding(route: &EventRoute<'_>, code: Code, message: String, recovery: &str) -> Finding {

@@ -1,4 +1,4 @@
-use abgen_runtime::manifest::{HookBinding, HookFallback};
+use abgen_runtime::manifest::{HookBinding, HookFailure, HookFallback};
 use serde_json::{Map, Value, json};
 
 use super::{EventRoute, Resolution, resolve};
@@ -242,4 +242,60 @@ fn the_order_of_routes_and_targets_never_changes_the_result() {
     let backward = run(&routes, &["cursor", "codex", "claude"]);
     assert_eq!(forward.bindings, backward.bindings);
     assert_eq!(forward.rows, backward.rows);
+}
+
+#[test]
+fn a_guards_failure_mode_and_payload_budget_reach_every_binding() {
+    let guard = route(
+        "tool/before",
+        json!({ "tools": ["shell"], "failure": "closed", "fallback": "standalone" }),
+    );
+    let resolution = run(&[guard], &["claude", "codex", "cursor"]);
+    // Codex delivers tool/before degraded (AB5200); nothing about the failure mode.
+    assert_eq!(codes(&resolution), [Code::AB5200]);
+    for host_name in ["claude", "codex", "cursor"] {
+        let binding = bindings(&resolution, host_name).remove(0);
+        let hooks = host(host_name).unwrap().hooks.as_ref().unwrap();
+        assert_eq!(binding.failure, HookFailure::Closed, "{host_name}");
+        assert_eq!(binding.cold_worker_ms, Some(hooks.cold_worker_ms));
+        assert_eq!(binding.payload_max_bytes, Some(hooks.payload_max_bytes));
+        assert_eq!(binding.payload_max_depth, Some(hooks.payload_max_depth));
+    }
+    assert!(
+        resolution
+            .rows
+            .iter()
+            .all(|row| row.failure.as_deref() == Some("closed"))
+    );
+    // Without a standalone fallback no time is kept back from the warm attempt; open is the
+    // default and shows as such.
+    let plain = run(&[route("stop", json!({}))], &["claude"]);
+    let binding = bindings(&plain, "claude").remove(0);
+    assert_eq!(
+        (binding.cold_worker_ms, binding.failure),
+        (None, HookFailure::Open)
+    );
+    assert_eq!(plain.rows[0].failure.as_deref(), Some("open"));
+}
+
+#[test]
+fn a_failure_mode_where_nothing_can_be_denied_is_an_error() {
+    // Cursor's postToolUse takes no deny: closed cannot hold there, but it can on Claude.
+    let after = route("tool/after", json!({ "failure": "closed" }));
+    let resolution = run(&[after], &["claude", "cursor"]);
+    assert_eq!(codes(&resolution), [Code::AB5205]);
+    assert!(resolution.findings[0].message.contains("Cursor"));
+    let after = route("tool/after", json!({ "failure": "open" }));
+    assert!(run(&[after], &["claude", "cursor"]).findings.is_empty());
+    // No host can refuse a session start, so neither mode means anything there.
+    for mode in ["open", "closed"] {
+        let start = route("session/start", json!({ "failure": mode }));
+        let resolution = run(&[start], &["claude", "codex"]);
+        assert!(
+            codes(&resolution).iter().all(|code| *code == Code::AB5205),
+            "{mode}"
+        );
+        assert!(!resolution.findings.is_empty(), "{mode}");
+        assert!(resolution.rows.iter().all(|row| row.failure.is_none()));
+    }
 }

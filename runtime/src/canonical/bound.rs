@@ -23,7 +23,7 @@ impl Bounds {
         max_items: 64,
         max_depth: 8,
     };
-    /// A tool's input, and payload fields a route asked for by name (`config.native`).
+    /// Payload fields a route asked for by name (`config.native`).
     pub const CONTENT: Bounds = Bounds {
         max_string_bytes: 64 * 1024,
         max_items: 256,

@@ -65,19 +65,26 @@ pub struct CanonicalTool {
     pub selector: ToolSelector,
     /// The host's own tool name (`Write`, `mcp__plugin_curator_library__search_books`).
     pub name: String,
-    /// The tool's input as the host sent it, bounded.
+    /// The tool's input as the host sent it, whole down to the host's depth limit.
     pub input: Value,
-    /// Whether bounding cut something out of `input`.
+    /// Whether something nested deeper than the depth limit was cut out of `input`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Whether a string of `input` held a lone UTF-16 surrogate escape, read as U+FFFD.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
 }
 
-/// The submitted prompt, bounded.
+/// The submitted prompt, whole (the payload budget bounds it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prompt {
     pub text: String,
+    /// Whether the text was cut (never by this runtime's decoders today; kept for the schema).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Whether the text held a lone UTF-16 surrogate escape, read as U+FFFD.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
 }
 
 /// The host-neutral kind of a tool; routes select tools by it (`tools: ['file.write']`).

@@ -4,7 +4,9 @@
 //! Host decoders (`crate::hosts`) build a [`CanonicalEvent`]; [`selectors_match`] re-checks a
 //! route's `tools` selectors against its tool; [`bound_value`] and [`bound_text`] keep every
 //! host-supplied value bounded. Invariant: a canonical event serializes to exactly what the
-//! schema accepts, and nothing a host sent enters it unbounded.
+//! schema accepts, and nothing a host sent enters it unbounded: native fields by [`Bounds`], the
+//! tool input and the prompt by the hook's payload budget and depth limit, with what was cut or
+//! read lossily marked on them.
 
 mod bound;
 mod event;

@@ -37,6 +37,7 @@ mod tests {
             name: name.into(),
             input: serde_json::Value::Null,
             truncated: false,
+            lossy: false,
         }
     }
 

@@ -81,9 +81,11 @@ const ENVELOPE: HostEnvelope = HostEnvelope {
     foreign,
 };
 
-/// Cursor replays Claude plugin hooks with its own payloads, which carry its base fields; Codex
-/// marks turn-scoped payloads with its `turn_id` extension. (A Codex SessionStart has neither and
-/// reads as Claude's; its output shape for that event is the same.)
+/// Cursor replays Claude plugin hooks with its own payloads: those lack a field Claude Code sends
+/// on every event (`session_id` on tool events, `cwd` on session events) and carry Cursor's base
+/// fields. Nothing else is foreign: Codex never
+/// runs this document (its plugins point at their own), and a field Claude Code adds (a Codex-like
+/// `turn_id`) must not silence a guard.
 fn foreign(payload: &Map<String, Value>) -> Option<&'static str> {
     const CURSOR: &[&str] = &[
         "cursor_version",
@@ -91,13 +93,10 @@ fn foreign(payload: &Map<String, Value>) -> Option<&'static str> {
         "generation_id",
         "workspace_roots",
     ];
-    if CURSOR.iter().any(|field| payload.contains_key(*field)) {
-        Some("cursor")
-    } else if payload.contains_key("turn_id") {
-        Some("codex")
-    } else {
-        None
-    }
+    let always = ["session_id", "cwd"];
+    (always.iter().any(|field| !payload.contains_key(*field))
+        && CURSOR.iter().any(|field| payload.contains_key(*field)))
+    .then_some("cursor")
 }
 
 const fn decoder(

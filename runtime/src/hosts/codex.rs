@@ -73,8 +73,10 @@ const ENVELOPE: HostEnvelope = HostEnvelope {
     foreign,
 };
 
-/// Cursor's payloads carry its base fields; Claude Code sends fields Codex never does, and no
-/// `turn_id`, which Codex puts on every turn-scoped event.
+/// Cursor's payloads lack a field Codex always sends (`session_id`, `cwd`) and carry Cursor's base
+/// fields; a
+/// turn-scoped event without the `turn_id` Codex puts on every one is Claude Code's. Extra fields
+/// never make a payload foreign: a newer Codex may send more.
 fn foreign(payload: &Map<String, Value>) -> Option<&'static str> {
     const TURN_SCOPED: &[&str] = &[
         "PreToolUse",
@@ -94,21 +96,18 @@ fn foreign(payload: &Map<String, Value>) -> Option<&'static str> {
         "generation_id",
         "workspace_roots",
     ];
-    const CLAUDE: &[&str] = &[
-        "prompt_id",
-        "effort",
-        "duration_ms",
-        "background_tasks",
-        "session_crons",
-    ];
     let turn_scoped_without_turn = !payload.contains_key("turn_id")
         && payload
             .get("hook_event_name")
             .and_then(Value::as_str)
             .is_some_and(|event| TURN_SCOPED.contains(&event));
-    if CURSOR.iter().any(|field| payload.contains_key(*field)) {
+    if ["session_id", "cwd"]
+        .iter()
+        .any(|field| !payload.contains_key(*field))
+        && CURSOR.iter().any(|field| payload.contains_key(*field))
+    {
         Some("cursor")
-    } else if turn_scoped_without_turn || CLAUDE.iter().any(|field| payload.contains_key(*field)) {
+    } else if turn_scoped_without_turn {
         Some("claude")
     } else {
         None

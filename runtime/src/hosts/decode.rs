@@ -1,13 +1,17 @@
 //! Decoding a host's stdin payload into a canonical event, driven by a host's [`HostEnvelope`]
 //! table and one [`Decoder`] row per payload shape.
 //!
-//! Entry: [`Decoder::decode`]. Invariant: the payload is parsed once, every field the decoder
-//! relies on is type-checked (a wrong type is silence, never a guess), and only documented fields
-//! reach `native`, bounded; fields that are unbounded or personal only when the route names them.
+//! Entry: [`Decoder::decode`]. Invariant: the payload is parsed once (by [`super::json`], with no
+//! recursion limit), every field the decoder relies on is type-checked (a wrong type is silence,
+//! never a guess), and only documented fields reach `native`, bounded; fields that are unbounded
+//! or personal only when the route names them. The tool input and the prompt, which a guard
+//! judges, are kept whole (the payload budget bounds them); what was cut below the depth limit
+//! or read lossily is marked on them, never hidden.
 
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
+use super::json::{JsonError, Payload, read_payload};
 use crate::canonical::{
     Axis, AxisSource, Bounds, CanonicalEvent, CanonicalTool, Prompt, ToolSelector, bound_text,
     bound_value,
@@ -37,7 +41,9 @@ pub struct HostEnvelope {
     pub common_opt_in_fields: &'static [&'static str],
     /// Native tool name → canonical selector; a tool no row names is `other`.
     pub tools: &'static [ToolRow],
-    /// The other host a payload recognisably comes from (hosts replay each other's hooks).
+    /// The other host a payload recognisably comes from (hosts replay each other's hooks). It
+    /// judges by fields this host always sends that are missing, never by extra fields alone: a
+    /// host adding a field (Claude Code sending a `turn_id`) must not turn its guards off.
     pub foreign: fn(&Map<String, Value>) -> Option<&'static str>,
 }
 
@@ -137,6 +143,8 @@ pub struct DecodeInput<'a> {
     pub opt_in: &'a [String],
     /// Reads one environment variable of the hook process.
     pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// Nesting of payload values kept (the binding's `payloadMaxDepth`); deeper is cut, marked.
+    pub max_depth: usize,
 }
 
 /// What a payload decodes to.
@@ -152,6 +160,8 @@ pub enum Decoded {
 pub enum Silence {
     #[error("the payload is not JSON: {0}")]
     NotJson(String),
+    #[error("the payload is not UTF-8 text (byte {offset})")]
+    NotUtf8 { offset: usize },
     #[error("the payload is not a JSON object")]
     NotAnObject,
     #[error("the payload comes from {found}, not {expected}")]
@@ -173,6 +183,22 @@ pub enum Silence {
     },
 }
 
+impl Silence {
+    /// Whether the payload is this hook's delivery but cannot be read (a guard that fails closed
+    /// denies it), rather than another host's, event's or case's (always silence).
+    pub fn is_unreadable(&self) -> bool {
+        match self {
+            Silence::NotJson(_)
+            | Silence::NotUtf8 { .. }
+            | Silence::NotAnObject
+            | Silence::Invalid { .. } => true,
+            Silence::OtherHost { .. } | Silence::OtherEvent { .. } | Silence::OtherCase { .. } => {
+                false
+            }
+        }
+    }
+}
+
 impl Decoder {
     /// Decodes one payload.
     pub fn decode(&self, input: &DecodeInput<'_>) -> Decoded {
@@ -184,18 +210,20 @@ impl Decoder {
 
     fn try_decode(&self, input: &DecodeInput<'_>) -> Result<CanonicalEvent, Silence> {
         let envelope = self.envelope;
-        let payload: Value = serde_json::from_slice(input.payload)
-            .map_err(|error| Silence::NotJson(error.to_string()))?;
-        let Value::Object(payload) = payload else {
+        let read = read_payload(input.payload, input.max_depth).map_err(|error| match error {
+            JsonError::NotUtf8 { offset } => Silence::NotUtf8 { offset },
+            syntax @ JsonError::Syntax { .. } => Silence::NotJson(syntax.to_string()),
+        })?;
+        let Value::Object(payload) = &read.value else {
             return Err(Silence::NotAnObject);
         };
-        if let Some(found) = (envelope.foreign)(&payload) {
+        if let Some(found) = (envelope.foreign)(payload) {
             return Err(Silence::OtherHost {
                 found,
                 expected: envelope.host,
             });
         }
-        match text_field(&payload, envelope.event_field)? {
+        match text_field(payload, envelope.event_field)? {
             Some(found) if found == input.native_event => {}
             Some(found) => {
                 return Err(Silence::OtherEvent {
@@ -206,22 +234,23 @@ impl Decoder {
             None => return Err(invalid(envelope.event_field, "is missing")),
         }
         if let Some((field, expected)) = self.only_when
-            && text_field(&payload, field)? != Some(expected)
+            && text_field(payload, field)? != Some(expected)
         {
             return Err(Silence::OtherCase { field, expected });
         }
-        let session = match text_field(&payload, envelope.session_field)? {
+        let session = match text_field(payload, envelope.session_field)? {
             Some(session) if !session.is_empty() => native_axis(session),
             _ => Axis::Unavailable {
                 reason: format!("the payload has no `{}`", envelope.session_field),
             },
         };
-        let workspace = self.workspace(&payload, input)?;
-        let tool = self.tool(&payload)?;
+        let workspace = self.workspace(payload, input)?;
+        let tool = self.tool(payload, &read)?;
         let prompt = if self.prompt {
-            text_field(&payload, envelope.prompt_field)?.map(|text| {
-                let (text, truncated) = bound_text(text, Bounds::CONTENT.max_string_bytes);
-                Prompt { text, truncated }
+            text_field(payload, envelope.prompt_field)?.map(|text| Prompt {
+                text: text.to_owned(),
+                truncated: false,
+                lossy: read.lossy.contains(envelope.prompt_field),
             })
         } else {
             None
@@ -235,7 +264,7 @@ impl Decoder {
             workspace,
             tool,
             prompt,
-            native: self.native(&payload, input.opt_in),
+            native: self.native(payload, input.opt_in),
         })
     }
 
@@ -277,8 +306,21 @@ impl Decoder {
         })
     }
 
-    fn tool(&self, payload: &Map<String, Value>) -> Result<Option<CanonicalTool>, Silence> {
+    /// The tool and its input, whole: the reader already kept it to the depth limit, and the
+    /// payload budget bounds its size. `read` says which fields were cut or lossy.
+    fn tool(
+        &self,
+        payload: &Map<String, Value>,
+        read: &Payload,
+    ) -> Result<Option<CanonicalTool>, Silence> {
         let envelope = self.envelope;
+        let input_fields: &[&str] = match self.tool {
+            ToolShape::None => &[],
+            ToolShape::Named | ToolShape::NamedAs(_) => {
+                std::slice::from_ref(&envelope.tool_input_field)
+            }
+            ToolShape::Fixed { input_fields, .. } => input_fields,
+        };
         let (name, selector, input) = match self.tool {
             ToolShape::None => return Ok(None),
             ToolShape::Named | ToolShape::NamedAs(_) => {
@@ -306,12 +348,15 @@ impl Decoder {
                 (name, selector, Value::Object(input))
             }
         };
-        let (input, truncated) = bound_value(&input, &Bounds::CONTENT);
+        let marked = |set: &std::collections::BTreeSet<String>| {
+            input_fields.iter().any(|field| set.contains(*field))
+        };
         Ok(Some(CanonicalTool {
             selector,
             name: bound_text(name, Bounds::NATIVE.max_string_bytes).0,
             input,
-            truncated,
+            truncated: marked(&read.cut),
+            lossy: marked(&read.lossy),
         }))
     }
 

@@ -13,11 +13,13 @@ mod codex;
 mod cursor;
 mod decode;
 mod encode;
+mod json;
 
 pub use decode::{
     DecodeInput, Decoded, Decoder, HostEnvelope, Silence, ToolNames, ToolRow, ToolShape,
 };
 pub use encode::{Accepts, Encoder, NativeOutput};
+pub use json::{JsonError, Payload, read_payload};
 
 /// What abgen knows about each host's hooks.
 pub struct HostTables {

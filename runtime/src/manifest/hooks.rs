@@ -38,6 +38,48 @@ pub struct HookBinding {
     /// Which encoder writes the host's native output.
     pub encoder: String,
     pub fallback: HookFallback,
+    /// The part of `deadline_ms` kept for the standalone fallback (the host matrix's cold-worker
+    /// time): the warm attempt gets only the rest, so a slow warm runtime cannot starve it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_worker_ms: Option<u64>,
+    /// What the hook answers when it cannot give the route's answer (absent: open).
+    #[serde(default, skip_serializing_if = "HookFailure::is_open")]
+    pub failure: HookFailure,
+    /// The largest stdin payload read (the host matrix's budget); `None`: the manifest's
+    /// `limits.hookInputMaxBytes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_max_bytes: Option<u64>,
+    /// Nesting kept of payload values; `None`: [`DEFAULT_PAYLOAD_MAX_DEPTH`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_max_depth: Option<u64>,
+}
+
+/// The nesting a binding without `payloadMaxDepth` keeps.
+pub const DEFAULT_PAYLOAD_MAX_DEPTH: u64 = 64;
+
+/// How a guard fails: what the hook answers when it cannot give the route's own answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HookFailure {
+    /// Answer nothing, so the host proceeds: every host's own default for a failed hook.
+    #[default]
+    Open,
+    /// Answer with the host's native deny and a reason naming what failed.
+    Closed,
+}
+
+impl HookFailure {
+    pub const fn is_open(&self) -> bool {
+        matches!(self, HookFailure::Open)
+    }
+
+    /// The option's value as routes write it (`'open'`, `'closed'`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HookFailure::Open => "open",
+            HookFailure::Closed => "closed",
+        }
+    }
 }
 
 /// What a hook does when no warm runtime answers in time.

@@ -11,7 +11,10 @@ mod hooks;
 mod model;
 mod read;
 
-pub use hooks::{HookBinding, HookFallback, HookRoute, HookTables, HookView};
+pub use hooks::{
+    DEFAULT_PAYLOAD_MAX_DEPTH, HookBinding, HookFailure, HookFallback, HookRoute, HookTables,
+    HookView,
+};
 pub use model::{
     Application, FileEntry, Limits, MANIFEST_FILE_NAME, MANIFEST_VERSION, Manifest,
     ProfileProjection, REACT_VERSION, RenderLimits, Route, RouteKind, RouteSchemas,

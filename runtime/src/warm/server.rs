@@ -16,12 +16,13 @@ use std::time::{Duration, Instant};
 
 use crate::document::RenderEvent;
 
-use super::frame::{read_frame, write_frame};
+use super::frame::{MAX_FRAME_BYTES, read_frame, write_frame};
 use super::path::{PathError, SocketPath, current_uid, peer_uid};
 use super::protocol::{WARM_PROTOCOL, WarmRefusal, WarmRequest};
 
-/// The largest request frame a server reads (a tool input or an event's props, bounded).
-const MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+/// The largest request frame a server reads: an event's props hold a tool input whole, up to the
+/// host matrix's 8 MiB payload budget, so twice that leaves room for the props around it.
+const MAX_REQUEST_BYTES: usize = MAX_FRAME_BYTES;
 /// How long a connected client has to send its request.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 /// The longest deadline a request may ask for.

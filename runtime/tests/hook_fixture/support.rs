@@ -1,6 +1,7 @@
-//! Builds the test artifact of `hook_render.rs` and `render_cli.rs`: this folder's entry bundled
-//! into `runtime/worker.mjs` (with the repository's esbuild and React), beside a hand-written
-//! manifest whose digest the entry names. Needs the npm workspace installed (`npm ci`).
+//! Builds the test artifacts of `hook_render.rs`, `render_cli.rs`, `warm_worker.rs` and
+//! `hook_failure.rs`: one of this folder's entries bundled into `runtime/worker.mjs` (with the
+//! repository's esbuild and React), beside a hand-written manifest whose digest the entry names.
+//! Needs the npm workspace installed (`npm ci`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -13,6 +14,12 @@ pub fn repo() -> PathBuf {
 
 /// Writes the artifact into a fresh folder named `name` under cargo's test scratch directory.
 pub fn build_artifact(name: &str) -> PathBuf {
+    build_artifact_from(name, "entry.tsx", &manifest())
+}
+
+/// Writes an artifact of this folder's worker entry `entry` and `manifest` into a fresh folder
+/// named `name` under cargo's test scratch directory.
+pub fn build_artifact_from(name: &str, entry: &str, manifest: &serde_json::Value) -> PathBuf {
     let root = repo();
     assert!(
         root.join("node_modules/react-server-dom-webpack").is_dir(),
@@ -23,12 +30,12 @@ pub fn build_artifact(name: &str) -> PathBuf {
     std::fs::create_dir_all(artifact.join("runtime")).unwrap();
     let status = Command::new("node")
         .arg(root.join("packages/runtime/scripts/bundle-worker.mjs"))
-        .arg(root.join("runtime/tests/hook_fixture/entry.tsx"))
+        .arg(root.join("runtime/tests/hook_fixture").join(entry))
         .arg(artifact.join("runtime/worker.mjs"))
         .status()
         .expect("running the bundle script (is Node on PATH?)");
     assert!(status.success(), "bundling the test worker failed");
-    std::fs::write(artifact.join("abgen.manifest.json"), manifest().to_string()).unwrap();
+    std::fs::write(artifact.join("abgen.manifest.json"), manifest.to_string()).unwrap();
     artifact
 }
 
@@ -46,7 +53,7 @@ fn binding(
     })
 }
 
-fn event_route(event: &str, config: serde_json::Value) -> serde_json::Value {
+pub fn event_route(event: &str, config: serde_json::Value) -> serde_json::Value {
     json!({
         "id": format!("event:{event}"), "kind": "event", "event": event,
         "source": format!("src/events/{event}.tsx"), "config": config, "schemas": {}
@@ -55,7 +62,7 @@ fn event_route(event: &str, config: serde_json::Value) -> serde_json::Value {
 
 fn manifest() -> serde_json::Value {
     json!({
-        "manifestVersion": 1,
+        "manifestVersion": 2,
         "application": {"name": "hook-test", "version": "0.0.0"},
         "digest": "hook-test-digest",
         "react": "19.3.1",

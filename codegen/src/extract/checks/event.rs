@@ -1,7 +1,7 @@
 //! Contracts of event routes: an `events.*` definition names the event of its file path
 //! (AB4810), and the config keys of ARCHITECTURE.md §3 are well-formed: `tools` (AB4201,
 //! AB4202), `targets` (AB4825), `delivery`, `timeoutMs`, `runtime`, `fallback`, `native`
-//! (AB5310–AB5314); an unknown key is a warning (AB5315).
+//! (AB5310–AB5314), `failure` (AB5316); an unknown key is a warning (AB5315).
 //!
 //! Entry call: [`check_event_route`]. Invariant: values are judged syntactically here; whether a
 //! host supports them (`delivery: ['deferred']`, a target's event) is the matrix stage's job.
@@ -23,8 +23,9 @@ const TOOL_EVENTS: [&str; 5] = [
 ];
 const CANONICAL_SELECTORS: [&str; 5] = ["shell", "file.read", "file.write", "mcp", "agent"];
 const SELECTOR_HOSTS: [&str; 3] = ["claude", "codex", "cursor"];
-const KNOWN_KEYS: [&str; 7] = [
+const KNOWN_KEYS: [&str; 8] = [
     "delivery",
+    "failure",
     "fallback",
     "native",
     "runtime",
@@ -131,6 +132,12 @@ fn check_keys(event: &str, context: &CheckContext<'_>, diagnostics: &mut Vec<Dia
                 ),
                 "Write `fallback: 'none'` or `fallback: 'standalone'`.",
             ),
+            "failure" if !one_of(value, &["open", "closed"]) => report(
+                Code::AB5316,
+                "failure",
+                format!("`failure` is {}, not `open` or `closed`", describe(value)),
+                "Write `failure: 'closed'` for a guard that denies when it cannot answer, or `failure: 'open'` (the hosts' default: the action proceeds).",
+            ),
             "native"
                 if !value
                     .as_array()
@@ -148,7 +155,7 @@ fn check_keys(event: &str, context: &CheckContext<'_>, diagnostics: &mut Vec<Dia
                 Code::AB5315,
                 unknown,
                 format!("unknown key `{unknown}` in the event route's config"),
-                "Remove it or fix its spelling; event routes know tools, delivery, targets, timeoutMs, runtime, fallback and native.",
+                "Remove it or fix its spelling; event routes know tools, delivery, targets, timeoutMs, runtime, fallback, failure and native.",
             ),
         }
     }

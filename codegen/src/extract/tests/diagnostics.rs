@@ -319,6 +319,8 @@ fn event_config_keys() {
 //          ^ AB5313
   native: 'user_email',
 //        ^ AB5314
+  failure: 'sometimes',
+//         ^ AB5316
   colour: 'red',
 //        ^ AB5315
 }, async () => null);

@@ -35,13 +35,33 @@ export type IdentityAxis<Value> =
     }
   | { readonly state: 'unavailable'; readonly reason: string };
 
+/**
+ * Present (`true`) when a value is not exactly what the host sent. A guard that judges the value
+ * checks these first, or declares `failure: 'closed'` so the runtime denies such a delivery
+ * before the handler runs.
+ */
+export interface InexactText {
+  /** Part of the value nested deeper than the host's depth limit was cut (kept as `null`). */
+  readonly truncated?: true;
+  /** A string held a lone UTF-16 surrogate escape, read as U+FFFD (as `JSON.parse` does). */
+  readonly lossy?: true;
+}
+
 /** The tool an event concerns (`tool/before`, `tool/after`, `tool/failure`, …). */
-export interface CanonicalTool {
+export interface CanonicalTool extends InexactText {
   readonly selector: CanonicalToolSelector;
   /** The host's own name for the tool (`Write`, `apply_patch`, `mcp__library__search_books`). */
   readonly name: string;
-  /** The tool's input as the host reported it, bounded by the runtime. */
+  /**
+   * The tool's input as the host reported it, whole (the payload budget bounds it) down to the
+   * host's depth limit; `truncated` says when something below it was cut.
+   */
   readonly input: unknown;
+}
+
+/** The submitted prompt, whole. */
+export interface CanonicalPrompt extends InexactText {
+  readonly text: string;
 }
 
 /**
@@ -61,7 +81,7 @@ export interface CanonicalEvent<Event extends EventName = EventName> {
   /** Present when the event concerns a tool. */
   readonly tool?: CanonicalTool;
   /** The user's prompt, on `prompt/submit`. */
-  readonly prompt?: string;
+  readonly prompt?: CanonicalPrompt;
   /** The host's documented payload fields, bounded; identifying fields only when listed in `native`. */
   readonly native: Readonly<Record<string, unknown>>;
 }

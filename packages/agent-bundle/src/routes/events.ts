@@ -28,6 +28,14 @@ export interface EventOptions {
   /** What happens when no warm runtime answers: start a worker once, or answer nothing. */
   readonly fallback?: 'none' | 'standalone';
   /**
+   * What the hook answers when it cannot give the handler's answer (a payload it cannot read
+   * whole, a render that hangs, throws or crashes, no time left): `open` answers nothing and the
+   * host proceeds, as every host does with a failed hook (the default); `closed` answers with the
+   * host's native deny and a reason naming the failure. Only on events that can deny on every
+   * target (`tool/before`, `prompt/submit`, `stop`, …); anywhere else it is an error (AB5205).
+   */
+  readonly failure?: 'open' | 'closed';
+  /**
    * Native payload fields the handler may read that are left out by default because they can
    * identify a person or are unbounded (Cursor's `user_email`).
    */

@@ -30,12 +30,14 @@ export type {
 } from './events.js';
 export type {
   CanonicalEvent,
+  CanonicalPrompt,
   CanonicalTool,
   CanonicalToolSelector,
   EventProps,
   EventProvenance,
   HostName,
   IdentityAxis,
+  InexactText,
   ToolSelector,
 } from './canonical-event.js';
 export type { AppConfig, PromptConfig, ResourceConfig } from './route-config.js';

@@ -57,6 +57,20 @@ events.tool.after({ tools: ['other'] }, () => null);
 events.tool.before({ tools: ['vscode:Edit'] }, () => null);
 // @ts-expect-error deferred delivery does not exist
 events.stop({ delivery: ['deferred'] }, () => null);
+events.tool.before({ tools: ['shell'], failure: 'closed' }, () => null);
+events.prompt.submit({ failure: 'open' }, ({ canonical }) => {
+  // What the runtime could not pass on exactly is visible in the type, never hidden.
+  assertType<Equal<NonNullable<typeof canonical.prompt>['text'], string>>(true);
+  assertType<Equal<NonNullable<typeof canonical.prompt>['lossy'], true | undefined>>(true);
+  return null;
+});
+events.tool.before({}, ({ canonical }) => {
+  assertType<Equal<NonNullable<typeof canonical.tool>['truncated'], true | undefined>>(true);
+  return null;
+});
+assertType<Equal<NonNullable<Parameters<typeof events.tool.before>[0]['failure']>, 'open' | 'closed'>>(true);
+// @ts-expect-error a guard fails open or closed, nothing else
+events.tool.before({ failure: 'deny' }, () => null);
 // @ts-expect-error not an event of the vocabulary
 events.file.change2({}, () => null);
 // @ts-expect-error families are camelCase, never kebab-case

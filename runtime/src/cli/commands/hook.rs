@@ -1,12 +1,19 @@
 //! `abgen-host hook --host H --event E`: the hook hot path.
 //!
-//! Reads only the manifest's hook view, then stdin (bounded), decodes the host's envelope, re-checks
-//! the route's `tools` selectors, and only then — for a delivery the route answers — asks the warm
-//! runtime's socket for the render, and when it cannot answer (no socket, refused, digest
-//! mismatch, timeout, crash) takes the route's fallback (`standalone`: a worker started for this
-//! delivery; `none`: no guidance), saying which in one stderr line. Invariant: it always exits 0
-//! before the binding's deadline; anything that stops an answer is one line on stderr and no
-//! stdout at all.
+//! Reads only the manifest's hook view, then stdin (bounded by the binding's payload budget),
+//! decodes the host's envelope, re-checks the route's `tools` selectors, and only then — for a
+//! delivery the route answers — asks the warm runtime's socket for the render, and when it cannot
+//! answer (no socket, refused, digest mismatch, timeout, crash) takes the route's fallback
+//! (`standalone`: a worker started for this delivery; `none`: no guidance), saying which in one
+//! stderr line. The warm attempt gets only the part of the deadline that leaves a standalone
+//! fallback its cold-worker time.
+//!
+//! Whatever stops the route's own answer — a payload too large, unreadable, cut or lossy, a
+//! render that hangs, throws or crashes, no time left — is a failure, answered as the binding's
+//! `failure` says: `open` prints nothing (the host proceeds), `closed` prints the host's native
+//! deny with a reason naming the failure. A payload that is another host's, event's or case's is
+//! not this hook's delivery and is always silence. Invariant: it always exits 0 before the
+//! binding's deadline, with at most one line on stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,9 +24,10 @@ use abgen_runtime::canonical::{CanonicalEvent, selectors_match};
 use abgen_runtime::document::{Document, RenderEventKind};
 use abgen_runtime::hosts::{self, DecodeInput, Decoded};
 use abgen_runtime::manifest::{
-    HookBinding, HookFallback, HookView, MANIFEST_FILE_NAME, read_hook_view,
+    DEFAULT_PAYLOAD_MAX_DEPTH, HookBinding, HookFailure, HookFallback, HookView,
+    MANIFEST_FILE_NAME, read_hook_view,
 };
-use abgen_runtime::project::hook::project_hook;
+use abgen_runtime::project::hook::{HookAnswer, project_hook};
 use abgen_runtime::warm::{self, SocketPath, WarmError, WarmKind, WarmRequest};
 use abgen_runtime::worker::{RenderLimits, RenderRequest, RouteKind};
 use serde_json::{Value, json};
@@ -31,6 +39,11 @@ use crate::cli::{FallbackArg, HookArgs, Printer};
 
 /// Kept free before the binding's deadline to stop the worker, print and exit.
 const EXIT_MARGIN: Duration = Duration::from_millis(50);
+/// Kept free after a render gives up, to encode the failure's answer and print it on a loaded
+/// machine: a deny that fails closed must reach the host, not only be decided. With the exit
+/// margins the host gets it at least 500 ms before its timeout; a loaded 2-core machine was seen
+/// to need 250 ms of that for process start and exit.
+const ANSWER_MARGIN: Duration = Duration::from_millis(200);
 
 /// What the hook prints: stdout for the host (possibly empty) and at most one line for stderr.
 #[derive(Debug, Default)]
@@ -48,6 +61,37 @@ impl Outcome {
         Self {
             stdout: String::new(),
             message: Some(message.into()),
+        }
+    }
+}
+
+/// How this delivery answers a failure: the binding's mode, through the host's encoder.
+struct Guard<'a> {
+    binding: &'a HookBinding,
+    encoder: &'static hosts::Encoder,
+}
+
+impl Guard<'_> {
+    /// Whether a failure is answered with a deny (the mode is closed and the event can deny).
+    fn closed(&self) -> bool {
+        self.binding.failure == HookFailure::Closed && self.encoder.accepts.deny
+    }
+
+    /// The answer to a failure described by `reason` (a sentence without a final period).
+    fn fail(&self, reason: &str) -> Outcome {
+        if !self.closed() {
+            return Outcome::said(format!("{reason}; answering with nothing"));
+        }
+        let answer = HookAnswer {
+            deny: vec![format!(
+                "Blocked because the guard could not decide: {reason}. It fails closed, so what it cannot check is denied."
+            )],
+            ..HookAnswer::default()
+        };
+        let output = self.encoder.encode(&self.binding.native_event, &answer);
+        Outcome {
+            stdout: output.stdout,
+            message: Some(format!("{reason}; failing closed with a deny")),
         }
     }
 }
@@ -92,24 +136,35 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
             binding.decoder, binding.encoder
         ));
     };
+    let guard = Guard { binding, encoder };
     let Some(route_id) = binding.routes.first() else {
-        return Outcome::said("the hook binding names no route; answering with nothing");
+        return guard.fail("the hook binding names no route");
     };
-    let payload = match read_bounded(view.limits.hook_input_max_bytes, deadline) {
+    let budget = binding
+        .payload_max_bytes
+        .unwrap_or(view.limits.hook_input_max_bytes);
+    let payload = match read_bounded(budget, deadline) {
         Ok(payload) => payload,
-        Err(error) => return Outcome::said(format!("{error}; answering with nothing")),
+        Err(error) => return guard.fail(&error.to_string()),
     };
     let tools = route_list(&view, route_id, "tools");
     let opt_in = route_list(&view, route_id, "native");
     let environment = |name: &str| std::env::var(name).ok();
+    let max_depth = binding
+        .payload_max_depth
+        .unwrap_or(DEFAULT_PAYLOAD_MAX_DEPTH);
     let event = match decoder.decode(&DecodeInput {
         payload: &payload,
         event: &binding.event,
         native_event: &binding.native_event,
         opt_in: &opt_in,
         env: &environment,
+        max_depth: usize::try_from(max_depth).unwrap_or(usize::MAX),
     }) {
         Decoded::Event(event) => event,
+        Decoded::Silent(silence) if silence.is_unreadable() => {
+            return guard.fail(&silence.to_string());
+        }
         Decoded::Silent(silence) => {
             return Outcome::said(format!("{silence}; answering with nothing"));
         }
@@ -119,28 +174,42 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
     if !selectors_match(&tools, &args.host, event.tool.as_ref()) {
         return Outcome::silent();
     }
-    let props = event_props(&event, binding);
-    let warm = match try_warm(&root, &view.digest, route_id, &props, deadline) {
-        Ok(document) => return answer_document(&document, binding, route_id, encoder),
-        Err(error) => error,
-    };
+    // A guard that fails closed does not judge what it cannot see exactly; one that fails open
+    // hands the marked event to the route, which can read the flags itself.
+    if guard.closed()
+        && let Some(reason) = inexact(&event, max_depth)
+    {
+        return guard.fail(&reason);
+    }
     let fallback = match args.fallback {
         Some(FallbackArg::None) => HookFallback::None,
         Some(FallbackArg::Standalone) => HookFallback::Standalone,
         None => binding.fallback,
     };
+    // The warm attempt leaves the fallback its own budget: a cold worker's time for
+    // `standalone`, the time to print a failure's answer otherwise.
+    let kept = match fallback {
+        HookFallback::Standalone => binding
+            .cold_worker_ms
+            .map_or(ANSWER_MARGIN, Duration::from_millis),
+        HookFallback::None => ANSWER_MARGIN,
+    };
+    let warm_deadline = deadline.checked_sub(kept).unwrap_or(started).max(started);
+    let props = event_props(&event, binding);
+    let warm = match try_warm(&root, &view.digest, route_id, &props, warm_deadline) {
+        Ok(document) => return answer_document(&document, &guard, route_id),
+        Err(error) => error,
+    };
     let note = format!("warm runtime unavailable [{}]: {warm}", warm.code());
     match fallback {
-        HookFallback::None => Outcome::said(format!(
-            "{note}; `{route_id}` declares no fallback; answering with nothing"
-        )),
+        HookFallback::None => guard.fail(&format!("{note}; `{route_id}` declares no fallback")),
         HookFallback::Standalone => {
             let artifact = Artifact {
                 root,
                 digest: view.digest.clone(),
                 max_bytes: view.limits.render.max_bytes,
             };
-            let outcome = standalone(artifact, binding, route_id, props, deadline, encoder);
+            let outcome = standalone(artifact, &guard, route_id, props, deadline);
             let message = match &outcome.message {
                 Some(message) => format!("{note}; standalone render: {message}"),
                 None => format!("{note}; rendered standalone"),
@@ -150,6 +219,31 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
                 message: Some(message),
             }
         }
+    }
+}
+
+/// Why the route would not see exactly what the host sent, if it would not.
+fn inexact(event: &CanonicalEvent, max_depth: u64) -> Option<String> {
+    if let Some(tool) = &event.tool {
+        if tool.truncated {
+            return Some(format!(
+                "the {} input is nested deeper than {max_depth} levels, so part of it was cut",
+                tool.name
+            ));
+        }
+        if tool.lossy {
+            return Some(format!(
+                "the {} input holds a lone UTF-16 surrogate, read as U+FFFD",
+                tool.name
+            ));
+        }
+    }
+    match &event.prompt {
+        Some(prompt) if prompt.truncated => Some("the prompt was cut".to_owned()),
+        Some(prompt) if prompt.lossy => {
+            Some("the prompt holds a lone UTF-16 surrogate, read as U+FFFD".to_owned())
+        }
+        _ => None,
     }
 }
 
@@ -191,15 +285,16 @@ fn try_warm(
         .ok_or(WarmError::Crashed)
 }
 
-/// Renders the route on a worker started for this delivery and encodes its document.
+/// Renders the route on a worker started for this delivery and encodes its document; the render
+/// gives up [`ANSWER_MARGIN`] before `deadline`, so a failure's answer still fits.
 fn standalone(
     artifact: Artifact,
-    binding: &HookBinding,
+    guard: &Guard<'_>,
     route_id: &str,
     props: Value,
     deadline: Instant,
-    encoder: &hosts::Encoder,
 ) -> Outcome {
+    let render_deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or(deadline);
     let request = RenderRequest {
         id: 1,
         route: route_id.to_owned(),
@@ -208,52 +303,48 @@ fn standalone(
         context: Default::default(),
         limits: RenderLimits {
             max_flight_bytes: Some(artifact.max_bytes),
-            max_elapsed_ms: Some(u64::try_from(remaining(deadline).as_millis()).unwrap_or(0)),
+            max_elapsed_ms: Some(
+                u64::try_from(remaining(render_deadline).as_millis()).unwrap_or(0),
+            ),
         },
     };
     // The worker supervisor keeps its own deadlines; this thread bounds everything around them
     // too (finding Node runs `node --version`), so no step can hold the hook past its deadline.
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = sender.send(render_once(&artifact, &request, deadline));
+        let _ = sender.send(render_once(&artifact, &request, render_deadline));
     });
-    let rendered = match receiver.recv_timeout(remaining(deadline) + EXIT_MARGIN / 2) {
+    let rendered = match receiver.recv_timeout(remaining(render_deadline) + ANSWER_MARGIN / 2) {
         Ok(Ok(rendered)) => rendered,
-        Ok(Err(error)) => return Outcome::said(format!("{error}; answering with nothing")),
+        Ok(Err(error)) => return guard.fail(&error.to_string()),
         Err(_) => {
-            return Outcome::said(format!(
-                "{route_id}: no answer within the {} ms deadline; answering with nothing",
-                binding.deadline_ms
+            return guard.fail(&format!(
+                "{route_id}: no answer within the {} ms deadline",
+                guard.binding.deadline_ms
             ));
         }
     };
     if let Some(error) = &rendered.worker_error {
-        return Outcome::said(format!("{route_id}: {error}; answering with nothing"));
+        return guard.fail(&format!("{route_id}: {error}"));
     }
     let Some(document) = rendered.document() else {
-        return Outcome::said(format!(
-            "{route_id}: the render never completed; answering with nothing"
-        ));
+        return guard.fail(&format!("{route_id}: the render never completed"));
     };
-    answer_document(document, binding, route_id, encoder)
+    answer_document(document, guard, route_id)
 }
 
-/// Projects a final hook document and encodes it for the host.
-fn answer_document(
-    document: &Document,
-    binding: &HookBinding,
-    route_id: &str,
-    encoder: &hosts::Encoder,
-) -> Outcome {
+/// Projects a final hook document and encodes it for the host; a document a hook cannot carry
+/// (a failed render, a thrown error, content other than context, deny and notice) is a failure.
+fn answer_document(document: &Document, guard: &Guard<'_>, route_id: &str) -> Outcome {
     let answer = match project_hook(document) {
         Ok(answer) => answer,
-        Err(error) => return Outcome::said(format!("{route_id}: {error}; answering with nothing")),
+        Err(error) => return guard.fail(&format!("{route_id}: {error}")),
     };
-    let output = encoder.encode(&binding.native_event, &answer);
+    let native_event = &guard.binding.native_event;
+    let output = guard.encoder.encode(native_event, &answer);
     let message = (!output.dropped.is_empty()).then(|| {
         format!(
-            "{route_id}: {} cannot carry {}; left out",
-            binding.native_event,
+            "{route_id}: {native_event} cannot carry {}; left out",
             output.dropped.join(" or ")
         )
     });

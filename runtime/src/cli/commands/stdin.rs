@@ -23,13 +23,19 @@ pub enum StdinError {
 pub fn read_bounded(limit: u64, deadline: Instant) -> Result<Vec<u8>, StdinError> {
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
         let mut payload = Vec::new();
-        let read = std::io::stdin()
-            .lock()
+        let read = (&mut stdin)
             .take(limit.saturating_add(1))
             .read_to_end(&mut payload)
             .map(|_| payload);
+        let too_large = matches!(&read, Ok(payload) if payload.len() as u64 > limit);
         let _ = sender.send(read);
+        // Keep reading what is left of an oversized payload while the hook answers, so the host
+        // finishes writing instead of meeting a closed pipe (ends with the process).
+        if too_large {
+            let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+        }
     });
     let wait = deadline.saturating_duration_since(Instant::now());
     match receiver.recv_timeout(wait) {
