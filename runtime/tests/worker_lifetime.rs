@@ -74,7 +74,7 @@ fn build_artifact() -> PathBuf {
                "decoder": decoder, "encoder": encoder, "fallback": "standalone"})
     };
     let manifest = json!({
-        "manifestVersion": 1,
+        "manifestVersion": abgen_runtime::manifest::MANIFEST_VERSION,
         "application": {"name": "lifetime-test", "version": "0.0.0"},
         "digest": "lifetime-test-digest",
         "react": "19.3.1",
