@@ -22,11 +22,12 @@ fn session(lines: &[&str]) -> (Vec<Value>, Vec<String>) {
 fn session_of(input: &[u8], max_message_bytes: usize) -> (Vec<Value>, Vec<String>) {
     let manifest = read_manifest(&repo().join("fixtures/manifests/curator.json")).unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let mut server = McpServer::new(ServerConfig {
+    let server = McpServer::new(ServerConfig {
         artifact: empty.path().to_path_buf(),
         manifest,
         server: "library".into(),
         max_message_bytes,
+        workers: 1,
     });
     let mut input = Cursor::new(input.to_vec());
     let mut output = Vec::new();

@@ -29,4 +29,9 @@ pub struct McpArgs {
         default_value_t = NonZeroUsize::new(abgen_runtime::mcp::DEFAULT_MAX_MESSAGE_BYTES).expect("not zero")
     )]
     pub max_message_bytes: NonZeroUsize,
+
+    /// How many render workers may run tool calls at once [default: one per CPU]. Calls beyond
+    /// them wait in a queue of 256; a call beyond that is answered at once with a `busy` error.
+    #[arg(long, value_name = "N")]
+    pub workers: Option<NonZeroUsize>,
 }

@@ -5,8 +5,10 @@
 //! (`workers`, default one per CPU) takes invocations from one bounded queue; a render beyond the
 //! queue's capacity is refused at once with [`KernelError::Busy`], so a caller never waits for
 //! room. Each render runs until its deadline and stops early when its [`Cancel`] fires (or its
-//! [`Rendering`] is dropped): the worker's AbortSignal fires, and a render that ignores it (a
-//! busy loop) has its worker killed after `abort_grace` and replaced for the next one.
+//! [`Rendering`] is dropped) or its render budget (`limits.max_elapsed_ms`, counted from when the
+//! render reaches a started worker) runs out: the worker's AbortSignal fires, and a render that
+//! ignores it (a busy loop) has its worker killed after `abort_grace` and replaced for the next
+//! one.
 //!
 //! Who starts and ends what: [`Kernel::start`] starts the pool threads; each owns one
 //! [`SupervisedWorker`], which starts its Node process on first use (through `worker::lifetime`,
@@ -141,12 +143,14 @@ impl KernelError {
     }
 }
 
-/// The events of one accepted render, in order, ending with `complete`. Dropping it cancels the
-/// render.
+/// The events of one accepted render, in order, ending with `complete`. Dropping it before its
+/// `complete` cancels the render.
 #[derive(Debug)]
 pub struct Rendering {
     events: Receiver<RenderEvent>,
     cancel: Cancel,
+    /// Whether `complete` has been handed out.
+    completed: std::cell::Cell<bool>,
 }
 
 /// What waiting for a render's next event gave.
@@ -166,7 +170,7 @@ impl Rendering {
             .events
             .recv_timeout(until.saturating_duration_since(Instant::now()))
         {
-            Ok(event) => Next::Event(Box::new(event)),
+            Ok(event) => Next::Event(Box::new(self.handed_out(event))),
             Err(RecvTimeoutError::Timeout) => Next::Pending,
             Err(RecvTimeoutError::Disconnected) => Next::Ended,
         }
@@ -176,19 +180,32 @@ impl Rendering {
     pub fn cancel(&self) -> &Cancel {
         &self.cancel
     }
+
+    fn handed_out(&self, event: RenderEvent) -> RenderEvent {
+        if matches!(
+            event.kind,
+            crate::document::RenderEventKind::Complete { .. }
+        ) {
+            self.completed.set(true);
+        }
+        event
+    }
 }
 
 impl Iterator for Rendering {
     type Item = RenderEvent;
 
     fn next(&mut self) -> Option<RenderEvent> {
-        self.events.recv().ok()
+        let event = self.events.recv().ok()?;
+        Some(self.handed_out(event))
     }
 }
 
 impl Drop for Rendering {
     fn drop(&mut self) {
-        // Nobody reads the events any more: the render has no reason to go on.
-        self.cancel.cancel("the caller stopped listening");
+        // Nobody reads the events any more: an unfinished render has no reason to go on.
+        if !self.completed.get() {
+            self.cancel.cancel("the caller stopped listening");
+        }
     }
 }

@@ -99,6 +99,7 @@ impl Kernel {
             Ok(()) => Ok(Rendering {
                 events: received,
                 cancel,
+                completed: std::cell::Cell::new(false),
             }),
             Err(TrySendError::Full(_)) => Err(KernelError::Busy {
                 capacity: self.capacity,
@@ -158,12 +159,24 @@ fn run(config: &KernelConfig, worker: &mut SupervisedWorker, job: Job, stopping:
         limits: job.invocation.limits,
     };
     let cancel = &job.cancel;
+    let budget = request.limits.max_elapsed_ms.map(Duration::from_millis);
+    // Asked first when the render is sent, after the worker has started: the render budget
+    // counts from then, so Node's start-up is not charged to the route.
+    let sent = std::cell::OnceCell::new();
     let requested = || {
-        cancel.reason().or_else(|| {
-            stopping
-                .load(Ordering::SeqCst)
-                .then(|| "the runtime is shutting down".to_owned())
-        })
+        let sent = *sent.get_or_init(Instant::now);
+        cancel
+            .reason()
+            .or_else(|| {
+                stopping
+                    .load(Ordering::SeqCst)
+                    .then(|| "the runtime is shutting down".to_owned())
+            })
+            .or_else(|| {
+                budget
+                    .filter(|budget| sent.elapsed() > *budget)
+                    .map(|budget| format!("render took longer than {} ms", budget.as_millis()))
+            })
     };
     let abort = Abort {
         requested: &requested,

@@ -1,13 +1,17 @@
 //! Request dispatch of the MCP server: lifecycle, `tools/list`, `tools/call`.
 //!
-//! Requests are answered one at a time, in order: a `tools/call` blocks the loop while its render
-//! runs, its progress notifications written as the events arrive. That is also why
-//! `notifications/cancelled` is accepted and ignored: it can only be read once the render it names
-//! has already finished.
+//! The reader (the thread that calls [`McpServer::serve`]) reads one message after another and
+//! never waits for a render: `ping`, `initialize` and `tools/list` are answered at once, and each
+//! `tools/call` is handed to the kernel and followed by a thread of its own, which writes the
+//! call's progress notifications and result as they come. `notifications/cancelled` cancels the
+//! named call through the kernel; nothing of that call is written after it. When the input ends,
+//! the calls in flight finish (each within its render limit) before `serve` returns.
 
+use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -16,12 +20,12 @@ use super::transport::{
     INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR, error, notification,
     read_message, result, write_message,
 };
-use crate::document::{DocumentLimits, RenderEvent, RenderEventKind};
+use crate::document::{DocumentLimits, RenderEventKind};
+use crate::kernel::{Cancel, Invocation, Kernel, KernelConfig, Next};
 use crate::manifest::{Manifest, REACT_VERSION, Route};
 use crate::project::mcp::{McpOptions, McpProgress, call_tool_result};
 use crate::worker::{
-    self, RenderLimits, RenderRequest, SupervisedWorker, WORKER_PROTOCOL, WorkerConfig,
-    WorkerIdentity, locate_node,
+    self, RenderLimits, WORKER_PROTOCOL, WorkerConfig, WorkerIdentity, locate_node,
 };
 
 /// The protocol version answered when the client asks for one this server does not know.
@@ -34,8 +38,10 @@ const WORKER_ENTRY: &str = "runtime/worker.mjs";
 /// Time for Node to start and say hello (the worker's start has its own deadline).
 const START_ALLOWANCE: Duration = Duration::from_secs(20);
 /// Time past a render's own limit for the worker to report that it hit it; a worker that does not
-/// (it busy-loops) is killed then, so a call never blocks the session much longer than its limit.
+/// (it busy-loops) is killed then, so a call never runs much longer than its limit.
 const REPLY_ALLOWANCE: Duration = Duration::from_secs(2);
+/// A call's thread only forwards events: a small stack is plenty.
+const CALL_THREAD_STACK: usize = 256 * 1024;
 
 /// What one server process serves.
 #[derive(Debug, Clone)]
@@ -47,100 +53,155 @@ pub struct ServerConfig {
     pub server: String,
     /// The longest incoming message, in bytes; a longer line is a parse error, dropped unread.
     pub max_message_bytes: usize,
+    /// Render workers (the kernel's pool size).
+    pub workers: usize,
+}
+
+/// Who the client said it is at `initialize`.
+#[derive(Debug, Clone, Default)]
+struct Client {
+    name: String,
+    host: Option<ClientHost>,
 }
 
 /// One MCP session over one input and output stream.
 pub struct McpServer {
     config: ServerConfig,
-    client_name: String,
-    host: Option<ClientHost>,
-    /// Started by the first `tools/call`, reused by the next ones.
-    worker: Option<SupervisedWorker>,
-    next_render: u64,
+    /// Set by `initialize`; read by each call's thread.
+    client: Mutex<Client>,
+    /// Started by the first `tools/call` (or why it cannot start), shared by every call.
+    kernel: OnceLock<Result<Kernel, String>>,
+    /// The cancel handle of each call in flight, by its request id (as JSON text).
+    in_flight: Mutex<HashMap<String, Cancel>>,
+}
+
+/// A `tools/call` ready to render: everything its thread needs.
+struct Call {
+    id: Value,
+    route: Route,
+    arguments: Value,
+    options: McpOptions,
 }
 
 impl McpServer {
     pub fn new(config: ServerConfig) -> Self {
         Self {
             config,
-            client_name: String::new(),
-            host: None,
-            worker: None,
-            next_render: 1,
+            client: Mutex::new(Client::default()),
+            kernel: OnceLock::new(),
+            in_flight: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Serves until the input ends. Returns an error only when the output cannot be written.
+    /// Serves until the input ends and every call in flight has answered. Returns an error only
+    /// when the output cannot be written.
     pub fn serve(
-        &mut self,
+        &self,
         input: &mut impl BufRead,
-        output: &mut impl Write,
+        output: &mut (impl Write + Send),
         log: &mut dyn FnMut(String),
     ) -> io::Result<()> {
-        loop {
-            let message = match read_message(input, self.config.max_message_bytes) {
-                Incoming::End => return Ok(()),
-                Incoming::Malformed(reason) => {
-                    write_message(
-                        output,
-                        &error(&Value::Null, PARSE_ERROR, format!("parse error: {reason}")),
-                    )?;
-                    continue;
+        let output = Mutex::new(output);
+        let write = |message: &Value| {
+            let mut output = output.lock().unwrap_or_else(PoisonError::into_inner);
+            write_message(&mut *output, message)
+        };
+        std::thread::scope(|scope| {
+            loop {
+                let message = match read_message(input, self.config.max_message_bytes) {
+                    Incoming::End => return Ok(()),
+                    Incoming::Malformed(reason) => {
+                        write(&error(
+                            &Value::Null,
+                            PARSE_ERROR,
+                            format!("parse error: {reason}"),
+                        ))?;
+                        continue;
+                    }
+                    Incoming::Message(message) => message,
+                };
+                match self.handle(&message, log) {
+                    Handled::Reply(reply) => write(&reply)?,
+                    Handled::Nothing => {}
+                    Handled::Cancel(request) => self.cancel(&request, &output),
+                    Handled::Call(call) => {
+                        let server = self;
+                        let output = &output;
+                        let cancel = Cancel::new();
+                        server
+                            .in_flight
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .insert(call.id.to_string(), cancel.clone());
+                        let spawned = std::thread::Builder::new()
+                            .name("abgen-mcp-call".into())
+                            .stack_size(CALL_THREAD_STACK)
+                            .spawn_scoped(scope, move || server.run_call(*call, cancel, output));
+                        if let Err(spawn_error) = spawned {
+                            write(&error(
+                                &Value::Null,
+                                INVALID_REQUEST,
+                                format!("cannot serve the call: {spawn_error}"),
+                            ))?;
+                        }
+                    }
                 }
-                Incoming::Message(message) => message,
-            };
-            if let Some(reply) = self.handle(&message, output, log)? {
-                write_message(output, &reply)?;
             }
-        }
+        })
     }
 
-    /// The reply to one message, if it needs one (notifications and responses do not).
-    fn handle(
-        &mut self,
-        message: &Value,
-        output: &mut impl Write,
-        log: &mut dyn FnMut(String),
-    ) -> io::Result<Option<Value>> {
+    /// What to do with one message.
+    fn handle(&self, message: &Value, log: &mut dyn FnMut(String)) -> Handled {
         let Some(object) = message.as_object() else {
-            return Ok(Some(error(
+            return Handled::Reply(error(
                 &Value::Null,
                 INVALID_REQUEST,
                 "not a JSON-RPC message",
-            )));
+            ));
         };
         let id = object.get("id").cloned();
         let Some(method) = object.get("method").and_then(Value::as_str) else {
             // A response to a request this server never sends, or garbage without an id.
-            return Ok(id
+            return id
                 .filter(|_| !object.contains_key("result") && !object.contains_key("error"))
-                .map(|id| error(&id, INVALID_REQUEST, "a request needs a method")));
+                .map_or(Handled::Nothing, |id| {
+                    Handled::Reply(error(&id, INVALID_REQUEST, "a request needs a method"))
+                });
         };
         let params = object.get("params").cloned().unwrap_or(Value::Null);
         let Some(id) = id else {
-            // Notifications: `initialized` and `cancelled` need no action (see the module doc);
-            // unknown ones are ignored, as JSON-RPC requires.
-            return Ok(None);
+            // Notifications: only `cancelled` needs action; unknown ones are ignored, as JSON-RPC
+            // requires.
+            return match (method, params.get("requestId")) {
+                ("notifications/cancelled", Some(request)) => Handled::Cancel(request.clone()),
+                _ => Handled::Nothing,
+            };
         };
-        let reply = match method {
-            "initialize" => result(&id, self.initialize(&params)),
-            "ping" => result(&id, json!({})),
-            "tools/list" => result(&id, self.list_tools(log)),
-            "tools/call" => match self.call_tool(&params, output)? {
-                Ok(value) => result(&id, value),
-                Err(message) => error(&id, INVALID_PARAMS, message),
+        match method {
+            "initialize" => Handled::Reply(result(&id, self.initialize(&params))),
+            "ping" => Handled::Reply(result(&id, json!({}))),
+            "tools/list" => Handled::Reply(result(&id, self.list_tools(log))),
+            "tools/call" => match self.prepare_call(id.clone(), &params) {
+                Ok(call) => Handled::Call(Box::new(call)),
+                Err(message) => Handled::Reply(error(&id, INVALID_PARAMS, message)),
             },
-            other => error(&id, METHOD_NOT_FOUND, format!("method not found: {other}")),
-        };
-        Ok(Some(reply))
+            other => Handled::Reply(error(
+                &id,
+                METHOD_NOT_FOUND,
+                format!("method not found: {other}"),
+            )),
+        }
     }
 
-    fn initialize(&mut self, params: &Value) -> Value {
-        self.client_name = params["clientInfo"]["name"]
+    fn initialize(&self, params: &Value) -> Value {
+        let name = params["clientInfo"]["name"]
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        self.host = client_host(&self.client_name);
+        *self.client.lock().unwrap_or_else(PoisonError::into_inner) = Client {
+            host: client_host(&name),
+            name,
+        };
         let asked = params["protocolVersion"].as_str().unwrap_or_default();
         let version = SUPPORTED_PROTOCOL_VERSIONS
             .into_iter()
@@ -154,38 +215,43 @@ impl McpServer {
         })
     }
 
-    fn visible_tools(&self) -> Vec<&Route> {
+    fn client(&self) -> Client {
+        self.client
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn visible_tools(&self, client: &Client) -> Vec<&Route> {
         server_tools(&self.config.manifest, &self.config.server)
             .into_iter()
-            .filter(|route| !excluded(route, &self.client_name, self.host.as_ref()))
+            .filter(|route| !excluded(route, &client.name, client.host.as_ref()))
             .collect()
     }
 
     fn list_tools(&self, log: &mut dyn FnMut(String)) -> Value {
+        let client = self.client();
         let tools: Vec<Value> = self
-            .visible_tools()
+            .visible_tools(&client)
             .into_iter()
-            .map(|route| tool_definition(route, self.host.as_ref(), log))
+            .map(|route| tool_definition(route, client.host.as_ref(), log))
             .collect();
         json!({ "tools": tools })
     }
 
-    /// The `CallToolResult`, or the invalid-params message of a request naming no known tool.
-    fn call_tool(
-        &mut self,
-        params: &Value,
-        output: &mut impl Write,
-    ) -> io::Result<Result<Value, String>> {
+    /// The call to render, or the invalid-params message of a request naming no known tool.
+    fn prepare_call(&self, id: Value, params: &Value) -> Result<Call, String> {
         let Some(name) = params["name"].as_str() else {
-            return Ok(Err("tools/call needs a string `name`".into()));
+            return Err("tools/call needs a string `name`".into());
         };
+        let client = self.client();
         let Some(route) = self
-            .visible_tools()
+            .visible_tools(&client)
             .into_iter()
             .find(|route| route.wire_name.as_deref() == Some(name))
             .cloned()
         else {
-            return Ok(Err(format!("unknown tool: {name}")));
+            return Err(format!("unknown tool: {name}"));
         };
         let arguments = match &params["arguments"] {
             Value::Null => json!({}),
@@ -196,90 +262,129 @@ impl McpServer {
                 .as_str()
                 .map(Value::from)
                 .or_else(|| params["_meta"]["progressToken"].as_i64().map(Value::from)),
-            accepts_image: self.accepts("image"),
-            accepts_audio: self.accepts("audio"),
+            accepts_image: accepts(&client, "image"),
+            accepts_audio: accepts(&client, "audio"),
             rich_fallback: false,
         };
-        let events = match self.render(&route, arguments, &options, output)? {
-            Ok(events) => events,
-            Err(message) => return Ok(Ok(tool_error(&message))),
-        };
-        let document = events.iter().rev().find_map(|event| match &event.kind {
-            RenderEventKind::Complete { document } => Some(document),
-            _ => None,
-        });
-        let value = match document.map(|document| call_tool_result(document, &options)) {
-            Some(Ok(value)) => value,
-            Some(Err(projection)) => tool_error(&projection.to_string()),
-            None => tool_error("the render never completed"),
-        };
-        Ok(Ok(value))
+        Ok(Call {
+            id,
+            route,
+            arguments,
+            options,
+        })
     }
 
-    /// An unknown client takes rich content; only a host's matrix row can say it does not.
-    fn accepts(&self, kind: &str) -> bool {
-        self.host
-            .as_ref()
-            .is_none_or(|host| host.rich_content.iter().any(|rich| rich == kind))
+    /// Cancels the call `request` names, if it is still in flight. The output lock is held while
+    /// the cancel is set, so no message of that call can be written after this returns.
+    fn cancel<W: Write>(&self, request: &Value, output: &Mutex<W>) {
+        let _output = output.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(cancel) = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&request.to_string())
+        {
+            cancel.cancel("cancelled by the client");
+        }
     }
 
-    /// Renders `route` on the session's worker (or says why it cannot start), writing progress notifications as they come.
-    fn render(
-        &mut self,
-        route: &Route,
-        input: Value,
-        options: &McpOptions,
-        output: &mut impl Write,
-    ) -> io::Result<Result<Vec<RenderEvent>, String>> {
-        let manifest = &self.config.manifest;
-        let max_elapsed_ms = route
+    /// Renders `call` through the kernel on the call's own thread, writing its progress and its
+    /// result; nothing once it is cancelled.
+    fn run_call<W: Write>(&self, call: Call, cancel: Cancel, output: &Mutex<W>) {
+        let id = call.id.clone();
+        let reply = self.render_call(call, &cancel, output);
+        let mut output = output.lock().unwrap_or_else(PoisonError::into_inner);
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id.to_string());
+        if let Some(reply) = reply
+            && !cancel.is_cancelled()
+        {
+            // A broken output ends the session on the reader's next write.
+            let _ = write_message(&mut *output, &result(&id, reply));
+        }
+    }
+
+    /// The `CallToolResult` of `call`, or `None` when it was cancelled.
+    fn render_call<W: Write>(
+        &self,
+        call: Call,
+        cancel: &Cancel,
+        output: &Mutex<W>,
+    ) -> Option<Value> {
+        let kernel = match self.kernel() {
+            Ok(kernel) => kernel,
+            Err(message) => return Some(tool_error(message)),
+        };
+        let limits = &self.config.manifest.limits.render;
+        let max_elapsed_ms = call
+            .route
             .config
             .get("render")
             .and_then(|render| render.get("maxElapsedMs"))
             .and_then(Value::as_u64)
-            .unwrap_or(manifest.limits.render.max_elapsed_ms);
-        let request = RenderRequest {
-            id: self.next_render,
-            route: route.id.clone(),
+            .unwrap_or(limits.max_elapsed_ms);
+        let invocation = Invocation {
             kind: worker::RouteKind::Tool,
-            input,
+            route: call.route.id.clone(),
+            input: call.arguments,
             context: Default::default(),
             limits: RenderLimits {
-                max_flight_bytes: Some(manifest.limits.render.max_bytes),
+                max_flight_bytes: Some(limits.max_bytes),
                 max_elapsed_ms: Some(max_elapsed_ms),
             },
         };
-        self.next_render += 1;
-        let limits = DocumentLimits {
-            max_bytes: usize::try_from(manifest.limits.render.max_bytes).unwrap_or(usize::MAX),
-            ..DocumentLimits::default()
+        let deadline = Instant::now()
+            + Duration::from_millis(max_elapsed_ms)
+            + REPLY_ALLOWANCE
+            + START_ALLOWANCE;
+        let rendering = match kernel.render(invocation, cancel.clone(), deadline) {
+            Ok(rendering) => rendering,
+            Err(refused) => return Some(tool_error(&format!("[{}] {refused}", refused.code()))),
         };
-        let worker = match &mut self.worker {
-            Some(worker) => worker,
-            None => match self.start_config() {
-                Ok(config) => self.worker.insert(SupervisedWorker::new(config)),
-                Err(message) => return Ok(Err(message)),
-            },
-        };
-        let mut progress = McpProgress::new(options.progress_token.clone());
-        let mut events = Vec::new();
-        let mut written = Ok(());
-        // A worker failure is already a failed `complete` among the events.
-        let _ = worker.render_events(
-            &request,
-            limits,
-            Duration::from_millis(max_elapsed_ms) + REPLY_ALLOWANCE,
-            |event| {
-                for params in progress.on_event(&event) {
-                    if written.is_ok() {
-                        written =
-                            write_message(output, &notification("notifications/progress", params));
-                    }
+        let mut progress = McpProgress::new(call.options.progress_token.clone());
+        loop {
+            let event = match rendering.next_until(deadline + REPLY_ALLOWANCE) {
+                Next::Event(event) => event,
+                Next::Ended => return None,
+                Next::Pending => return Some(tool_error("the render never completed")),
+            };
+            for params in progress.on_event(&event) {
+                let mut output = output.lock().unwrap_or_else(PoisonError::into_inner);
+                if cancel.is_cancelled() {
+                    return None;
                 }
-                events.push(event);
-            },
-        );
-        written.map(|()| Ok(events))
+                let _ = write_message(
+                    &mut *output,
+                    &notification("notifications/progress", params),
+                );
+            }
+            if let RenderEventKind::Complete { document } = &event.kind {
+                return Some(match call_tool_result(document, &call.options) {
+                    Ok(value) => value,
+                    Err(projection) => tool_error(&projection.to_string()),
+                });
+            }
+        }
+    }
+
+    /// The session's kernel, started on first use.
+    fn kernel(&self) -> Result<&Kernel, &str> {
+        self.kernel
+            .get_or_init(|| {
+                let manifest = &self.config.manifest;
+                let limits = DocumentLimits {
+                    max_bytes: usize::try_from(manifest.limits.render.max_bytes)
+                        .unwrap_or(usize::MAX),
+                    ..DocumentLimits::default()
+                };
+                let mut config = KernelConfig::new(self.start_config()?, limits);
+                config.workers = self.config.workers;
+                Ok(Kernel::start(config))
+            })
+            .as_ref()
+            .map_err(String::as_str)
     }
 
     fn start_config(&self) -> Result<WorkerConfig, String> {
@@ -302,6 +407,23 @@ impl McpServer {
             hello_timeout: START_ALLOWANCE,
         })
     }
+}
+
+/// An unknown client takes rich content; only a host's matrix row can say it does not.
+fn accepts(client: &Client, kind: &str) -> bool {
+    client
+        .host
+        .as_ref()
+        .is_none_or(|host| host.rich_content.iter().any(|rich| rich == kind))
+}
+
+/// What the reader does with one message.
+enum Handled {
+    Reply(Value),
+    Nothing,
+    /// `notifications/cancelled` for this request id.
+    Cancel(Value),
+    Call(Box<Call>),
 }
 
 /// A tool execution error: per MCP a result the model can read, not a protocol error.

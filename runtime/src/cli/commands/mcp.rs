@@ -2,6 +2,7 @@
 //! the client closes stdin. Exit 0 then, 2 when the server cannot start or stdout breaks.
 
 use std::io::{BufReader, stdin, stdout};
+use std::num::NonZeroUsize;
 use std::process::ExitCode;
 
 use abgen_runtime::manifest::{MANIFEST_FILE_NAME, read_manifest};
@@ -38,11 +39,15 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
         ));
         return ExitCode::from(2);
     }
-    let mut server = McpServer::new(ServerConfig {
+    let server = McpServer::new(ServerConfig {
         artifact: root,
         manifest,
         server: args.server.clone(),
         max_message_bytes: args.max_message_bytes.get(),
+        workers: args
+            .workers
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get),
     });
     let mut input = BufReader::new(stdin().lock());
     let mut output = stdout();
