@@ -40,7 +40,10 @@ fn the_sdk_client_sees_concurrent_cancellable_calls() {
         serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
     // The script asserts each bound; the figures say by how much they were met.
     for key in ["pingMedianMs", "childGoneMs", "socketClosedMs"] {
-        assert!(figures[key].as_f64().is_some_and(|ms| ms < 200.0), "{figures}");
+        assert!(
+            figures[key].as_f64().is_some_and(|ms| ms < 200.0),
+            "{figures}"
+        );
     }
     let calls = &figures["concurrentCalls"];
     assert_eq!(

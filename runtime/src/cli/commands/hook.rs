@@ -23,13 +23,14 @@ use std::time::{Duration, Instant};
 use abgen_runtime::canonical::{CanonicalEvent, selectors_match};
 use abgen_runtime::document::{Document, RenderEventKind};
 use abgen_runtime::hosts::{self, DecodeInput, Decoded};
+use abgen_runtime::kernel::Invocation;
 use abgen_runtime::manifest::{
     DEFAULT_PAYLOAD_MAX_DEPTH, HookBinding, HookFailure, HookFallback, HookView,
     MANIFEST_FILE_NAME, read_hook_view,
 };
 use abgen_runtime::project::hook::{HookAnswer, project_hook};
 use abgen_runtime::warm::{self, SocketPath, WarmError, WarmKind, WarmRequest};
-use abgen_runtime::worker::{RenderLimits, RenderRequest, RouteKind};
+use abgen_runtime::worker::{RenderLimits, RouteKind};
 use serde_json::{Value, json};
 
 use super::standalone::{Artifact, remaining, render_once};
@@ -295,8 +296,7 @@ fn standalone(
     deadline: Instant,
 ) -> Outcome {
     let render_deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or(deadline);
-    let request = RenderRequest {
-        id: 1,
+    let invocation = Invocation {
         route: route_id.to_owned(),
         kind: RouteKind::Event,
         input: props,
@@ -312,7 +312,7 @@ fn standalone(
     // too (finding Node runs `node --version`), so no step can hold the hook past its deadline.
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = sender.send(render_once(&artifact, &request, render_deadline));
+        let _ = sender.send(render_once(&artifact, invocation, render_deadline));
     });
     let rendered = match receiver.recv_timeout(remaining(render_deadline) + ANSWER_MARGIN / 2) {
         Ok(Ok(rendered)) => rendered,
@@ -324,9 +324,6 @@ fn standalone(
             ));
         }
     };
-    if let Some(error) = &rendered.worker_error {
-        return guard.fail(&format!("{route_id}: {error}"));
-    }
     let Some(document) = rendered.document() else {
         return guard.fail(&format!("{route_id}: the render never completed"));
     };

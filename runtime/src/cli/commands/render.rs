@@ -5,9 +5,10 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use abgen_runtime::kernel::Invocation;
 use abgen_runtime::manifest::{MANIFEST_FILE_NAME, Manifest, Route, RouteKind, read_manifest};
 use abgen_runtime::project::cli::{CliFormat, CliOutput, project_cli};
-use abgen_runtime::worker::{self, RenderLimits, RenderRequest};
+use abgen_runtime::worker::{self, RenderLimits};
 use serde_json::Value;
 
 use super::standalone::{Artifact, Rendered, render_once};
@@ -65,8 +66,7 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
         .and_then(|render| render.get("maxElapsedMs"))
         .and_then(Value::as_u64)
         .unwrap_or(manifest.limits.render.max_elapsed_ms);
-    let request = RenderRequest {
-        id: 1,
+    let invocation = Invocation {
         route: route.id.clone(),
         kind,
         input,
@@ -82,7 +82,8 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
         max_bytes: manifest.limits.render.max_bytes,
     };
     let deadline = Instant::now() + START_ALLOWANCE + Duration::from_millis(max_elapsed_ms);
-    let rendered = render_once(&artifact, &request, deadline).map_err(|error| error.to_string())?;
+    let rendered =
+        render_once(&artifact, invocation, deadline).map_err(|error| error.to_string())?;
     Ok((
         project(&rendered, args.format),
         failure_line(&route.id, &rendered),
@@ -128,9 +129,6 @@ fn project(rendered: &Rendered, format: RenderFormat) -> CliOutput {
 
 /// One line naming why the render failed, if it did.
 fn failure_line(route: &str, rendered: &Rendered) -> Option<String> {
-    if let Some(error) = &rendered.worker_error {
-        return Some(format!("{route}: {error}"));
-    }
     let document = rendered.document()?;
     match (&document.status, &document.root) {
         (

@@ -1,16 +1,17 @@
-//! Rendering one request on a worker started for it alone (`abgen-host render`, and the hook
-//! fallback `standalone`): find Node, start the artifact's worker, render, stop the worker.
+//! Rendering one request on a kernel started for it alone (`abgen-host render`, and the hook
+//! fallback `standalone`): find Node, start a one-worker kernel, render, stop it.
 //!
 //! Entry: [`render_once`]. Invariant: everything — Node's start, the hello, the render — fits
-//! before `deadline`; the worker is killed when this returns, whatever happened.
+//! before `deadline`; the kernel, and its worker, are gone when this returns, whatever happened.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use abgen_runtime::document::{Document, DocumentLimits, RenderEvent, RenderEventKind};
+use abgen_runtime::kernel::{Cancel, Invocation, Kernel, KernelConfig, KernelError};
 use abgen_runtime::manifest::REACT_VERSION;
 use abgen_runtime::worker::{
-    RenderRequest, WORKER_PROTOCOL, Worker, WorkerConfig, WorkerError, WorkerIdentity, locate_node,
+    WORKER_PROTOCOL, WorkerConfig, WorkerError, WorkerIdentity, locate_node,
 };
 
 /// Where `abgen build` puts the bundled render worker in every artifact.
@@ -33,13 +34,14 @@ pub enum StandaloneError {
     NoWorker(PathBuf),
     #[error(transparent)]
     Worker(#[from] WorkerError),
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
 }
 
-/// The events of one render; the last is always `complete` (failed when the worker broke, with
-/// the worker's error beside it).
+/// The events of one render; the last is always `complete` (failed when the worker broke, its
+/// error in the document).
 pub struct Rendered {
     pub events: Vec<RenderEvent>,
-    pub worker_error: Option<WorkerError>,
 }
 
 impl Rendered {
@@ -55,10 +57,11 @@ impl Rendered {
     }
 }
 
-/// Starts the artifact's worker, renders `request`, and stops the worker, all before `deadline`.
+/// Starts a one-worker kernel for the artifact, renders `invocation`, and stops the kernel, all
+/// before `deadline`.
 pub fn render_once(
     artifact: &Artifact,
-    request: &RenderRequest,
+    invocation: Invocation,
     deadline: Instant,
 ) -> Result<Rendered, StandaloneError> {
     let entry = artifact.root.join(WORKER_ENTRY);
@@ -66,7 +69,7 @@ pub fn render_once(
         return Err(StandaloneError::NoWorker(entry));
     }
     let node = locate_node()?;
-    let mut worker = Worker::start(&WorkerConfig {
+    let worker = WorkerConfig {
         node,
         entry,
         expected: WorkerIdentity {
@@ -75,18 +78,18 @@ pub fn render_once(
             artifact: artifact.digest.clone(),
         },
         hello_timeout: remaining(deadline),
-    })?;
+    };
     let limits = DocumentLimits {
         max_bytes: usize::try_from(artifact.max_bytes).unwrap_or(usize::MAX),
         ..DocumentLimits::default()
     };
-    let mut events = Vec::new();
-    let outcome = worker.render_events(request, limits, remaining(deadline), |event| {
-        events.push(event);
-    });
+    let mut config = KernelConfig::new(worker, limits);
+    config.workers = 1;
+    config.queue_capacity = 1;
+    let kernel = Kernel::start(config);
+    let rendering = kernel.render(invocation, Cancel::new(), deadline)?;
     Ok(Rendered {
-        events,
-        worker_error: outcome.err(),
+        events: rendering.collect(),
     })
 }
 
