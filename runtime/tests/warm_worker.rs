@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use abgen_runtime::document::DocumentLimits;
+use abgen_runtime::kernel::{Kernel, KernelConfig};
 use abgen_runtime::manifest::REACT_VERSION;
-use abgen_runtime::warm::{SocketPath, WarmServer, WorkerSource};
+use abgen_runtime::warm::{SocketPath, WarmServer};
 use abgen_runtime::worker::{WORKER_PROTOCOL, WorkerConfig, WorkerIdentity, locate_node};
 use serde_json::{Value, json};
 use support::{abgen_host, build_artifact, repo, transcript};
@@ -31,7 +32,7 @@ fn hooks_render_on_the_warm_worker() {
         serde_json::from_slice(&std::fs::read(artifact.join("abgen.manifest.json")).unwrap())
             .unwrap();
     let digest = manifest["digest"].as_str().unwrap();
-    let source = WorkerSource::new(
+    let source = Kernel::start(KernelConfig::new(
         WorkerConfig {
             node: locate_node().unwrap(),
             entry: artifact.join("runtime/worker.mjs"),
@@ -43,7 +44,7 @@ fn hooks_render_on_the_warm_worker() {
             hello_timeout: Duration::from_secs(20),
         },
         DocumentLimits::default(),
-    );
+    ));
     let path = SocketPath::in_directory(&runtime.path().join("abgen"), &artifact, digest).unwrap();
     let _server = WarmServer::bind(path, digest, Arc::new(source)).unwrap();
 

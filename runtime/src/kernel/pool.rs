@@ -8,8 +8,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{Cancel, Invocation, KernelConfig, KernelError, Rendering};
-use crate::document::DocumentError;
-use crate::document::RenderEvent;
+use crate::document::{DocumentError, DocumentLimits, RenderEvent};
 use crate::flight::FlightDecoder;
 use crate::worker::{Abort, RenderRequest, SupervisedWorker};
 
@@ -31,6 +30,7 @@ pub struct Kernel {
     /// `None` once the kernel is stopping.
     queue: Option<SyncSender<Job>>,
     capacity: usize,
+    limits: DocumentLimits,
     /// Set when the kernel is dropped: renders in flight are aborted, queued ones skipped.
     stopping: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
@@ -68,6 +68,7 @@ impl Kernel {
         Self {
             queue: Some(queue),
             capacity: config.queue_capacity,
+            limits: config.limits,
             stopping,
             threads,
             next_id: std::sync::atomic::AtomicU64::new(1),
@@ -109,6 +110,23 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// The bounds every decoded document of this kernel keeps.
+    pub fn limits(&self) -> DocumentLimits {
+        self.limits
+    }
+
+    /// The events of a render of `route` that failed with `error` before it reached a worker:
+    /// a failed `complete`, as every render ends.
+    pub fn failed_events(&self, route: &str, error: DocumentError) -> Vec<RenderEvent> {
+        failed_events(route, self.limits, error)
+    }
+}
+
+fn failed_events(route: &str, limits: DocumentLimits, error: DocumentError) -> Vec<RenderEvent> {
+    FlightDecoder::new(route.to_owned(), limits).fail(error)
+}
+
 impl Drop for Kernel {
     fn drop(&mut self) {
         // Renders in flight are aborted (a busy loop's worker is killed after the grace), queued
@@ -140,12 +158,11 @@ fn run(config: &KernelConfig, worker: &mut SupervisedWorker, job: Job, stopping:
         return;
     }
     if Instant::now() >= job.deadline {
-        let mut decoder = FlightDecoder::new(job.invocation.route.clone(), config.limits);
         let error = DocumentError::new(
             "timeout",
             "the render's deadline passed while it waited for a worker",
         );
-        for event in decoder.fail(error) {
+        for event in failed_events(&job.invocation.route, config.limits, error) {
             let _ = job.events.send(event);
         }
         return;
