@@ -20,6 +20,19 @@ fn session(lines: &[&str]) -> (Vec<Value>, Vec<String>) {
 
 /// Serves the raw `input` with a message limit of `max_message_bytes`.
 fn session_of(input: &[u8], max_message_bytes: usize) -> (Vec<Value>, Vec<String>) {
+    serve(
+        &mut Cursor::new(input.to_vec()),
+        max_message_bytes,
+        abgen_runtime::mcp::HEARTBEAT,
+    )
+}
+
+/// Serves `input` on a server of the curator's manifest with no render worker.
+fn serve(
+    input: &mut impl std::io::BufRead,
+    max_message_bytes: usize,
+    heartbeat: std::time::Duration,
+) -> (Vec<Value>, Vec<String>) {
     let manifest = read_manifest(&repo().join("fixtures/manifests/curator.json")).unwrap();
     let empty = tempfile::tempdir().unwrap();
     let server = McpServer::new(ServerConfig {
@@ -28,19 +41,57 @@ fn session_of(input: &[u8], max_message_bytes: usize) -> (Vec<Value>, Vec<String
         server: "library".into(),
         max_message_bytes,
         workers: 1,
+        heartbeat,
     });
-    let mut input = Cursor::new(input.to_vec());
     let mut output = Vec::new();
-    let mut logs = Vec::new();
+    let logs = std::sync::Mutex::new(Vec::new());
     server
-        .serve(&mut input, &mut output, &mut |line| logs.push(line))
+        .serve(input, &mut output, &|line| logs.lock().unwrap().push(line))
         .unwrap();
     let replies = String::from_utf8(output)
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    (replies, logs)
+    (replies, logs.into_inner().unwrap())
+}
+
+/// Input that holds `text`, then stays open for `open` before it ends, as a client that is
+/// connected but quiet.
+struct QuietClient {
+    text: Cursor<Vec<u8>>,
+    open: std::time::Duration,
+}
+
+impl std::io::Read for QuietClient {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.text.read(buffer)?;
+        if read == 0 && !self.open.is_zero() {
+            std::thread::sleep(std::mem::take(&mut self.open));
+        }
+        Ok(read)
+    }
+}
+
+#[test]
+fn a_quiet_session_says_on_stderr_that_it_is_alive_every_heartbeat() {
+    use std::time::Duration;
+    let mut input = std::io::BufReader::new(QuietClient {
+        text: Cursor::new(initialize("abgen-check", "2025-11-25").into_bytes()),
+        open: Duration::from_millis(450),
+    });
+    let (replies, logs) = serve(
+        &mut input,
+        DEFAULT_MAX_MESSAGE_BYTES,
+        Duration::from_millis(100),
+    );
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    let alive: Vec<&String> = logs.iter().filter(|line| line.contains("alive")).collect();
+    assert!((2..=6).contains(&alive.len()), "{logs:?}");
+    assert_eq!(
+        alive[0],
+        "mcp library: alive; 0 calls in flight, 0 answered"
+    );
 }
 
 fn initialize(client: &str, version: &str) -> String {

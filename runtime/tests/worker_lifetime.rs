@@ -359,17 +359,33 @@ fn signalled(signal: Signal) -> impl FnOnce(&mut Host) {
     move |host: &mut Host| host.signal(signal)
 }
 
-/// Each catchable signal ends abgen-host the way the signal does, after it killed and reaped its
-/// worker itself.
-fn assert_signal_reaps(start: impl Fn() -> (Host, u32)) {
+/// How abgen-host ends on a catchable signal.
+#[derive(Clone, Copy)]
+enum Ending {
+    /// It dies of the signal (hook, render).
+    OfTheSignal,
+    /// It exits with 128 + the signal's number (an MCP server: 130, 143, 129).
+    WithShellCode,
+}
+
+/// Each catchable signal ends abgen-host as `ending` says, after it killed and reaped its worker
+/// itself.
+fn assert_signal_reaps(ending: Ending, start: impl Fn() -> (Host, u32)) {
     for signal in [Signal::TERM, Signal::INT, Signal::HUP] {
         let (mut host, worker) = start();
         let (status, ended) = stop(&mut host, worker, signalled(signal));
-        assert_eq!(
-            status.signal(),
-            Some(signal.as_raw()),
-            "{signal:?}: {status:?}"
-        );
+        match ending {
+            Ending::OfTheSignal => assert_eq!(
+                status.signal(),
+                Some(signal.as_raw()),
+                "{signal:?}: {status:?}"
+            ),
+            Ending::WithShellCode => assert_eq!(
+                status.code(),
+                Some(128 + signal.as_raw()),
+                "{signal:?}: {status:?}"
+            ),
+        }
         assert_eq!(ended, Ended::ReapedByHost, "{signal:?}");
     }
 }
@@ -385,7 +401,7 @@ fn assert_sigkill_kills(start: impl Fn() -> (Host, u32)) {
 #[test]
 fn mcp_during_a_busy_tool_call_leaves_no_worker_on_a_signal() {
     let _one = exclusive();
-    assert_signal_reaps(|| mcp_spinning("spin"));
+    assert_signal_reaps(Ending::WithShellCode, || mcp_spinning("spin"));
     assert_sigkill_kills(|| mcp_spinning("spin"));
 }
 
@@ -409,10 +425,31 @@ fn mcp_whose_stdin_closes_during_a_busy_tool_call_answers_it_at_its_limit_and_re
     assert_eq!(reply["result"]["isError"], true, "{stdout}");
 }
 
+/// Seed 002's bounded shutdown: once stdin closes, a call that would run for ten minutes gets
+/// five seconds, then it is cancelled (its worker killed after the abort grace) and the server
+/// exits 0 with no answer for it.
+#[test]
+fn mcp_whose_stdin_closes_during_an_endless_call_exits_within_its_shutdown_bound() {
+    let _one = exclusive();
+    let (mut host, worker) = mcp_spinning("spin");
+    let started = Instant::now();
+    let (status, ended) = stop(&mut host, worker, Host::close_stdin);
+    let took = started.elapsed();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert_eq!(ended, Ended::ReapedByHost);
+    assert!(took >= Duration::from_secs(5), "{took:?}");
+    assert!(took < Duration::from_secs(12), "{took:?}");
+    assert!(
+        !host.stdout().contains("\"id\":1"),
+        "the cancelled call was answered: {}",
+        host.stdout()
+    );
+}
+
 #[test]
 fn hook_with_a_busy_route_leaves_no_worker_on_a_signal() {
     let _one = exclusive();
-    assert_signal_reaps(|| hook_spinning("session/start"));
+    assert_signal_reaps(Ending::OfTheSignal, || hook_spinning("session/start"));
     assert_sigkill_kills(|| hook_spinning("session/start"));
 }
 
@@ -429,6 +466,6 @@ fn hook_with_a_busy_route_answers_at_its_deadline_and_reaps() {
 #[test]
 fn render_of_a_busy_route_leaves_no_worker_on_a_signal() {
     let _one = exclusive();
-    assert_signal_reaps(render_spinning);
+    assert_signal_reaps(Ending::OfTheSignal, render_spinning);
     assert_sigkill_kills(render_spinning);
 }

@@ -42,6 +42,16 @@ const START_ALLOWANCE: Duration = Duration::from_secs(20);
 const REPLY_ALLOWANCE: Duration = Duration::from_secs(2);
 /// A call's thread only forwards events: a small stack is plenty.
 const CALL_THREAD_STACK: usize = 256 * 1024;
+/// How long calls in flight may take to answer once the input has ended (seed 002's bounded
+/// shutdown); those still running then are cancelled.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// The default interval of the stderr heartbeat (seed 002: five minutes).
+pub const HEARTBEAT: Duration = Duration::from_secs(300);
+/// At most one activity line per this interval (seed 002: sixty seconds).
+const ACTIVITY_THROTTLE: Duration = Duration::from_secs(60);
+
+/// Where the server's stderr lines go; called from the reader and the heartbeat thread.
+pub type Log<'a> = dyn Fn(String) + Sync + 'a;
 
 /// What one server process serves.
 #[derive(Debug, Clone)]
@@ -55,6 +65,8 @@ pub struct ServerConfig {
     pub max_message_bytes: usize,
     /// Render workers (the kernel's pool size).
     pub workers: usize,
+    /// How often the server says on stderr that it is alive ([`HEARTBEAT`]).
+    pub heartbeat: Duration,
 }
 
 /// Who the client said it is at `initialize`.
@@ -73,6 +85,14 @@ pub struct McpServer {
     kernel: OnceLock<Result<Kernel, String>>,
     /// The cancel handle of each call in flight, by its request id (as JSON text).
     in_flight: Mutex<HashMap<String, Cancel>>,
+    /// Calls answered so far, and when the last activity line was logged.
+    activity: Mutex<Activity>,
+}
+
+#[derive(Debug, Default)]
+struct Activity {
+    answered: u64,
+    logged: Option<Instant>,
 }
 
 /// A `tools/call` ready to render: everything its thread needs.
@@ -90,6 +110,7 @@ impl McpServer {
             client: Mutex::new(Client::default()),
             kernel: OnceLock::new(),
             in_flight: Mutex::new(HashMap::new()),
+            activity: Mutex::new(Activity::default()),
         }
     }
 
@@ -99,59 +120,158 @@ impl McpServer {
         &self,
         input: &mut impl BufRead,
         output: &mut (impl Write + Send),
-        log: &mut dyn FnMut(String),
+        log: &Log<'_>,
     ) -> io::Result<()> {
         let output = Mutex::new(output);
+        let stopped = (Mutex::new(false), std::sync::Condvar::new());
+        std::thread::scope(|scope| {
+            let heartbeat = std::thread::Builder::new()
+                .name("abgen-mcp-heartbeat".into())
+                .stack_size(CALL_THREAD_STACK)
+                .spawn_scoped(scope, || self.heartbeat(&stopped, log));
+            if let Err(spawn_error) = heartbeat {
+                log(format!(
+                    "mcp {}: no heartbeat: {spawn_error}",
+                    self.config.server
+                ));
+            }
+            let served = self.read_messages(scope, input, &output, log);
+            // The input ended or the output broke: calls in flight get their grace, then the
+            // heartbeat stops and the scope waits for the last call threads.
+            self.shut_down();
+            *stopped.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
+            stopped.1.notify_all();
+            served
+        })
+    }
+
+    /// Reads and dispatches messages until the input ends (`Ok`) or the output breaks.
+    fn read_messages<'scope, W: Write + Send>(
+        &'scope self,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        input: &mut impl BufRead,
+        output: &'scope Mutex<W>,
+        log: &Log<'_>,
+    ) -> io::Result<()> {
         let write = |message: &Value| {
             let mut output = output.lock().unwrap_or_else(PoisonError::into_inner);
             write_message(&mut *output, message)
         };
-        std::thread::scope(|scope| {
-            loop {
-                let message = match read_message(input, self.config.max_message_bytes) {
-                    Incoming::End => return Ok(()),
-                    Incoming::Malformed(reason) => {
-                        write(&error(
-                            &Value::Null,
-                            PARSE_ERROR,
-                            format!("parse error: {reason}"),
-                        ))?;
-                        continue;
-                    }
-                    Incoming::Message(message) => message,
-                };
-                match self.handle(&message, log) {
-                    Handled::Reply(reply) => write(&reply)?,
-                    Handled::Nothing => {}
-                    Handled::Cancel(request) => self.cancel(&request, &output),
-                    Handled::Call(call) => {
-                        let server = self;
-                        let output = &output;
-                        let cancel = Cancel::new();
-                        server
-                            .in_flight
+        loop {
+            let message = match read_message(input, self.config.max_message_bytes) {
+                Incoming::End => return Ok(()),
+                Incoming::Malformed(reason) => {
+                    write(&error(
+                        &Value::Null,
+                        PARSE_ERROR,
+                        format!("parse error: {reason}"),
+                    ))?;
+                    continue;
+                }
+                Incoming::Message(message) => message,
+            };
+            match self.handle(&message, log) {
+                Handled::Reply(reply) => write(&reply)?,
+                Handled::Nothing => {}
+                Handled::Cancel(request) => self.cancel(&request, output),
+                Handled::Call(call) => {
+                    self.note_activity(&call.route, log);
+                    let key = call.id.to_string();
+                    let cancel = Cancel::new();
+                    self.in_flight
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(key.clone(), cancel.clone());
+                    let spawned = std::thread::Builder::new()
+                        .name("abgen-mcp-call".into())
+                        .stack_size(CALL_THREAD_STACK)
+                        .spawn_scoped(scope, move || self.run_call(*call, cancel, output));
+                    if let Err(spawn_error) = spawned {
+                        self.in_flight
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner)
-                            .insert(call.id.to_string(), cancel.clone());
-                        let spawned = std::thread::Builder::new()
-                            .name("abgen-mcp-call".into())
-                            .stack_size(CALL_THREAD_STACK)
-                            .spawn_scoped(scope, move || server.run_call(*call, cancel, output));
-                        if let Err(spawn_error) = spawned {
-                            write(&error(
-                                &Value::Null,
-                                INVALID_REQUEST,
-                                format!("cannot serve the call: {spawn_error}"),
-                            ))?;
-                        }
+                            .remove(&key);
+                        write(&error(
+                            &Value::Null,
+                            INVALID_REQUEST,
+                            format!("cannot serve the call: {spawn_error}"),
+                        ))?;
                     }
                 }
             }
-        })
+        }
+    }
+
+    /// Once the input has ended: calls in flight get [`SHUTDOWN_GRACE`] to answer, then the rest
+    /// are cancelled (a wedged route never holds the process).
+    fn shut_down(&self) {
+        let until = Instant::now() + SHUTDOWN_GRACE;
+        loop {
+            let in_flight = self
+                .in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if in_flight.is_empty() {
+                return;
+            }
+            if Instant::now() >= until {
+                for cancel in in_flight.values() {
+                    cancel.cancel("the client closed the server's input");
+                }
+                return;
+            }
+            drop(in_flight);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Says on stderr, every `heartbeat`, that the server is alive, until `stopped` is set.
+    fn heartbeat(&self, stopped: &(Mutex<bool>, std::sync::Condvar), log: &Log<'_>) {
+        let mut done = stopped.0.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            let (guard, waited) = stopped
+                .1
+                .wait_timeout_while(done, self.config.heartbeat, |stop| !*stop)
+                .unwrap_or_else(PoisonError::into_inner);
+            done = guard;
+            if !waited.timed_out() {
+                return;
+            }
+            let in_flight = self
+                .in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .len();
+            let answered = self
+                .activity
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .answered;
+            log(format!(
+                "mcp {}: alive; {in_flight} calls in flight, {answered} answered",
+                self.config.server
+            ));
+        }
+    }
+
+    /// One stderr line for a call, at most every [`ACTIVITY_THROTTLE`].
+    fn note_activity(&self, route: &Route, log: &Log<'_>) {
+        let mut activity = self.activity.lock().unwrap_or_else(PoisonError::into_inner);
+        if activity
+            .logged
+            .is_some_and(|logged| logged.elapsed() < ACTIVITY_THROTTLE)
+        {
+            return;
+        }
+        activity.logged = Some(Instant::now());
+        log(format!(
+            "mcp {}: tools/call {}",
+            self.config.server, route.id
+        ));
     }
 
     /// What to do with one message.
-    fn handle(&self, message: &Value, log: &mut dyn FnMut(String)) -> Handled {
+    fn handle(&self, message: &Value, log: &Log<'_>) -> Handled {
         let Some(object) = message.as_object() else {
             return Handled::Reply(error(
                 &Value::Null,
@@ -229,12 +349,12 @@ impl McpServer {
             .collect()
     }
 
-    fn list_tools(&self, log: &mut dyn FnMut(String)) -> Value {
+    fn list_tools(&self, log: &Log<'_>) -> Value {
         let client = self.client();
         let tools: Vec<Value> = self
             .visible_tools(&client)
             .into_iter()
-            .map(|route| tool_definition(route, client.host.as_ref(), log))
+            .map(|route| tool_definition(route, client.host.as_ref(), &mut |line| log(line)))
             .collect();
         json!({ "tools": tools })
     }
@@ -303,6 +423,10 @@ impl McpServer {
         {
             // A broken output ends the session on the reader's next write.
             let _ = write_message(&mut *output, &result(&id, reply));
+            self.activity
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .answered += 1;
         }
     }
 

@@ -48,10 +48,11 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
             .workers
             .or_else(|| std::thread::available_parallelism().ok())
             .map_or(1, NonZeroUsize::get),
+        heartbeat: abgen_runtime::mcp::HEARTBEAT,
     });
     let mut input = BufReader::new(stdin().lock());
     let mut output = stdout();
-    match server.serve(&mut input, &mut output, &mut |line| printer.message(line)) {
+    match server.serve(&mut input, &mut output, &|line| printer.message(line)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             printer.message(format!("mcp: cannot write to stdout: {error}"));

@@ -23,13 +23,21 @@ use super::{Cli, Commands, Printer};
 /// process.
 pub fn main() -> ExitCode {
     let printer = Printer;
-    shutdown::on_exit_signals(&printer);
     let code = match Cli::try_parse() {
-        Ok(cli) => match cli.command {
-            Commands::Render(args) => render::run(&args, &printer),
-            Commands::Hook(args) => hook::run(&args, &printer),
-            Commands::Mcp(args) => mcp::run(&args, &printer),
-        },
+        Ok(cli) => {
+            // An MCP server exits with the shell's code for the signal (130, 143), as seed 002's
+            // lifecycle shell says every stdio server does; a hook or a render dies of it.
+            let on_signal = match cli.command {
+                Commands::Mcp(_) => shutdown::OnSignal::ExitWithCode,
+                Commands::Render(_) | Commands::Hook(_) => shutdown::OnSignal::Die,
+            };
+            shutdown::on_exit_signals(&printer, on_signal);
+            match cli.command {
+                Commands::Render(args) => render::run(&args, &printer),
+                Commands::Hook(args) => hook::run(&args, &printer),
+                Commands::Mcp(args) => mcp::run(&args, &printer),
+            }
+        }
         Err(error) => usage_error(&error, &printer),
     };
     shutdown::end_workers();

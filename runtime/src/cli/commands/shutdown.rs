@@ -2,8 +2,9 @@
 //!
 //! Entry: [`on_exit_signals`] (installed before any command runs) and [`end_workers`] (after the
 //! command returns). SIGTERM, SIGINT and SIGHUP are taken on a thread of their own, which kills
-//! and reaps every live worker and then lets the signal end the process as it would have (a
-//! parent sees "killed by SIGTERM", not an exit code). SIGKILL cannot be caught: the workers'
+//! and reaps every live worker and then ends the process: a hook or a render dies of the signal
+//! as it would have (a parent sees "killed by SIGTERM"), an MCP server exits with 128 + its
+//! number (130, 143), as stdio servers do. SIGKILL cannot be caught: the workers'
 //! death signal covers it (`abgen_runtime::worker`'s `lifetime` module says who ends what).
 
 use abgen_runtime::worker;
@@ -12,8 +13,17 @@ use signal_hook::iterator::Signals;
 
 use crate::cli::Printer;
 
-/// Handles SIGTERM, SIGINT and SIGHUP from now on: end the workers, then die of the signal.
-pub fn on_exit_signals(printer: &Printer) {
+/// How the process ends once its workers are gone.
+#[derive(Debug, Clone, Copy)]
+pub enum OnSignal {
+    /// Die of the signal, as the process would have without the handler.
+    Die,
+    /// Exit with 128 + the signal's number (SIGINT 130, SIGTERM 143, SIGHUP 129).
+    ExitWithCode,
+}
+
+/// Handles SIGTERM, SIGINT and SIGHUP from now on: end the workers, then end as `on_signal` says.
+pub fn on_exit_signals(printer: &Printer, on_signal: OnSignal) {
     let mut signals = match Signals::new([SIGTERM, SIGINT, SIGHUP]) {
         Ok(signals) => signals,
         Err(error) => {
@@ -29,8 +39,11 @@ pub fn on_exit_signals(printer: &Printer) {
             if let Some(signal) = signals.forever().next() {
                 // Dying of the signal while the worker list is still locked keeps the command's
                 // thread from reporting the killed worker as a failed render first.
-                worker::end_all_then(|| {
-                    let _ = signal_hook::low_level::emulate_default_handler(signal);
+                worker::end_all_then(|| match on_signal {
+                    OnSignal::Die => {
+                        let _ = signal_hook::low_level::emulate_default_handler(signal);
+                    }
+                    OnSignal::ExitWithCode => std::process::exit(128 + signal),
                 });
             }
         });
