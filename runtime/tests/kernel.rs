@@ -290,3 +290,78 @@ fn dropping_the_kernel_ends_a_busy_loop_and_skips_what_was_queued() {
     assert_eq!(final_status(&events), Some(Status::Failed), "{events:?}");
     assert!(matches!(queued.next_until(in_seconds(5)), Next::Ended));
 }
+
+/// A process a route started goes with its worker: the worker leads its own process group, and
+/// killing a busy loop's worker kills the group.
+#[test]
+fn a_killed_worker_takes_the_processes_its_route_started_with_it() {
+    let directory = tempfile::tempdir().unwrap();
+    let marker = directory.path().join("child.pid");
+    let kernel = kernel(directory.path(), 1, 4);
+    let cancel = Cancel::new();
+    let _spinning = kernel
+        .render(
+            tool("tool:demo/spin-child", json!({"marker": marker})),
+            cancel.clone(),
+            in_seconds(60),
+        )
+        .unwrap();
+    let started = Instant::now();
+    let child = loop {
+        if let Ok(pid) = std::fs::read_to_string(&marker)
+            && let Ok(pid) = pid.trim().parse::<i32>()
+        {
+            break pid;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the route never started its child"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let running = |pid: i32| {
+        // A zombie (exited, not yet reaped by whoever adopted it) has ended too.
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    };
+    assert!(running(child));
+    cancel.cancel("cancelled by the client");
+    let cancelled = Instant::now();
+    while running(child) {
+        assert!(
+            cancelled.elapsed() < GRACE + Duration::from_secs(5),
+            "the route's child outlived its worker"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_worker_killed_mid_render_fails_that_render_and_the_next_one_succeeds() {
+    let directory = tempfile::tempdir().unwrap();
+    let kernel = kernel(directory.path(), 1, 4);
+    let crashed = kernel
+        .render(
+            tool("tool:demo/crash", json!({})),
+            Cancel::new(),
+            in_seconds(30),
+        )
+        .unwrap();
+    let events = events_until(&crashed, in_seconds(30));
+    assert_eq!(final_status(&events), Some(Status::Failed), "{events:?}");
+    let next = kernel
+        .render(
+            tool("tool:demo/greet", json!({"name": "Ada"})),
+            Cancel::new(),
+            in_seconds(30),
+        )
+        .unwrap();
+    let events = events_until(&next, in_seconds(30));
+    assert_eq!(final_status(&events), Some(Status::Success), "{events:?}");
+}

@@ -9,6 +9,9 @@
 //!   sends that signal when the *thread* that forked it exits, not the process: workers are started
 //!   from short-lived threads (a hook's render thread, a warm connection), so forking on those
 //!   threads would kill the worker as soon as the thread returned.
+//! - **Its group:** each worker leads a process group of its own, and every kill below is of the
+//!   group, so what a route started (a child process it did not bind to its AbortSignal) ends with
+//!   the worker. The abrupt path below ends only the worker itself.
 //! - **Ends, graceful:** the [`super::Worker`] that owns the child ([`end`]: after a timeout, a
 //!   broken frame, a wrong identity, or on drop), and `abgen-host` itself, which calls
 //!   [`end_all`] after every command and when SIGTERM, SIGINT or SIGHUP arrives. Both kill and reap,
@@ -88,7 +91,11 @@ pub(super) fn spawn(command: Command) -> io::Result<Child> {
 
 /// Forks on the calling thread; only the spawner thread calls this.
 fn spawn_here(mut command: Command) -> io::Result<Child> {
+    use std::os::unix::process::CommandExt as _;
     die_with_this_process(&mut command);
+    // The worker leads a process group of its own, so ending it ends what its routes started
+    // too (a `sleep` a busy-looping route spawned would otherwise outlive it).
+    command.process_group(0);
     // Holding the list across the fork means `end_all` either sees this worker or refuses it.
     let mut live = live();
     if live.closed {
@@ -137,6 +144,7 @@ fn die_with_this_process(command: &mut Command) {
 pub(super) fn end(child: &mut Child) {
     let mut live = live();
     if let Some(index) = live.pids.iter().position(|pid| *pid == child.id()) {
+        kill_group(child.id());
         let _ = child.kill();
         let _ = child.wait();
         live.pids.swap_remove(index);
@@ -175,9 +183,18 @@ pub fn end_all_then(then: impl FnOnce()) -> usize {
         let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
             continue;
         };
+        let _ = rustix::process::kill_process_group(pid, Signal::KILL);
         let _ = rustix::process::kill_process(pid, Signal::KILL);
         let _ = rustix::process::waitpid(Some(pid), WaitOptions::empty());
     }
     then();
     ended
+}
+
+/// SIGKILLs the process group the worker `pid` leads: the worker and what its routes started.
+/// Only called while `pid` is live and unreaped, so the group cannot be another's.
+fn kill_group(pid: u32) {
+    if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    }
 }

@@ -14,5 +14,6 @@ startWorker({
     'tool:demo/seed-forms': () => import('./seed-forms.tsx'),
     'tool:demo/component': () => import('./component.tsx'),
     'tool:demo/spin': () => import('./spin.tsx'),
+    'tool:demo/spin-child': () => import('./spin-child.tsx'),
   },
 });
