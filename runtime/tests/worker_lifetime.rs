@@ -118,6 +118,15 @@ struct Host {
     seen: Vec<String>,
 }
 
+impl Drop for Host {
+    /// A failed assertion must not leave this abgen-host, or its busy worker, to the next test:
+    /// SIGKILL it (its worker's death signal follows) and reap it.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Host {
     fn start(args: &[&str]) -> Host {
         let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
@@ -321,7 +330,7 @@ fn stop(host: &mut Host, worker: u32, end: impl FnOnce(&mut Host)) -> (ExitStatu
 }
 
 fn mcp_spinning(tool: &str) -> (Host, u32) {
-    let mut host = Host::start(&["mcp", "--server", "demo"]);
+    let mut host = Host::start(&["mcp", "--server", "demo", "--workers", "1"]);
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "lifetime-test", "version": "1"}}});

@@ -47,6 +47,9 @@ pub struct KernelConfig {
     pub limits: DocumentLimits,
     /// How long an aborted render may take to end before its worker is killed.
     pub abort_grace: Duration,
+    /// Start every worker's Node process when the kernel starts, not on its first render (the
+    /// MCP server does, at `initialize`, so the first call does not pay for Node's start).
+    pub start_workers_early: bool,
 }
 
 impl KernelConfig {
@@ -63,6 +66,7 @@ impl KernelConfig {
             queue_capacity: Self::QUEUE_CAPACITY,
             limits,
             abort_grace: Self::ABORT_GRACE,
+            start_workers_early: false,
         }
     }
 }

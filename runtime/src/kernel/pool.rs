@@ -142,6 +142,10 @@ impl Drop for Kernel {
 /// One pool thread: takes jobs until the queue closes.
 fn serve(config: &KernelConfig, jobs: &Mutex<Receiver<Job>>, stopping: &AtomicBool) {
     let mut worker = SupervisedWorker::new(config.worker.clone());
+    if config.start_workers_early {
+        // A failure here is met again, and reported, by the first render.
+        let _ = worker.start_now();
+    }
     loop {
         let job = {
             let jobs = jobs.lock().unwrap_or_else(PoisonError::into_inner);

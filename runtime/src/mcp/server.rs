@@ -81,7 +81,7 @@ pub struct McpServer {
     config: ServerConfig,
     /// Set by `initialize`; read by each call's thread.
     client: Mutex<Client>,
-    /// Started by the first `tools/call` (or why it cannot start), shared by every call.
+    /// Started at `initialize` (or why it cannot start), shared by every call.
     kernel: OnceLock<Result<Kernel, String>>,
     /// The cancel handle of each call in flight, by its request id (as JSON text).
     in_flight: Mutex<HashMap<String, Cancel>>,
@@ -298,7 +298,12 @@ impl McpServer {
             };
         };
         match method {
-            "initialize" => Handled::Reply(result(&id, self.initialize(&params))),
+            "initialize" => {
+                let reply = result(&id, self.initialize(&params));
+                // Node starts while the client reads the reply: the first call finds it ready.
+                let _ = self.kernel();
+                Handled::Reply(reply)
+            }
             "ping" => Handled::Reply(result(&id, json!({}))),
             "tools/list" => Handled::Reply(result(&id, self.list_tools(log))),
             "tools/call" => match self.prepare_call(id.clone(), &params) {
@@ -505,6 +510,7 @@ impl McpServer {
                 };
                 let mut config = KernelConfig::new(self.start_config()?, limits);
                 config.workers = self.config.workers;
+                config.start_workers_early = true;
                 Ok(Kernel::start(config))
             })
             .as_ref()

@@ -84,6 +84,11 @@ impl SupervisedWorker {
         outcome
     }
 
+    /// Starts the process now, if none runs, so the first render does not wait for Node.
+    pub fn start_now(&mut self) -> Result<(), WorkerError> {
+        self.running().map(|_| ())
+    }
+
     fn running(&mut self) -> Result<&mut Worker, WorkerError> {
         if let Some(worker) = &mut self.worker
             && !worker.is_healthy()
