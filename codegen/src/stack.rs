@@ -16,9 +16,10 @@
 //! expressions, tuple, object and parenthesized types, type arguments) and at most 4,220 B per
 //! `()=>({a:` step (three levels). A source the pre-scan accepts (at most
 //! [`crate::extract::MAX_NESTING`] levels) therefore needs under 1 MiB. [`PARSE_STACK`] is 64
-//! MiB: a recursive production the pre-scan failed to model still parses to a depth of 35,000
-//! (brackets) to 100,000 (prefix operators) instead of aborting the process, and any source
-//! under 36 KB parses whatever it holds (no production takes more than 1,820 B per byte). The
+//! MiB: a recursive production the pre-scan failed to model still parses to a depth of about
+//! 35,000 levels of the costliest bracket and over 100,000 of any prefix chain instead of
+//! aborting the process, and a source under 36 KB parses whatever it holds (none of the
+//! productions measured takes more than 1,800 B per byte of source). The
 //! segment is reserved address space: only the pages a parse touches are ever backed by
 //! memory. A fresh segment costs about 15 µs (map, guard page, unmap), a sixth of an average
 //! route's whole check, hence [`install_worker_stacks`].

@@ -4,8 +4,9 @@
 //! right-recursive production (`!!!a`, `a = a = a`, `a ** a ** a`, `if (a) if (a) …`,
 //! `else if` chains, labels, `keyof keyof T`), is one more frame. A hostile or generated file
 //! would overflow the stack: a crash no diagnostic can report. Entry call: [`nesting_overflow`].
-//! Invariant: a source it accepts nests at most [`MAX_NESTING`] levels, which parses in a small
-//! part of [`crate::stack::PARSE_STACK`] (the sizes are measured there).
+//! Invariant: a source it accepts nests at most [`MAX_NESTING`] levels, which oxc parses within
+//! 2 MiB of stack (tested on every form of `tests/deep_forms.rs`), a small part of
+//! [`crate::stack::PARSE_STACK`] (the sizes per level are measured there).
 //!
 //! The estimate is a conservative count over tokens, not a parse. Levels: every `(`, `[`, `{`,
 //! template literal and substitution, type-argument `<`, and JSX element. Chains, each one level
@@ -16,8 +17,11 @@
 //! conditional-type `?`, the statement heads (`if`, `while`, `for`, `with`, `do`), labels, and
 //! each `.` of a `namespace a.b.c` name. `else` links count apart, surviving the `;` that ends
 //! each branch, until a statement that is not an `else` starts. Strings, comments, regular
-//! expressions and JSX text are skipped. What the model misses is still bounded by the parse
-//! stack, which takes tens of thousands of levels of any production.
+//! expressions and JSX text are skipped; where a `/` may start a regular expression or divide
+//! (after `}` or a contextual keyword), its text is also read as code, and a `<` read as JSX
+//! whose text turns out to be code (`<T>(x: T) => T`) is read again as code. What the model
+//! misses is still bounded by the parse stack, which takes tens of thousands of levels of any
+//! production.
 
 /// The deepest nesting the extractor parses; deeper sources get AB5300 without being parsed.
 pub const MAX_NESTING: usize = 500;
@@ -206,6 +210,7 @@ impl Scan<'_> {
                 continue;
             }
             let operand_expected = self.expect_operand;
+            let last_was_close_brace = self.last == Last::CloseBrace;
             self.expect_operand = true;
             let mut last = Last::Other;
             match byte {
@@ -224,7 +229,17 @@ impl Scan<'_> {
                     continue;
                 }
                 b'/' if operand_expected => {
-                    self.i = skip_regex(self.bytes, self.i + 1);
+                    let end = skip_regex(self.bytes, self.i + 1);
+                    // After a `}` the `/` divides if the braces were an object literal or a
+                    // function or class expression, and starts a regular expression after a
+                    // block; after a contextual keyword (`type`, `get`, `of`, `async`) it
+                    // divides if the word is a variable. Read the text up to the regular
+                    // expression's end as code too.
+                    let ambiguous = last_was_close_brace || self.last == Last::Word;
+                    if ambiguous && let Some(offset) = self.as_division(end) {
+                        return Some(offset);
+                    }
+                    self.i = end;
                     self.expect_operand = false;
                     self.last = Last::Other;
                     continue;
@@ -461,6 +476,23 @@ impl Scan<'_> {
                 self.last = Last::LabelColon;
             }
         }
+    }
+
+    /// Where the text from the current `/` up to `end`, read as a division and the code after
+    /// it, first nests too deep, if it does.
+    fn as_division(&self, end: usize) -> Option<usize> {
+        let mut division = Scan {
+            bytes: &self.bytes[..end],
+            jsx: self.jsx,
+            i: self.i + 1,
+            levels: self.levels.clone(),
+            chains: self.chains,
+            last: Last::Other,
+            expect_operand: true,
+            namespace_name: false,
+            no_jsx_until: self.no_jsx_until,
+        };
+        division.run()
     }
 
     /// `<`: a JSX element, a type assertion, or a type-argument list or comparison.
@@ -797,6 +829,22 @@ mod tests {
             let source = statement.repeat(5_000);
             assert_eq!(nesting_overflow(&source, true), None, "{name}");
         }
+    }
+
+    #[test]
+    fn a_division_after_braces_hides_no_nesting() {
+        let depth = 10_000;
+        let parentheses = format!("{}a{}", "(".repeat(depth), ")".repeat(depth));
+        for source in [
+            format!("x = {{}} / {parentheses} / 2;"),
+            format!("x = function () {{}} / {parentheses};"),
+            format!("if (a) {{}} /'/; {parentheses};"),
+            format!("let type = 1; x = type / {parentheses} / 2;"),
+        ] {
+            assert!(nesting_overflow(&source, true).is_some(), "{source:.40}");
+        }
+        let regex = "if (a) {} /[(]/.test(b);\n".repeat(1_000);
+        assert_eq!(nesting_overflow(&regex, true), None);
     }
 
     #[test]

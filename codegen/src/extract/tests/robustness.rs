@@ -52,6 +52,7 @@ fn parses_unaided_in_2_mib(path: &'static str, source: String) {
     });
 }
 
+/// 122 forms, 104 MB of source in all: about 2 s in the dev profile on two cores.
 #[test]
 fn every_form_at_100_000_repetitions_is_refused_or_parses() {
     const REPETITIONS: usize = 100_000;
