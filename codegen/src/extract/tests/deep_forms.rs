@@ -3,7 +3,8 @@
 //! texts that once hid nesting from the pre-scan, and the long flat forms oxc reads in a loop.
 //!
 //! A source is `prefix + open×n + middle + close×n + suffix`; forms of one [`Category`] take
-//! the same middle, so they also nest inside one another ([`nested_source`]).
+//! the same middle, so they also nest inside one another, and in forms of other categories
+//! through a bridge ([`nested_source`]).
 
 /// Where a form's repetitions stand, and so which other forms they nest with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -347,20 +348,47 @@ pub fn source(form: &Form, n: usize) -> String {
     )
 }
 
-/// The forms of `category`, one inside the other in the order of `chain` (outermost first),
-/// with the category's context around them.
-pub fn nested_source(category: Category, chain: &[&Form]) -> String {
-    let (prefix, middle, suffix) = context(category);
+/// The forms of `chain` one inside the other, outermost first, in the context of the first
+/// one's category. Where the category changes, a bridge leads from one to the next (a
+/// statement holds an expression as `f = …;`, an expression a statement as `() => { … }`, an
+/// expression or statement a type as `(a as …)` or `type A<T> = …;`); nothing leads out of a
+/// type, so an expression or statement form after a type form is left out.
+pub fn nested_source(chain: &[&Form]) -> String {
+    let Some(first) = chain.first() else {
+        return String::new();
+    };
+    let (prefix, _, suffix) = context(first.category);
     let mut text = String::from(prefix);
+    let mut closes: Vec<&str> = Vec::new();
+    let mut current = first.category;
     for form in chain {
+        if form.category != current {
+            let Some((open, close)) = bridge(current, form.category) else {
+                continue;
+            };
+            text.push_str(open);
+            closes.push(close);
+            current = form.category;
+        }
         text.push_str(form.open);
+        closes.push(form.close);
     }
-    text.push_str(middle);
-    for form in chain.iter().rev() {
-        text.push_str(form.close);
+    text.push_str(context(current).1);
+    for close in closes.iter().rev() {
+        text.push_str(close);
     }
     text.push_str(suffix);
     text
+}
+
+fn bridge(from: Category, to: Category) -> Option<(&'static str, &'static str)> {
+    match (from, to) {
+        (Category::Statement, Category::Expression) => Some(("f = ", ";")),
+        (Category::Expression, Category::Statement) => Some(("() => { ", " }")),
+        (Category::Expression, Category::Type) => Some(("(a as ", ")")),
+        (Category::Statement, Category::Type) => Some(("type A<T> = ", ";")),
+        _ => None,
+    }
 }
 
 /// The path a form's source is read as: TSX unless it needs plain TypeScript.
