@@ -2,7 +2,8 @@
 //! parser (and the walks over what it returns), and abgen's own recursive readers of captured
 //! schema trees, literal values and printed schemas.
 //!
-//! Entry calls: [`with_parse_stack`] around one file's parse and everything that reads its AST,
+//! Entry calls: [`with_parse_stack`] around one file's parse and everything that reads its AST
+//! (and around the compilation of a literal JSON Schema, which recurses in `jsonschema`),
 //! [`recurse`] at every recursion point abgen owns, [`install_worker_stacks`] once at the start
 //! of the `abgen` binary. Invariant: no entry depends on the calling thread's stack (the
 //! process's main thread, a rayon worker, a test thread): when less room is left than the call

@@ -186,3 +186,50 @@ fn a_schema_at_the_depth_limit_translates_prints_and_projects_on_a_small_stack()
     }
     assert_eq!(arrays, depth);
 }
+
+#[test]
+fn a_literal_json_schema_at_the_depth_limit_is_compiled_without_overflowing() {
+    // 250 nested `items`, just under the extractor's 256 levels, around a type that does not
+    // exist: compiling it to prove it is a schema recurses once per level in the `jsonschema`
+    // crate, on whatever thread the check runs it, down to the innermost level it refuses.
+    let depth = 250;
+    let nested = format!(
+        "{}{{ type: 'text' }}{}",
+        "{ type: 'array', items: ".repeat(depth),
+        " }".repeat(depth)
+    );
+    let root = tempfile::tempdir().expect("tempdir");
+    let files = [
+        (
+            "agent-bundle.config.ts",
+            "import { defineConfig } from 'agent-bundle/config';\nexport default defineConfig({ plugin: { name: 'deep' } });\n".to_owned(),
+        ),
+        (
+            "src/mcp/deep/tools/literal.ts",
+            format!(
+                "import {{ defineTool }} from 'agent-bundle/routes';\nimport {{ z }} from 'zod';\n\nexport default defineTool(\n  {{\n    description: 'Deep.',\n    inputSchema: z.object({{ a: z.string() }}),\n    resultSchema: z.object({{ ok: z.boolean() }}),\n    outputJsonSchema: {nested},\n  }},\n  async () => ({{ ok: true }}),\n);\n"
+            ),
+        ),
+    ];
+    for (path, text) in files {
+        let file = root.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).expect("mkdir");
+        std::fs::write(file, text).expect("write");
+    }
+    let checked = check_project(&CheckOptions {
+        root: root.path().to_owned(),
+        targets: None,
+    });
+    let codes: Vec<&str> = checked
+        .diagnostics
+        .iter()
+        .map(|diagnostic| diagnostic.code.as_str())
+        .collect();
+    assert_eq!(codes, ["AB5106"], "{:#?}", checked.diagnostics);
+    let innermost = format!("at `{}/type`", "/items".repeat(depth));
+    assert!(
+        checked.diagnostics[0].message.contains(&innermost),
+        "{}",
+        checked.diagnostics[0].message
+    );
+}
