@@ -10,17 +10,17 @@
 //! needs, the closure runs on a fresh segment allocated for it, so a source the nesting
 //! pre-scan (`extract::nesting`) accepts parses on any thread.
 //!
-//! Sizes, from `oxc_parser` 0.146 measured per level of nesting (the least stack a depth parses
-//! in, over two depths, `cargo` dev and release profiles alike): 140–580 B per step of a prefix
-//! chain (`!`, `typeof`, `new`, `a=`, `**`, `if (a)`, `for (;;)`, labels, `keyof`), up to
-//! 1,000 B per `=>`, 900–1,820 B per bracket (`(`, `[`, `{a:`, template substitutions, JSX
-//! expressions, tuple, object and parenthesized types, type arguments) and at most 4,220 B per
-//! `()=>({a:` step (three levels). A source the pre-scan accepts (at most
+//! Sizes, from `oxc_parser` 0.146 measured per repetition of every form of the extractor's test
+//! corpus in the dev and release profiles (`bench/stack/README.md`, `examples/parse_stack.rs`):
+//! 140–580 B per step of a prefix chain (`!`, `typeof`, `new`, `a=`, `**`, `if (a)`, labels,
+//! `keyof`), up to 1,000 B per `=>`, 900–1,900 B per bracket or body (`(`, `[`, `{a:`, template
+//! substitutions, function bodies, JSX expressions, tuple and object types, type arguments), at
+//! most 1.9 KB per level the pre-scan counts. A source the pre-scan accepts (at most
 //! [`crate::extract::MAX_NESTING`] levels) therefore needs under 1 MiB. [`PARSE_STACK`] is 64
 //! MiB: a recursive production the pre-scan failed to model still parses to a depth of about
 //! 35,000 levels of the costliest bracket and over 100,000 of any prefix chain instead of
-//! aborting the process, and a source under 36 KB parses whatever it holds (none of the
-//! productions measured takes more than 1,800 B per byte of source). The
+//! aborting the process, and a source under 36 KB parses whatever it holds (none of the forms
+//! measured takes more than 1.8 KB per byte of source: the `[` of a tuple type). The
 //! segment is reserved address space: only the pages a parse touches are ever backed by
 //! memory. A fresh segment costs about 15 µs (map, guard page, unmap), a sixth of an average
 //! route's whole check, hence [`install_worker_stacks`].

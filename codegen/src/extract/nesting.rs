@@ -14,7 +14,9 @@
 //! operator where an operand is expected (`!`, `~`, `+`, `-`, `++`, `--`, `...`, a `<T>`
 //! assertion), the prefix keywords (`typeof`, `void`, `delete`, `await`, `new`, `yield`, `keyof`,
 //! `readonly`, `unique`, `infer`, `extends`), assignment operators, `**`, `=>`, a ternary or
-//! conditional-type `?`, the statement heads (`if`, `while`, `for`, `with`, `do`), labels, and
+//! conditional-type `?`, the statement heads (`if`, `while`, `for`, `with`, `do`), `return` and
+//! `throw` (a function body costs oxc more than any other level, so its statement counts too),
+//! labels, and
 //! each `.` of a `namespace a.b.c` name. `else` links count apart, surviving the `;` that ends
 //! each branch, until a statement that is not an `else` starts. Strings, comments, regular
 //! expressions and JSX text are skipped; where a `/` may start a regular expression or divide
@@ -141,15 +143,17 @@ fn classify(word: &[u8]) -> WordClass {
     }
     match word {
         b"typeof" | b"void" | b"delete" | b"await" | b"new" | b"yield" | b"readonly"
-        | b"unique" | b"if" | b"for" | b"with" | b"do" => class(true, true, false),
+        | b"unique" | b"if" | b"for" | b"with" | b"do" | b"return" | b"throw" => {
+            class(true, true, false)
+        }
         b"extends" | b"keyof" | b"infer" | b"while" => class(true, true, true),
         b"in" | b"instanceof" | b"as" | b"satisfies" | b"of" | b"is" | b"else" | b"catch"
         | b"finally" | b"implements" | b"from" | b"asserts" => class(true, false, true),
-        b"return" | b"case" | b"throw" | b"default" | b"export" | b"function" | b"class"
-        | b"async" | b"let" | b"const" | b"var" | b"type" | b"interface" | b"enum"
-        | b"namespace" | b"module" | b"declare" | b"abstract" | b"import" | b"static" | b"get"
-        | b"set" | b"accessor" | b"override" | b"public" | b"private" | b"protected" | b"break"
-        | b"continue" | b"switch" | b"try" => class(true, false, false),
+        b"case" | b"default" | b"export" | b"function" | b"class" | b"async" | b"let"
+        | b"const" | b"var" | b"type" | b"interface" | b"enum" | b"namespace" | b"module"
+        | b"declare" | b"abstract" | b"import" | b"static" | b"get" | b"set" | b"accessor"
+        | b"override" | b"public" | b"private" | b"protected" | b"break" | b"continue"
+        | b"switch" | b"try" => class(true, false, false),
         _ => WordClass::default(),
     }
 }
