@@ -17,3 +17,4 @@ pub mod matrix;
 pub mod project;
 pub mod schema;
 pub mod simulate;
+pub mod stack;

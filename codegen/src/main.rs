@@ -22,6 +22,7 @@ use abgen::simulate::{SimulateOptions, render_simulation, simulate_hook};
 use clap::Parser;
 
 fn main() -> ExitCode {
+    abgen::stack::install_worker_stacks();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Commands::Build(args) => build(&args),

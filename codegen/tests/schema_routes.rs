@@ -8,7 +8,7 @@ use abgen::check::{CheckOptions, check_project};
 use abgen::diagnostics::Code;
 use abgen::emit::canonical_json::schema_to_canonical_json;
 use abgen::project::FsReader;
-use abgen::schema::{RouteSchema, translate_const};
+use abgen::schema::{Io, RouteSchema, RouteSchemas, StaticSchema, translate_const};
 
 fn fixture(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -139,4 +139,97 @@ fn references_that_nest_too_deep_fall_back_instead_of_overflowing() {
     text.push_str("export const schema = c40;\n");
     let root = tempfile::tempdir().expect("tempdir");
     assert_eq!(fallback_code(root.path(), &text), Some(Code::AB5104));
+}
+
+#[test]
+fn a_schema_at_the_depth_limit_translates_prints_and_projects_on_a_small_stack() {
+    // 120 nested arrays, under the translator's 128 levels; each level costs kilobytes of
+    // stack in a debug build, far more than the 256 KiB thread below has.
+    let depth = 120;
+    let text = format!(
+        "import {{ z }} from 'zod';\nexport const schema = {}z.string(){};\n",
+        "z.array(".repeat(depth),
+        ")".repeat(depth)
+    );
+    let root = tempfile::tempdir().expect("tempdir");
+    let root_path = root.path().to_owned();
+    let projected = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let schema = translate_const(&root_path, &FsReader, "src/case.ts", &text, "schema")
+                .expect("the schema translates");
+            let schemas = RouteSchemas {
+                server: "demo".to_owned(),
+                input_location: None,
+                input: RouteSchema::Absent,
+                // The result side: host profiles take any root there.
+                output: RouteSchema::Static(StaticSchema {
+                    schema,
+                    io: Io::Output,
+                }),
+            };
+            let manifest = schemas.to_manifest(&["claude", "codex", "cursor"]);
+            let result = manifest.result.expect("a static result schema");
+            let printed = result.json_schema.expect("it prints");
+            (printed, result.profiles.len())
+        })
+        .expect("thread")
+        .join()
+        .expect("translation returns");
+    let (printed, profiles) = projected;
+    assert_eq!(profiles, 3);
+    let mut level = &printed;
+    let mut arrays = 0;
+    while let Some(items) = level.get("items") {
+        arrays += 1;
+        level = items;
+    }
+    assert_eq!(arrays, depth);
+}
+
+#[test]
+fn a_literal_json_schema_at_the_depth_limit_is_compiled_without_overflowing() {
+    // 250 nested `items`, just under the extractor's 256 levels, around a type that does not
+    // exist: compiling it to prove it is a schema recurses once per level in the `jsonschema`
+    // crate, on whatever thread the check runs it, down to the innermost level it refuses.
+    let depth = 250;
+    let nested = format!(
+        "{}{{ type: 'text' }}{}",
+        "{ type: 'array', items: ".repeat(depth),
+        " }".repeat(depth)
+    );
+    let root = tempfile::tempdir().expect("tempdir");
+    let files = [
+        (
+            "agent-bundle.config.ts",
+            "import { defineConfig } from 'agent-bundle/config';\nexport default defineConfig({ plugin: { name: 'deep' } });\n".to_owned(),
+        ),
+        (
+            "src/mcp/deep/tools/literal.ts",
+            format!(
+                "import {{ defineTool }} from 'agent-bundle/routes';\nimport {{ z }} from 'zod';\n\nexport default defineTool(\n  {{\n    description: 'Deep.',\n    inputSchema: z.object({{ a: z.string() }}),\n    resultSchema: z.object({{ ok: z.boolean() }}),\n    outputJsonSchema: {nested},\n  }},\n  async () => ({{ ok: true }}),\n);\n"
+            ),
+        ),
+    ];
+    for (path, text) in files {
+        let file = root.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).expect("mkdir");
+        std::fs::write(file, text).expect("write");
+    }
+    let checked = check_project(&CheckOptions {
+        root: root.path().to_owned(),
+        targets: None,
+    });
+    let codes: Vec<&str> = checked
+        .diagnostics
+        .iter()
+        .map(|diagnostic| diagnostic.code.as_str())
+        .collect();
+    assert_eq!(codes, ["AB5106"], "{:#?}", checked.diagnostics);
+    let innermost = format!("at `{}/type`", "/items".repeat(depth));
+    assert!(
+        checked.diagnostics[0].message.contains(&innermost),
+        "{}",
+        checked.diagnostics[0].message
+    );
 }

@@ -48,7 +48,7 @@ pub struct ExtractReturn {
 
 /// Reads one route, layout or provider module whose path made it a `kind`.
 pub fn extract_module(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
-    module::extract(path, kind, source)
+    crate::stack::with_parse_stack(|| module::extract(path, kind, source))
 }
 
 /// The output of [`extract_config_module`].
@@ -64,5 +64,5 @@ pub struct ConfigModuleReturn {
 /// Reads `agent-bundle.config.{ts,mts,js,mjs,json}`: `export default defineConfig({...})` or a
 /// plain object literal (JSON files are read with the same grammar).
 pub fn extract_config_module(path: &str, source: &str) -> ConfigModuleReturn {
-    config_module::extract(path, source)
+    crate::stack::with_parse_stack(|| config_module::extract(path, source))
 }

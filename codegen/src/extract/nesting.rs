@@ -1,144 +1,702 @@
 //! A lexical pre-scan that bounds how deeply a source nests before oxc sees it.
 //!
-//! oxc's parser is recursive descent with no depth limit, so a hostile or generated file (ten
-//! thousand `[` in a row) would overflow the thread's stack: a crash no diagnostic can report.
-//! Entry call: [`nesting_overflow`]. Invariant: a source it accepts parses within a 2 MiB stack.
+//! oxc's parser is recursive descent with no depth limit: every bracket, and every step of a
+//! right-recursive production (`!!!a`, `a = a = a`, `a ** a ** a`, `if (a) if (a) …`,
+//! `else if` chains, labels, `keyof keyof T`), is one more frame. A hostile or generated file
+//! would overflow the stack: a crash no diagnostic can report. Entry call: [`nesting_overflow`].
+//! Invariant: a source it accepts nests at most [`MAX_NESTING`] levels, which oxc parses within
+//! 2 MiB of stack (tested on every form of `tests/deep_forms.rs`), a small part of
+//! [`crate::stack::PARSE_STACK`] (the sizes per level are measured there).
 //!
-//! The estimate is a conservative count over bytes, not a parse: every open `(`, `[`, `{` and
-//! template substitution is one level, and each statement-level run of right-recursive tokens
-//! (`=>`, a ternary `?`, an opening JSX or type-argument `<name`) adds one level until the next
-//! `;` or `,` of that bracket level. Strings, comments and regular expressions are skipped.
-//! A measurement on oxc 0.146 (debug build, 2 MiB thread) overflowed between 1,000 and 3,000
-//! nested brackets and between 3,000 and 10,000 arrows or JSX elements, hence [`MAX_NESTING`].
-//! Long `else if` chains are not counted: they recurse too, but need ~3,000 links to matter.
+//! The estimate is a conservative count over tokens, not a parse. Levels: every `(`, `[`, `{`,
+//! template literal and substitution, type-argument `<`, and JSX element. Chains, each one level
+//! until the next `;` or `,` of its bracket level or the start of the next statement: a prefix
+//! operator where an operand is expected (`!`, `~`, `+`, `-`, `++`, `--`, `...`, a `<T>`
+//! assertion), the prefix keywords (`typeof`, `void`, `delete`, `await`, `new`, `yield`, `keyof`,
+//! `readonly`, `unique`, `infer`, `extends`), assignment operators, `**`, `=>`, a ternary or
+//! conditional-type `?`, the statement heads (`if`, `while`, `for`, `with`, `do`), `return` and
+//! `throw` (a function body costs oxc more than any other level, so its statement counts too),
+//! labels, and
+//! each `.` of a `namespace a.b.c` name. `else` links count apart, surviving the `;` that ends
+//! each branch, until a statement that is not an `else` starts. Strings, comments, regular
+//! expressions and JSX text are skipped; where a `/` may start a regular expression or divide
+//! (after `}` or a contextual keyword), its text is also read as code, and a `<` read as JSX
+//! whose text turns out to be code (`<T>(x: T) => T`) is read again as code. What the model
+//! misses is still bounded by the parse stack, which takes tens of thousands of levels of any
+//! production.
 
 /// The deepest nesting the extractor parses; deeper sources get AB5300 without being parsed.
 pub const MAX_NESTING: usize = 500;
 
-/// The byte offset where `source` first nests deeper than [`MAX_NESTING`], if it does.
-pub fn nesting_overflow(source: &str) -> Option<u32> {
-    let bytes = source.as_bytes();
-    // Every level and chain step the exact scan counts starts at one of these bytes, so a source
-    // with fewer of them than the limit cannot overflow. Counting them is a tight loop the
-    // compiler vectorises; the exact scan below runs only for the rare source that has enough.
-    let openers = bytes
-        .iter()
-        .filter(|byte| matches!(byte, b'(' | b'[' | b'{' | b'`' | b'$' | b'=' | b'?' | b'<'))
-        .count();
-    if openers < MAX_NESTING {
+/// The byte offset where `source` first nests deeper than [`MAX_NESTING`], if it does; `jsx`
+/// says whether `<` in operand position starts a JSX element (`.tsx`, `.jsx`) or a type
+/// assertion (`.ts`).
+pub fn nesting_overflow(source: &str, jsx: bool) -> Option<u32> {
+    // Every level or chain step starts at a distinct byte, so a shorter source cannot overflow.
+    if source.len() <= MAX_NESTING {
         return None;
     }
-    let mut levels: Vec<Level> = vec![Level::default()];
-    let mut chains = 0usize;
-    let mut i = 0usize;
-    let mut previous_significant = b';';
-    while i < bytes.len() {
-        if levels.len() + chains > MAX_NESTING {
-            return Some(i as u32);
+    let mut scan = Scan {
+        bytes: source.as_bytes(),
+        jsx,
+        i: 0,
+        levels: vec![Level::new(LevelKind::Root)],
+        chains: 0,
+        last: Last::Start,
+        expect_operand: true,
+        namespace_name: false,
+        no_jsx_until: 0,
+    };
+    scan.run()
+        .map(|offset| u32::try_from(offset).unwrap_or(u32::MAX))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LevelKind {
+    Root,
+    /// `(`, `[` or `{`; the byte that closes it.
+    Bracket(u8),
+    /// A template literal's text.
+    Template,
+    /// `${ … }` inside a template literal.
+    Substitution,
+    /// A type-argument or type-parameter list, or a `<` comparison: closed by `>`, or dropped
+    /// by the `;` or closing bracket of its enclosing level. `prefix` marks a `<T>` assertion,
+    /// which recurses into its operand.
+    Angle {
+        prefix: bool,
+    },
+    /// A JSX opening tag, up to its `>` or `/>`.
+    JsxTag,
+    /// A JSX element's children, up to its closing tag.
+    JsxChildren,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    kind: LevelKind,
+    /// Right-recursive steps seen in this level since its last `;`, `,` or statement start.
+    chain: usize,
+    /// `else` links of an `if` chain in this level.
+    else_chain: usize,
+    /// A `(` that holds the head of `if`, `while`, `for` or `with`: its `)` starts a statement.
+    statement_head: bool,
+    /// Where a JSX level's text starts: after the tag's name, or after the opening tag.
+    start: usize,
+}
+
+impl Level {
+    fn new(kind: LevelKind) -> Self {
+        Self {
+            kind,
+            chain: 0,
+            else_chain: 0,
+            statement_head: false,
+            start: 0,
         }
-        let byte = bytes[i];
-        match byte {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i = skip_until(bytes, i + 2, b'\n');
+    }
+}
+
+/// The previous significant token, as far as the counting rules need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Last {
+    Start,
+    /// `;`.
+    Semicolon,
+    /// A `}` that closed a block or object.
+    CloseBrace,
+    /// The `)` of a statement head (`if (…)`), after which a statement starts.
+    HeadClose,
+    /// The `:` of a label.
+    LabelColon,
+    /// A word: its text decides (`else`, `do`, `for`).
+    Word,
+    Other,
+}
+
+/// What a word means to the counting rules; plain identifiers mean nothing.
+#[derive(Clone, Copy, Debug, Default)]
+struct WordClass {
+    /// An operand or a declared name follows (so a `/` starts a regular expression, and a word
+    /// does not start a new statement).
+    operand_follows: bool,
+    /// The keyword recurses into what follows it.
+    chains: bool,
+    /// The word continues an expression after an operand; any other word there starts a
+    /// statement.
+    infix: bool,
+}
+
+/// One `match` rather than list lookups: most words are identifiers, and this is the scan's
+/// hottest path.
+fn classify(word: &[u8]) -> WordClass {
+    const fn class(operand_follows: bool, chains: bool, infix: bool) -> WordClass {
+        WordClass {
+            operand_follows,
+            chains,
+            infix,
+        }
+    }
+    // Every keyword is 2 to 10 lowercase letters.
+    if !(2..=10).contains(&word.len()) || !word[0].is_ascii_lowercase() {
+        return WordClass::default();
+    }
+    match word {
+        b"typeof" | b"void" | b"delete" | b"await" | b"new" | b"yield" | b"readonly"
+        | b"unique" | b"if" | b"for" | b"with" | b"do" | b"return" | b"throw" => {
+            class(true, true, false)
+        }
+        b"extends" | b"keyof" | b"infer" | b"while" => class(true, true, true),
+        b"in" | b"instanceof" | b"as" | b"satisfies" | b"of" | b"is" | b"else" | b"catch"
+        | b"finally" | b"implements" | b"from" | b"asserts" => class(true, false, true),
+        b"case" | b"default" | b"export" | b"function" | b"class" | b"async" | b"let"
+        | b"const" | b"var" | b"type" | b"interface" | b"enum" | b"namespace" | b"module"
+        | b"declare" | b"abstract" | b"import" | b"static" | b"get" | b"set" | b"accessor"
+        | b"override" | b"public" | b"private" | b"protected" | b"break" | b"continue"
+        | b"switch" | b"try" => class(true, false, false),
+        _ => WordClass::default(),
+    }
+}
+
+struct Scan<'s> {
+    bytes: &'s [u8],
+    jsx: bool,
+    i: usize,
+    levels: Vec<Level>,
+    /// The sum of every level's `chain` and `else_chain`.
+    chains: usize,
+    last: Last,
+    /// The last word, when `last` is [`Last::Word`].
+    expect_operand: bool,
+    /// Inside the dotted name of `namespace a.b.c`, where each `.` nests one declaration.
+    namespace_name: bool,
+    /// Up to this offset a `<` starts no JSX element: the text is being read again as code.
+    no_jsx_until: usize,
+}
+
+impl Scan<'_> {
+    fn run(&mut self) -> Option<usize> {
+        let mut last_word: &[u8] = b"";
+        while self.i < self.bytes.len() {
+            if self.levels.len() + self.chains > MAX_NESTING {
+                return Some(self.i);
+            }
+            if self.top_kind() == LevelKind::JsxChildren {
+                self.jsx_children();
                 continue;
             }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = find(bytes, i + 2, b"*/").map_or(bytes.len(), |end| end + 2);
-                continue;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'>') => {
-                let top = levels.last_mut().map(|level| &mut level.chain);
-                if let Some(chain) = top.filter(|chain| **chain > 0) {
-                    *chain -= 1;
-                    chains -= 1;
-                }
-            }
-            b'/' if starts_regex(previous_significant) => {
-                i = skip_regex(bytes, i + 1);
-                previous_significant = b'a';
-                continue;
-            }
-            b'\'' | b'"' => {
-                i = skip_string(bytes, i + 1, byte);
-                previous_significant = b'a';
-                continue;
-            }
-            b'`' => {
-                levels.push(Level {
-                    template: true,
-                    ..Level::default()
-                });
-                i = skip_template_text(bytes, i + 1, &mut levels);
-                previous_significant = b'a';
-                continue;
-            }
-            b'(' | b'[' | b'{' => levels.push(Level::default()),
-            b')' | b']' | b'}' => {
-                if levels.len() > 1 {
-                    let closed = levels.pop().unwrap_or_default();
-                    chains -= closed.chain;
-                }
-                if byte == b'}' && levels.last().is_some_and(|level| level.template) {
-                    i = skip_template_text(bytes, i + 1, &mut levels);
-                    previous_significant = b'a';
+            let byte = self.bytes[self.i];
+            let next = self.bytes.get(self.i + 1).copied().unwrap_or(0);
+            match byte {
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    self.skip_whitespace();
                     continue;
                 }
-            }
-            b';' | b',' => {
-                if let Some(level) = levels.last_mut() {
-                    chains -= level.chain;
-                    level.chain = 0;
+                b'/' if next == b'/' => {
+                    self.i = skip_until(self.bytes, self.i + 2, b'\n');
+                    continue;
                 }
-            }
-            b'=' if bytes.get(i + 1) == Some(&b'>') => add_chain(&mut levels, &mut chains),
-            b'?' if !matches!(bytes.get(i + 1), Some(b'.' | b'?'))
-                && previous_significant != b'?' =>
-            {
-                add_chain(&mut levels, &mut chains);
-            }
-            b'<' => match bytes.get(i + 1) {
-                Some(b'/') => {
-                    if let Some(level) = levels.last_mut().filter(|level| level.chain > 0) {
-                        level.chain -= 1;
-                        chains -= 1;
-                    }
-                }
-                Some(next) if next.is_ascii_alphabetic() || *next == b'>' => {
-                    add_chain(&mut levels, &mut chains);
+                b'/' if next == b'*' => {
+                    self.i =
+                        find(self.bytes, self.i + 2, b"*/").map_or(self.bytes.len(), |end| end + 2);
+                    continue;
                 }
                 _ => {}
-            },
-            _ => {}
+            }
+            if is_word_byte(byte) {
+                let start = self.i;
+                while self.i < self.bytes.len() && is_word_byte(self.bytes[self.i]) {
+                    self.i += 1;
+                }
+                let word = &self.bytes[start..self.i];
+                self.word(word, last_word);
+                last_word = word;
+                continue;
+            }
+            let operand_expected = self.expect_operand;
+            let last_was_close_brace = self.last == Last::CloseBrace;
+            self.expect_operand = true;
+            let mut last = Last::Other;
+            match byte {
+                b'\'' | b'"' => {
+                    let in_tag = self.top_kind() == LevelKind::JsxTag;
+                    self.i = skip_string(self.bytes, self.i + 1, byte, !in_tag);
+                    self.expect_operand = false;
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'`' => {
+                    self.levels.push(Level::new(LevelKind::Template));
+                    self.i += 1;
+                    self.template_text();
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'/' if operand_expected => {
+                    let end = skip_regex(self.bytes, self.i + 1);
+                    // After a `}` the `/` divides if the braces were an object literal or a
+                    // function or class expression, and starts a regular expression after a
+                    // block; after a contextual keyword (`type`, `get`, `of`, `async`) it
+                    // divides if the word is a variable. Read the text up to the regular
+                    // expression's end as code too.
+                    let ambiguous = last_was_close_brace || self.last == Last::Word;
+                    if ambiguous && let Some(offset) = self.as_division(end) {
+                        return Some(offset);
+                    }
+                    self.i = end;
+                    self.expect_operand = false;
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'(' | b'[' | b'{' => {
+                    self.namespace_name = false;
+                    let close = match byte {
+                        b'(' => b')',
+                        b'[' => b']',
+                        _ => b'}',
+                    };
+                    let mut level = Level::new(LevelKind::Bracket(close));
+                    level.statement_head = byte == b'('
+                        && self.last == Last::Word
+                        && matches!(last_word, b"if" | b"while" | b"for" | b"with" | b"await");
+                    self.levels.push(level);
+                }
+                b')' | b']' | b'}' => {
+                    self.drop_angles();
+                    match self.top_kind() {
+                        LevelKind::Substitution if byte == b'}' => {
+                            self.pop();
+                            self.i += 1;
+                            self.template_text();
+                            self.last = Last::Other;
+                            continue;
+                        }
+                        LevelKind::Bracket(_) => {
+                            let closed = self.pop();
+                            last = if closed.statement_head {
+                                Last::HeadClose
+                            } else if byte == b'}' {
+                                Last::CloseBrace
+                            } else {
+                                self.expect_operand = false;
+                                Last::Other
+                            };
+                        }
+                        // A stray closer (a syntax error oxc reports): nothing to close.
+                        _ => self.expect_operand = byte == b'}',
+                    }
+                }
+                b';' => {
+                    self.drop_angles();
+                    self.reset_chain();
+                    self.namespace_name = false;
+                    last = Last::Semicolon;
+                }
+                b',' => self.reset_chain(),
+                b'.' if next == b'.' && self.bytes.get(self.i + 2) == Some(&b'.') => {
+                    if operand_expected {
+                        self.add_chain();
+                    }
+                    self.i += 3;
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'.' if next.is_ascii_digit() => {
+                    self.i = skip_word(self.bytes, self.i + 1);
+                    self.expect_operand = false;
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'.' => {
+                    if self.namespace_name {
+                        self.add_chain();
+                    }
+                    // A property name follows, never an operand.
+                    self.expect_operand = false;
+                    self.i += 1;
+                    self.skip_whitespace();
+                    let start = self.i;
+                    self.i = skip_word(self.bytes, self.i);
+                    if self.i > start {
+                        last_word = b"";
+                    }
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'?' => {
+                    if next == b'?' {
+                        // `??` is a loop, `??=` assigns; where an operand is expected these are
+                        // two prefix `?` of nullable types.
+                        let assigns = self.bytes.get(self.i + 2) == Some(&b'=');
+                        if assigns || operand_expected {
+                            self.add_chain();
+                        }
+                        if operand_expected {
+                            self.add_chain();
+                        }
+                        self.i += if assigns { 3 } else { 2 };
+                        self.last = Last::Other;
+                        continue;
+                    }
+                    let optional_chain =
+                        next == b'.' && !self.bytes.get(self.i + 2).is_some_and(u8::is_ascii_digit);
+                    if optional_chain {
+                        self.expect_operand = false;
+                    } else {
+                        self.add_chain();
+                    }
+                }
+                b'=' => {
+                    let rest = &self.bytes[self.i..];
+                    if rest.starts_with(b"=>") {
+                        self.add_chain();
+                        self.i += 2;
+                    } else if rest.starts_with(b"===") {
+                        self.i += 3;
+                    } else if rest.starts_with(b"==") {
+                        self.i += 2;
+                    } else {
+                        if self.top_kind() != LevelKind::JsxTag {
+                            self.add_chain();
+                        }
+                        self.i += 1;
+                    }
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'!' if next == b'=' => {
+                    let strict = self.bytes.get(self.i + 2) == Some(&b'=');
+                    self.i += if strict { 3 } else { 2 };
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'!' | b'~' if operand_expected => self.add_chain(),
+                b'+' | b'-' if next == byte => {
+                    // `++`/`--`: prefix recurses, postfix ends the operand.
+                    if operand_expected {
+                        self.add_chain();
+                    } else {
+                        self.expect_operand = false;
+                    }
+                    self.i += 2;
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'+' | b'-' if operand_expected => self.add_chain(),
+                b'*' if next == b'*' => {
+                    self.add_chain();
+                    self.i += 2;
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'<' => {
+                    self.open_angle(operand_expected, next);
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'>' if next == b'=' && !matches!(self.top_kind(), LevelKind::Angle { .. }) => {
+                    self.i += 2;
+                    self.last = Last::Other;
+                    continue;
+                }
+                b'>' => match self.top_kind() {
+                    LevelKind::Angle { prefix } => {
+                        self.pop();
+                        if prefix {
+                            self.add_chain();
+                        } else {
+                            // `Array<T>` is a type, `f<T>(…)` a call: either is an operand.
+                            self.expect_operand = false;
+                        }
+                    }
+                    LevelKind::JsxTag => {
+                        let start = self.i + 1;
+                        if let Some(top) = self.levels.last_mut() {
+                            top.kind = LevelKind::JsxChildren;
+                            top.start = start;
+                        }
+                    }
+                    _ => {}
+                },
+                b'/' if next == b'>' && self.top_kind() == LevelKind::JsxTag => {
+                    self.pop();
+                    self.i += 2;
+                    self.after_element();
+                    continue;
+                }
+                b'!' => self.expect_operand = false,
+                _ => {}
+            }
+            self.last = last;
+            self.i += 1;
         }
-        if !byte.is_ascii_whitespace() {
-            previous_significant = byte;
+        (self.levels.len() + self.chains > MAX_NESTING).then_some(self.bytes.len())
+    }
+
+    /// Counts one word: keywords, labels, the start of a statement.
+    fn word(&mut self, word: &[u8], previous_word: &[u8]) {
+        let starts_number = word[0].is_ascii_digit();
+        let class = classify(word);
+        let last = self.last;
+        let after_operand = !self.expect_operand;
+        // A word after an operand continues the expression only as an infix keyword; any other
+        // starts a new statement (automatic semicolon insertion), ending every chain.
+        let statement_start = after_operand || last == Last::CloseBrace;
+        if statement_start && !starts_number && !class.infix {
+            self.reset_chain();
+            self.reset_else();
+        } else if last == Last::Semicolon && word != b"else" {
+            self.reset_else();
         }
+        // Property names after a `.` are consumed with it, so any word ends a dotted name.
+        self.namespace_name = last == Last::Word
+            && matches!(previous_word, b"namespace" | b"module")
+            && !starts_number;
+        if starts_number {
+            self.expect_operand = false;
+            self.last = Last::Other;
+            return;
+        }
+        if word == b"else" {
+            self.add_else();
+        } else if class.chains && !(word == b"if" && last == Last::Word && previous_word == b"else")
+        {
+            self.add_chain();
+        }
+        self.expect_operand = class.operand_follows;
+        self.last = Last::Word;
+        // A label: a word and a `:` where a statement starts.
+        let statement_position = matches!(
+            last,
+            Last::Start | Last::Semicolon | Last::CloseBrace | Last::HeadClose | Last::LabelColon
+        ) || (last == Last::Word
+            && matches!(previous_word, b"else" | b"do"));
+        if statement_position {
+            let after = skip_whitespace_from(self.bytes, self.i);
+            if self.bytes.get(after) == Some(&b':') && self.bytes.get(after + 1) != Some(&b':') {
+                self.add_chain();
+                self.i = after + 1;
+                self.expect_operand = true;
+                self.last = Last::LabelColon;
+            }
+        }
+    }
+
+    /// Where the text from the current `/` up to `end`, read as a division and the code after
+    /// it, first nests too deep, if it does.
+    fn as_division(&self, end: usize) -> Option<usize> {
+        let mut division = Scan {
+            bytes: &self.bytes[..end],
+            jsx: self.jsx,
+            i: self.i + 1,
+            levels: self.levels.clone(),
+            chains: self.chains,
+            last: Last::Other,
+            expect_operand: true,
+            namespace_name: false,
+            no_jsx_until: self.no_jsx_until,
+        };
+        division.run()
+    }
+
+    /// `<`: a JSX element, a type assertion, or a type-argument list or comparison.
+    fn open_angle(&mut self, operand_expected: bool, next: u8) {
+        let rest = &self.bytes[self.i..];
+        if rest.starts_with(b"<<") || rest.starts_with(b"<=") {
+            self.i += 2;
+            return;
+        }
+        self.i += 1;
+        let jsx_here = self.jsx && self.i > self.no_jsx_until;
+        if jsx_here && operand_expected && (is_word_start(next) || next == b'>') {
+            let name_end = skip_jsx_name(self.bytes, self.i);
+            let after = skip_whitespace_from(self.bytes, name_end);
+            let rest = &self.bytes[after.min(self.bytes.len())..];
+            // `<T,>(…) =>` and `<T extends U>(…) =>` are type parameters, not elements.
+            let type_parameters =
+                rest.starts_with(b",") || (rest.starts_with(b"extends") && name_end > self.i);
+            if !type_parameters {
+                self.push_jsx_tag(name_end);
+                self.expect_operand = false;
+                return;
+            }
+        }
+        self.levels.push(Level::new(LevelKind::Angle {
+            prefix: operand_expected && !self.jsx,
+        }));
+        self.expect_operand = true;
+    }
+
+    /// JSX children: text up to a `{` expression, a nested element or the closing tag.
+    fn jsx_children(&mut self) {
+        while self.i < self.bytes.len() {
+            match self.bytes[self.i] {
+                b'{' => {
+                    self.levels.push(Level::new(LevelKind::Bracket(b'}')));
+                    self.i += 1;
+                    self.expect_operand = true;
+                    self.last = Last::Other;
+                    return;
+                }
+                b'<' => {
+                    let after = skip_whitespace_from(self.bytes, self.i + 1);
+                    if self.bytes.get(after) == Some(&b'/') {
+                        self.i = skip_until(self.bytes, after, b'>').saturating_add(1);
+                        self.pop();
+                        self.after_element();
+                        return;
+                    }
+                    let name_end = skip_jsx_name(self.bytes, after);
+                    self.push_jsx_tag(name_end.max(self.i + 1));
+                    return;
+                }
+                // JSX text cannot hold these: this was not an element after all (a generic
+                // function type `<T>(x: T) => T`). Read the text of every element open here
+                // again, as code and without JSX up to this byte, so each byte is read at most
+                // twice; the nesting already counted was checked on the way.
+                b'}' | b'>' => {
+                    self.no_jsx_until = self.i;
+                    while matches!(self.top_kind(), LevelKind::JsxTag | LevelKind::JsxChildren)
+                        && self.levels.len() > 1
+                    {
+                        self.i = self.pop().start;
+                    }
+                    self.expect_operand = true;
+                    self.last = Last::Other;
+                    return;
+                }
+                _ => self.i += 1,
+            }
+        }
+    }
+
+    /// Opens a JSX tag whose name ends at `name_end`.
+    fn push_jsx_tag(&mut self, name_end: usize) {
+        let mut tag = Level::new(LevelKind::JsxTag);
+        tag.start = name_end;
+        self.levels.push(tag);
+        self.i = name_end;
+        self.expect_operand = false;
+    }
+
+    /// After an element closed: its parent's children go on, or it was an operand.
+    fn after_element(&mut self) {
+        self.expect_operand = false;
+        self.last = Last::Other;
+    }
+
+    /// Template text up to its closing backtick (popping the template level) or a `${`
+    /// (pushing the substitution's level).
+    fn template_text(&mut self) {
+        while self.i < self.bytes.len() {
+            match self.bytes[self.i] {
+                b'\\' => self.i += 2,
+                b'`' => {
+                    if self.top_kind() == LevelKind::Template {
+                        self.pop();
+                    }
+                    self.i += 1;
+                    self.expect_operand = false;
+                    return;
+                }
+                b'$' if self.bytes.get(self.i + 1) == Some(&b'{') => {
+                    self.levels.push(Level::new(LevelKind::Substitution));
+                    self.i += 2;
+                    self.expect_operand = true;
+                    return;
+                }
+                _ => self.i += 1,
+            }
+        }
+        self.i = self.i.min(self.bytes.len());
+    }
+
+    fn top_kind(&self) -> LevelKind {
+        self.levels
+            .last()
+            .map_or(LevelKind::Root, |level| level.kind)
+    }
+
+    /// Pops the innermost level (never the root), with its chains.
+    fn pop(&mut self) -> Level {
+        if self.levels.len() <= 1 {
+            return Level::new(LevelKind::Root);
+        }
+        let closed = self.levels.pop().unwrap_or(Level::new(LevelKind::Root));
+        self.chains -= closed.chain + closed.else_chain;
+        closed
+    }
+
+    /// Drops unclosed `<` levels (comparisons) at a `;` or closing bracket of their level.
+    fn drop_angles(&mut self) {
+        while matches!(self.top_kind(), LevelKind::Angle { .. }) {
+            self.pop();
+        }
+    }
+
+    fn add_chain(&mut self) {
+        if let Some(level) = self.levels.last_mut() {
+            level.chain += 1;
+            self.chains += 1;
+        }
+    }
+
+    fn add_else(&mut self) {
+        if let Some(level) = self.levels.last_mut() {
+            level.else_chain += 1;
+            self.chains += 1;
+        }
+    }
+
+    fn reset_chain(&mut self) {
+        if let Some(level) = self.levels.last_mut() {
+            self.chains -= level.chain;
+            level.chain = 0;
+        }
+    }
+
+    fn reset_else(&mut self) {
+        if let Some(level) = self.levels.last_mut() {
+            self.chains -= level.else_chain;
+            level.else_chain = 0;
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        self.i = skip_whitespace_from(self.bytes, self.i);
+    }
+}
+
+/// Identifier, keyword and number bytes (non-ASCII bytes belong to identifiers; `\` starts a
+/// unicode escape in one, `#` a private name).
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'$' | b'\\' | b'#') || byte >= 0x80
+}
+
+fn is_word_start(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || matches!(byte, b'_' | b'$') || byte >= 0x80
+}
+
+fn skip_word(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && is_word_byte(bytes[i]) {
         i += 1;
     }
-    None
+    i
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Level {
-    /// Right-recursive tokens seen in this bracket level since its last `;` or `,`.
-    chain: usize,
-    /// This level is the text of a template literal (closed by its backtick).
-    template: bool,
-}
-
-fn add_chain(levels: &mut [Level], chains: &mut usize) {
-    if let Some(level) = levels.last_mut() {
-        level.chain += 1;
-        *chains += 1;
+/// A JSX element name: `a`, `a.b`, `a:b`, `my-element`.
+fn skip_jsx_name(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && (is_word_byte(bytes[i]) || matches!(bytes[i], b'.' | b':' | b'-')) {
+        i += 1;
     }
+    i
 }
 
-/// After these bytes a `/` starts a regular expression rather than a division.
-fn starts_regex(previous: u8) -> bool {
-    matches!(
-        previous,
-        b'(' | b',' | b'=' | b':' | b'[' | b'!' | b'&' | b'|' | b'?' | b'{' | b'}' | b';'
-    )
+fn skip_whitespace_from(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
 }
 
 fn skip_until(bytes: &[u8], from: usize, stop: u8) -> usize {
@@ -156,12 +714,13 @@ fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
         .map(|at| from + at)
 }
 
-/// Skips a quoted string; an unterminated one ends at the line's end, as the lexer's error does.
-fn skip_string(bytes: &[u8], mut i: usize, quote: u8) -> usize {
+/// Skips a quoted string; an unterminated one ends at the line's end, as the lexer's error
+/// does. JSX attribute strings have no escapes.
+fn skip_string(bytes: &[u8], mut i: usize, quote: u8, escapes: bool) -> usize {
     while i < bytes.len() {
         match bytes[i] {
-            b'\\' => i += 2,
-            b'\n' => return i,
+            b'\\' if escapes => i += 2,
+            b'\n' if escapes => return i,
             byte if byte == quote => return i + 1,
             _ => i += 1,
         }
@@ -183,29 +742,7 @@ fn skip_regex(bytes: &[u8], mut i: usize) -> usize {
                 in_class = false;
                 i += 1;
             }
-            b'/' if !in_class => return i + 1,
-            _ => i += 1,
-        }
-    }
-    bytes.len()
-}
-
-/// Skips template text up to its closing backtick (popping the template level) or to a `${`
-/// (pushing the substitution's level); returns the offset after the token that stopped it.
-fn skip_template_text(bytes: &[u8], mut i: usize, levels: &mut Vec<Level>) -> usize {
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'`' => {
-                if levels.len() > 1 {
-                    levels.pop();
-                }
-                return i + 1;
-            }
-            b'$' if bytes.get(i + 1) == Some(&b'{') => {
-                levels.push(Level::default());
-                return i + 2;
-            }
+            b'/' if !in_class => return skip_word(bytes, i + 1),
             _ => i += 1,
         }
     }
@@ -246,22 +783,83 @@ mod tests {
                 "type arguments",
                 format!("type A = {}1{};", "Array<".repeat(depth), ">".repeat(depth)),
             ),
+            ("negations", format!("{}a", "!".repeat(depth))),
+            ("assignments", format!("{}1", "a=".repeat(depth))),
+            ("if statements", format!("{};", "if(a)".repeat(depth))),
+            (
+                "else if chains",
+                format!("if(a)f();{}", "else if(a)f();".repeat(depth)),
+            ),
+            ("labels", format!("{};", "a:".repeat(depth))),
         ] {
-            assert!(nesting_overflow(&source).is_some(), "{name}");
+            assert!(nesting_overflow(&source, true).is_some(), "{name}");
         }
     }
 
     #[test]
     fn accepts_ordinary_code_however_long() {
         let statement = "if (a < b && c > d) { f(`x ${y}`, /[(]/g, '(', \"[\"); } // (\n";
-        assert_eq!(nesting_overflow(&statement.repeat(10_000)), None);
+        assert_eq!(nesting_overflow(&statement.repeat(10_000), true), None);
         let siblings = format!("<ul>{}</ul>", "<li>x</li><br/>".repeat(10_000));
-        assert_eq!(nesting_overflow(&siblings), None);
+        assert_eq!(nesting_overflow(&siblings, true), None);
         let within = format!(
             "{}{}",
             "[".repeat(MAX_NESTING - 1),
             "]".repeat(MAX_NESTING - 1)
         );
-        assert_eq!(nesting_overflow(&within), None);
+        assert_eq!(nesting_overflow(&within, true), None);
+    }
+
+    #[test]
+    fn statements_end_chains_with_or_without_semicolons() {
+        for (name, statement) in [
+            ("assignments", "a = b = c\n"),
+            ("declarations", "export const a = async (b) => await c(b)\n"),
+            ("negations", "x = !a\n"),
+            ("if blocks", "if (a) { b = 1 } else if (c) { d = 2 }\n"),
+            ("loops", "for (const a of b) { c += a }\nwhile (a) a--\n"),
+            ("classes", "class A extends B { m() { return 1 } p = 2 }\n"),
+            ("types", "type A<T> = T extends B ? keyof T : never\n"),
+            (
+                "generic arrows",
+                "type F = <T>(x: T) => T\nconst g = <T,>(x: T) => x\n",
+            ),
+            (
+                "jsx",
+                "const e = <a href=\"x\">it's (fine); {b ? <b/> : c}</a>\n",
+            ),
+            ("labels", "outer: for (;;) { break outer }\n"),
+        ] {
+            let source = statement.repeat(5_000);
+            assert_eq!(nesting_overflow(&source, true), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_division_after_braces_hides_no_nesting() {
+        let depth = 10_000;
+        let parentheses = format!("{}a{}", "(".repeat(depth), ")".repeat(depth));
+        for source in [
+            format!("x = {{}} / {parentheses} / 2;"),
+            format!("x = function () {{}} / {parentheses};"),
+            format!("if (a) {{}} /'/; {parentheses};"),
+            format!("let type = 1; x = type / {parentheses} / 2;"),
+        ] {
+            assert!(nesting_overflow(&source, true).is_some(), "{source:.40}");
+        }
+        let regex = "if (a) {} /[(]/.test(b);\n".repeat(1_000);
+        assert_eq!(nesting_overflow(&regex, true), None);
+    }
+
+    #[test]
+    fn jsx_text_hides_no_nesting() {
+        for text in ["'", "\"", ";", ",", "//", "/*", "`", ")", "]"] {
+            let source = format!(
+                "x = {}{}",
+                format!("<a>{text}").repeat(1_000),
+                "</a>".repeat(1_000)
+            );
+            assert!(nesting_overflow(&source, true).is_some(), "{text}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Parsing one file with oxc: the source type from the path, the nesting guard, and oxc's
 //! errors turned into AB5300 diagnostics. Entry calls: [`parse_module`], [`parse_json`].
 //!
-//! Invariant: a file is parsed at most once, and never when [`nesting_overflow`] refuses it.
+//! Invariant: a file is parsed at most once, and never when [`nesting_overflow`] refuses it; the
+//! callers run the parse and every walk of its AST inside [`crate::stack::with_parse_stack`].
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{Expression, Program};
@@ -26,14 +27,15 @@ pub fn parse_module<'a>(
     source: &'a str,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ParsedModule<'a> {
-    if let Some(offset) = nesting_overflow(source) {
+    let source_type = source_type(positions.path());
+    if let Some(offset) = nesting_overflow(source, source_type.is_jsx()) {
         diagnostics.push(too_deep(positions, offset));
         return ParsedModule {
             program: None,
             clean: false,
         };
     }
-    let returned = Parser::new(allocator, source, source_type(positions.path())).parse();
+    let returned = Parser::new(allocator, source, source_type).parse();
     let clean = returned.diagnostics.is_empty() && !returned.panicked;
     for error in returned.diagnostics.iter() {
         diagnostics.push(parse_error(
@@ -56,7 +58,7 @@ pub fn parse_json<'a>(
     source: &'a str,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Expression<'a>> {
-    if let Some(offset) = nesting_overflow(source) {
+    if let Some(offset) = nesting_overflow(source, false) {
         diagnostics.push(too_deep(positions, offset));
         return None;
     }
@@ -103,8 +105,10 @@ fn parse_error(
 fn too_deep(positions: &Positions<'_>, offset: u32) -> Diagnostic {
     Diagnostic::new(
         Code::AB5300,
-        format!("the file nests brackets or expressions more than {MAX_NESTING} levels deep"),
-        "Flatten the nesting or move the data into a separate JSON asset.",
+        format!(
+            "the file nests brackets, expressions, statements or types more than {MAX_NESTING} levels deep"
+        ),
+        "Flatten the nesting: a long `else if` chain can be a `switch` or a lookup table, and deeply nested data can move into a separate JSON asset.",
     )
     .with_note("abgen refuses such files before parsing them instead of risking a stack overflow")
     .at(positions.location(Span::new(offset, offset + 1)))

@@ -31,6 +31,10 @@ pub fn print_2020_12(schema: &Schema, io: Io) -> Result<Value, Unrepresentable> 
 
 /// Prints one node without `$schema`.
 pub fn print_node(schema: &Schema, io: Io) -> Result<Map<String, Value>, Unrepresentable> {
+    crate::stack::recurse(|| print_node_here(schema, io))
+}
+
+fn print_node_here(schema: &Schema, io: Io) -> Result<Map<String, Value>, Unrepresentable> {
     let mut out = match &schema.kind {
         Kind::Any | Kind::Unknown => Map::new(),
         Kind::Never => object([("not", json!({}))]),

@@ -149,6 +149,10 @@ fn root_is_plain_object(schema: &Value) -> Result<(), String> {
 
 /// Every subschema of `value`, itself included, visited depth-first.
 fn for_each_schema(value: &mut Value, visit: &mut impl FnMut(&mut Map<String, Value>)) {
+    crate::stack::recurse(|| for_each_schema_here(value, visit));
+}
+
+fn for_each_schema_here(value: &mut Value, visit: &mut impl FnMut(&mut Map<String, Value>)) {
     match value {
         Value::Object(map) => {
             visit(map);

@@ -279,10 +279,13 @@ impl<'a> RouteContext<'_, 'a> {
     fn check_literal(&mut self, extracted: &ExtractedModule, key: &str, literal: &Value) {
         let problem = match literal {
             Value::Bool(_) => return,
-            Value::Object(_) => match jsonschema::validator_for(literal) {
-                Ok(_) => return,
-                Err(error) => format!("at `{}`: {error}", error.instance_path()),
-            },
+            // The `jsonschema` crate recurses once per level (up to the extractor's 256).
+            Value::Object(_) => {
+                match crate::stack::with_parse_stack(|| jsonschema::validator_for(literal)) {
+                    Ok(_) => return,
+                    Err(error) => format!("at `{}`: {error}", error.instance_path()),
+                }
+            }
             other => format!("it is {}, not an object or a boolean", json_kind(other)),
         };
         let location = extracted

@@ -10,6 +10,10 @@ use super::print::Unrepresentable;
 
 /// `Err` exactly when [`super::print::print_2020_12`] fails for `io`.
 pub fn printable(schema: &Schema, io: Io) -> Result<(), Unrepresentable> {
+    crate::stack::recurse(|| printable_here(schema, io))
+}
+
+fn printable_here(schema: &Schema, io: Io) -> Result<(), Unrepresentable> {
     match &schema.kind {
         Kind::Undefined => Err(Unrepresentable {
             construct: "`z.undefined()`",

@@ -29,9 +29,9 @@ const MAX_REFERENCE_DEPTH: usize = 64;
 
 /// How deep schemas may nest, references and method chains included, before translation
 /// stops: each captured expression is bounded by the extractor, but a chain of references
-/// multiplies the depth, and translation and printing recurse once per level. 128 levels fit a
-/// 2 MiB thread stack with room to spare even in a debug build (200 do not); real schemas stay
-/// well under 64.
+/// multiplies the depth, and translation and printing recurse once per level (through
+/// [`crate::stack::recurse`], so no thread's stack size matters). Real schemas stay well under
+/// 64.
 pub const MAX_SCHEMA_DEPTH: usize = 128;
 
 /// The zod module specifiers whose `z` (or namespace) abgen reads.
@@ -82,7 +82,7 @@ impl<'s, 'a> Translator<'s, 'a> {
             ));
         }
         self.depth += 1;
-        let schema = self.schema_at_depth(module, expression);
+        let schema = crate::stack::recurse(|| self.schema_at_depth(module, expression));
         self.depth -= 1;
         schema
     }
@@ -184,7 +184,7 @@ impl<'s, 'a> Translator<'s, 'a> {
             ));
         }
         self.depth += 1;
-        let value = self.value_at_depth(module, expression);
+        let value = crate::stack::recurse(|| self.value_at_depth(module, expression));
         self.depth -= 1;
         value
     }

@@ -3,6 +3,7 @@
 //! `//    ^ AB4806` (the caret marks the column where the diagnostic starts).
 
 mod config_files;
+mod deep_forms;
 mod diagnostics;
 mod forms;
 mod literal_grammar;

@@ -1,15 +1,150 @@
 //! Hostile inputs: huge files, garbage, and nesting deep enough to overflow a recursive
-//! parser. Each runs on a 2 MiB thread (the default for spawned threads) so a stack overflow
-//! would fail the test instead of passing on the main thread's larger stack.
+//! parser. Each runs on a thread of its own with a small stack, so a stack overflow would fail
+//! the test instead of passing on the main thread's larger stack: 2 MiB (the default for
+//! spawned threads, and rayon's) or, to show that extraction brings its own stack, 256 KiB.
 
+use oxc_allocator::Allocator;
+use oxc_parser::Parser;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+use super::deep_forms::{self, Category, FORMS, Files, Form};
 use super::{extract, render_diagnostics, tool};
-use crate::extract::{MAX_NESTING, extract_config_module};
+use crate::extract::nesting::nesting_overflow;
+use crate::extract::parse::source_type;
+use crate::extract::{MAX_NESTING, extract_config_module, extract_module};
 
 fn on_small_stack<T: Send + 'static>(run: impl FnOnce() -> T + Send + 'static) -> T {
-    let thread = std::thread::Builder::new().stack_size(2 << 20).spawn(run);
+    on_stack(2 << 20, run)
+}
+
+fn on_stack<T: Send + 'static>(bytes: usize, run: impl FnOnce() -> T + Send + 'static) -> T {
+    let thread = std::thread::Builder::new().stack_size(bytes).spawn(run);
     thread
         .and_then(|handle| handle.join().map_err(|_| std::io::Error::other("panicked")))
         .expect("extraction thread")
+}
+
+/// A stack far too small for any deep parse: only the parse stack extraction brings can take it.
+const TINY_STACK: usize = 256 << 10;
+
+/// Whether extracting `source` at `path` on a [`TINY_STACK`] thread reports AB5300.
+fn refused_on_a_tiny_stack(path: &'static str, source: String) -> bool {
+    on_stack(TINY_STACK, move || {
+        extract_module(path, &tool(), &source)
+            .diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.code.as_str() == "AB5300")
+    })
+}
+
+fn is_jsx(path: &str) -> bool {
+    source_type(path).is_jsx()
+}
+
+/// Parses with oxc alone on a 2 MiB thread, without the parse stack: what the pre-scan accepts
+/// must fit there (the invariant of `nesting.rs`), or the test process aborts.
+fn parses_unaided_in_2_mib(path: &'static str, source: String) {
+    on_small_stack(move || {
+        let allocator = Allocator::default();
+        let returned = Parser::new(&allocator, &source, source_type(path)).parse();
+        drop(returned);
+    });
+}
+
+/// 122 forms, 104 MB of source in all: about 2 s in the dev profile on two cores.
+#[test]
+fn every_form_at_100_000_repetitions_is_refused_or_parses() {
+    const REPETITIONS: usize = 100_000;
+    let mut wrong = Vec::new();
+    for form in FORMS {
+        let source = deep_forms::source(form, REPETITIONS);
+        let path = deep_forms::path(form);
+        let counted = nesting_overflow(&source, is_jsx(path)).is_some();
+        let refused = refused_on_a_tiny_stack(path, source);
+        if counted != form.recursive || refused != form.recursive {
+            wrong.push(format!(
+                "{} (pre-scan {counted}, AB5300 {refused})",
+                form.name
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The deepest repetition of each recursive form that the pre-scan accepts.
+fn deepest_accepted(form: &Form) -> usize {
+    let jsx = is_jsx(deep_forms::path(form));
+    let accepted = |n: usize| nesting_overflow(&deep_forms::source(form, n), jsx).is_none();
+    // Every repetition counts at least one level, so MAX_NESTING + 1 of them are refused.
+    let (mut low, mut high) = (0, MAX_NESTING + 1);
+    assert!(!accepted(high), "{} is not counted", form.name);
+    while high - low > 1 {
+        let middle = (low + high) / 2;
+        if accepted(middle) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
+
+#[test]
+fn the_deepest_accepted_nesting_of_every_form_parses_on_any_thread() {
+    for form in FORMS.iter().filter(|form| form.recursive) {
+        let depth = deepest_accepted(form);
+        // A form counted several times per repetition may stop sooner, never very soon.
+        assert!(depth >= MAX_NESTING / 5, "{} stops at {depth}", form.name);
+        let path = deep_forms::path(form);
+        let source = deep_forms::source(form, depth);
+        parses_unaided_in_2_mib(path, source.clone());
+        refused_on_a_tiny_stack(path, source);
+    }
+}
+
+/// Random nestings of every form of every category, one inside the other: a source the
+/// pre-scan accepts parses with oxc alone in 2 MiB, one it refuses gets AB5300, and extraction
+/// returns on a tiny stack either way.
+#[test]
+fn random_nestings_of_every_form_are_refused_or_parse() {
+    let strategy = (
+        any::<bool>(),
+        prop::collection::vec((any::<prop::sample::Index>(), 1..120usize), 1..12),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 128,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&strategy, |(tsx, segments)| {
+        let files = if tsx { Files::Tsx } else { Files::Ts };
+        let forms: Vec<&Form> = FORMS
+            .iter()
+            .filter(|form| form.category != Category::Alone)
+            .filter(|form| form.files == Files::Any || form.files == files)
+            .collect();
+        let chain: Vec<&Form> = segments
+            .iter()
+            .flat_map(|(index, count)| std::iter::repeat_n(*index.get(&forms), *count))
+            .collect();
+        let source = deep_forms::nested_source(&chain);
+        let path = if tsx {
+            "src/mcp/demo/tools/search.tsx"
+        } else {
+            "src/mcp/demo/tools/search.ts"
+        };
+        let refused = refused_on_a_tiny_stack(path, source.clone());
+        if nesting_overflow(&source, tsx).is_none() {
+            parses_unaided_in_2_mib(path, source);
+        } else {
+            prop_assert!(refused, "refused by the pre-scan but not reported");
+        }
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
 }
 
 fn codes(source: String) -> String {
