@@ -8,24 +8,13 @@ mod support;
 
 use std::process::Command;
 
-use abgen::emit::{BuildOptions, build_project};
 use serde_json::Value;
-use support::{copy_project, host_binary, repo};
+use support::{build_fixture, repo};
 
 #[test]
 fn the_sdk_client_sees_concurrent_cancellable_calls() {
     let temp = tempfile::tempdir().unwrap();
-    let project = temp.path().join("project");
-    copy_project(&repo().join("fixtures/projects/valid-mcp-calls"), &project);
-    let artifact = temp.path().join("artifact");
-    build_project(&BuildOptions {
-        root: project,
-        targets: None,
-        out: Some(artifact.clone()),
-        host_binary: Some(host_binary()),
-        node_modules: None,
-    })
-    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let artifact = build_fixture(temp.path(), "valid-mcp-calls");
 
     let output = Command::new("node")
         .arg(repo().join("runtime/tests/mcp_client/concurrency.mjs"))

@@ -10,28 +10,14 @@ mod support;
 
 use std::process::Command;
 
-use abgen::emit::{BuildOptions, build_project};
 use serde_json::Value;
-use support::{copy_project, host_binary, repo};
+use support::{build_fixture, repo};
 
 #[test]
 fn the_sdk_client_accepts_tuple_results_for_every_client() {
     let temp = tempfile::tempdir().unwrap();
     let temp = temp.path().canonicalize().unwrap();
-    let project = temp.join("project");
-    copy_project(
-        &repo().join("fixtures/projects/valid-tuple-results"),
-        &project,
-    );
-    let artifact = temp.join("artifact");
-    build_project(&BuildOptions {
-        root: project,
-        targets: None,
-        out: Some(artifact.clone()),
-        host_binary: Some(host_binary()),
-        node_modules: None,
-    })
-    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let artifact = build_fixture(&temp, "valid-tuple-results");
 
     let output = Command::new("node")
         .arg(repo().join("runtime/tests/mcp_client/tuple-results.mjs"))

@@ -10,9 +10,8 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use abgen::emit::{BuildOptions, build_project};
 use serde_json::{Value, json};
-use support::{copy_project, host_binary, repo};
+use support::build_fixture;
 
 fn render(artifact: &Path, input: &str) -> (Option<i32>, Value) {
     let output = Command::new(artifact.join("bin/abgen-host"))
@@ -31,17 +30,7 @@ fn render(artifact: &Path, input: &str) -> (Option<i32>, Value) {
 #[test]
 fn layouts_wrap_the_route_and_a_throwing_route_has_none() {
     let temp = tempfile::tempdir().unwrap();
-    let project = temp.path().join("project");
-    copy_project(&repo().join("fixtures/projects/valid-layouts"), &project);
-    let artifact = temp.path().join("artifact");
-    build_project(&BuildOptions {
-        root: project,
-        targets: None,
-        out: Some(artifact.clone()),
-        host_binary: Some(host_binary()),
-        node_modules: None,
-    })
-    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let artifact = build_fixture(temp.path(), "valid-layouts");
 
     let (code, document) = render(&artifact, r#"{"title": "Earthsea"}"#);
     assert_eq!(code, Some(0), "{document}");

@@ -2,11 +2,11 @@
 //! under the real Node through `worker::Worker`, and render through React's Flight server into
 //! render events. Needs the npm workspace installed (`npm ci` at the repository root).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use abgen_runtime::document::{DocumentLimits, RenderEvent, RenderEventKind, Status};
 use abgen_runtime::worker::{
-    RenderRequest, RouteKind, SupervisedWorker, Worker, WorkerError, WorkerMessage,
+    Abort, RenderRequest, RouteKind, SupervisedWorker, Worker, WorkerError, WorkerMessage,
 };
 use serde_json::json;
 
@@ -271,10 +271,11 @@ fn a_crashed_worker_fails_its_render_honestly_and_is_restarted_for_the_next() {
     );
 
     let mut events = Vec::new();
-    let outcome = supervised.render_events(
+    let outcome = supervised.render_events_until(
         &request(1, "tool:demo/crash", json!({})),
         DocumentLimits::default(),
-        Duration::from_secs(20),
+        Instant::now() + Duration::from_secs(20),
+        &Abort::never(),
         |event| events.push(event),
     );
     assert!(matches!(outcome, Err(WorkerError::Exited)), "{outcome:?}");
@@ -290,10 +291,11 @@ fn a_crashed_worker_fails_its_render_honestly_and_is_restarted_for_the_next() {
 
     let mut events = Vec::new();
     supervised
-        .render_events(
+        .render_events_until(
             &request(2, "tool:demo/greet", json!({"name": "Ada"})),
             DocumentLimits::default(),
-            Duration::from_secs(20),
+            Instant::now() + Duration::from_secs(20),
+            &Abort::never(),
             |event| events.push(event),
         )
         .expect("a fresh worker serves the next render");

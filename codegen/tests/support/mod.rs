@@ -76,6 +76,23 @@ pub fn curator_copy(temp: &Path) -> PathBuf {
     project
 }
 
+/// `fixtures/projects/<name>` (a copy in `temp/project`) built for its config's targets into
+/// `temp/artifact` with the real `abgen-host`; returns the artifact.
+pub fn build_fixture(temp: &Path, name: &str) -> PathBuf {
+    let project = temp.join("project");
+    copy_project(&repo().join("fixtures/projects").join(name), &project);
+    let artifact = temp.join("artifact");
+    build_project(&BuildOptions {
+        root: project,
+        targets: None,
+        out: Some(artifact.clone()),
+        host_binary: Some(host_binary()),
+        node_modules: None,
+    })
+    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    artifact
+}
+
 /// The curator (a copy, [`curator_copy`]) built for `targets` into `temp/artifact` with the real
 /// `abgen-host`.
 pub fn build_curator(temp: &Path, targets: &[&str]) -> PathBuf {

@@ -1,11 +1,11 @@
 //! A lazily started worker that is replaced after it dies.
 //!
-//! Entry: [`SupervisedWorker::render_events`]. The first render starts the process; a render
+//! Entry: [`SupervisedWorker::render_events_until`]. The first render starts the process; a render
 //! whose worker crashes, hangs past its deadline or breaks the protocol fails honestly (its
 //! events end in a failed `complete` naming why) and the next render starts a fresh process.
 //! Invariant: at most one process is alive per `SupervisedWorker`, and a dead one is never reused.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::protocol::RenderRequest;
 use super::supervisor::{Abort, Worker, WorkerConfig, WorkerError};
@@ -35,28 +35,9 @@ impl SupervisedWorker {
         self.starts
     }
 
-    /// Renders `request` like [`Worker::render_events`], starting or replacing the process first
-    /// when there is none or it died. A start failure also ends the events with a failed
-    /// `complete`.
-    pub fn render_events(
-        &mut self,
-        request: &RenderRequest,
-        limits: DocumentLimits,
-        timeout: Duration,
-        sink: impl FnMut(RenderEvent),
-    ) -> Result<(), WorkerError> {
-        self.render_events_until(
-            request,
-            limits,
-            Instant::now() + timeout,
-            &Abort::never(),
-            sink,
-        )
-    }
-
-    /// [`Worker::render_events_until`] on the running process, started or replaced first like
-    /// [`SupervisedWorker::render_events`]; a worker killed for ignoring its abort is replaced by
-    /// the next render.
+    /// [`Worker::render_events_until`] on the running process, started first when there is none
+    /// or it died (a start failure also ends the events with a failed `complete`); a worker that
+    /// crashed, timed out or was killed for ignoring its abort is replaced by the next render.
     pub fn render_events_until(
         &mut self,
         request: &RenderRequest,
