@@ -265,7 +265,10 @@ fn a_peer_of_another_uid_is_refused() {
     if warm::current_uid() != 0 {
         return;
     }
-    let base = tempfile::tempdir().unwrap();
+    // Under cargo's scratch directory in target/, not TMPDIR: the helper runs as nobody from
+    // target/ too, so nobody can reach this whenever the test can run at all, while TMPDIR may
+    // be a 0700 directory of its own (`mktemp -d`) that would refuse nobody for the wrong reason.
+    let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let server = serve(base.path(), Source::Small);
     // The 0700 directory keeps another user from even reaching the socket.
     std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
