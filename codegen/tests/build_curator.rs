@@ -104,7 +104,11 @@ fn assert_worker_says_hello(artifact: &Path, digest: &str) {
     let hello: Value =
         serde_json::from_str(&frame).unwrap_or_else(|_| panic!("not a hello frame: {frame}"));
     assert_eq!(hello["type"], "hello", "{hello}");
-    assert_eq!(hello["protocol"], 1, "{hello}");
+    assert_eq!(
+        hello["protocol"],
+        abgen_runtime::worker::WORKER_PROTOCOL,
+        "{hello}"
+    );
     assert_eq!(hello["react"], "19.3.1", "{hello}");
     assert_eq!(hello["artifact"], digest, "{hello}");
 }

@@ -40,7 +40,7 @@ fn worker_messages_match_the_protocol_schema() {
             reason: "cancelled".into(),
         }),
         serde_json::to_value(WorkerMessage::Hello(WorkerIdentity {
-            protocol: 1,
+            protocol: abgen_runtime::worker::WORKER_PROTOCOL,
             react: "19.3.1".into(),
             artifact: "abc".into(),
         })),
@@ -65,6 +65,23 @@ fn worker_messages_match_the_protocol_schema() {
         !validator.is_valid(&json!({"type": "render", "id": 1})),
         "a render without route is refused"
     );
+    // Context axes are observed values: available with a source, or unavailable with a code.
+    let render = |context: serde_json::Value| {
+        json!({"type": "render", "id": 1, "route": "tool:demo/greet", "kind": "tool",
+               "input": {}, "context": context})
+    };
+    assert!(validator.is_valid(&render(json!({
+        "host": {"state": "available", "value": "claude", "source": "native"},
+        "session": {"state": "unavailable", "code": "not-reported", "reason": "no session id"},
+    }))));
+    for refused in [
+        json!({"host": "claude"}),
+        json!({"session": {"state": "unavailable", "reason": "no code"}}),
+        json!({"terminal": {"state": "available", "value": "tty", "source": "guessed"}}),
+        json!({"mood": {"state": "available", "value": "fine", "source": "native"}}),
+    ] {
+        assert!(!validator.is_valid(&render(refused.clone())), "{refused}");
+    }
 }
 
 fn decode(case: &str) -> Vec<RenderEvent> {

@@ -60,7 +60,7 @@ fn artifact() -> &'static Path {
             "application": {"name": "guard-test", "version": "0.0.0"},
             "digest": DIGEST,
             "react": "19.3.1",
-            "workerProtocol": 1,
+            "workerProtocol": abgen_runtime::worker::WORKER_PROTOCOL,
             "routes": [
                 event_route("tool/before", closed(json!({"tools": ["shell", "file.write"]}))),
                 event_route("prompt/submit", closed(json!({}))),

@@ -78,7 +78,7 @@ fn build_artifact() -> PathBuf {
         "application": {"name": "lifetime-test", "version": "0.0.0"},
         "digest": "lifetime-test-digest",
         "react": "19.3.1",
-        "workerProtocol": 1,
+        "workerProtocol": abgen_runtime::worker::WORKER_PROTOCOL,
         "routes": [
             tool("spin", json!({"description": "Spins forever."})),
             tool("spin_briefly", json!({"description": "Spins.", "render": {"maxElapsedMs": 1500}})),

@@ -340,7 +340,10 @@ fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
     let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
         .expect("worker starts");
     let mut with_host = request(1, "tool:demo/context", json!({}));
-    with_host.context.insert("host".into(), json!("claude"));
+    with_host.context.insert(
+        "host".into(),
+        json!({"state": "available", "value": "claude", "source": "native"}),
+    );
     with_host.context.insert(
         "workspace".into(),
         json!({"state": "available", "value": "/home/reader/notes", "source": "derived"}),
@@ -353,19 +356,19 @@ fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
     };
     let document = serde_json::to_value(document).unwrap();
     assert_eq!(document["value"], json!({"sameSignal": true}));
-    let unavailable = |reason: &str| json!({"state": "unavailable", "reason": reason});
+    let not_provided = |key: &str| json!({"state": "unavailable", "code": "not-provided", "reason": format!("the tool call carries no {key}")});
     assert_eq!(
         document["root"]["children"][0]["value"],
         json!({
             "route": {"id": "tool:demo/context", "kind": "tool"},
             "invocation": {"kind": "tool"},
             "host": {"state": "available", "value": "claude", "source": "native"},
-            "session": unavailable("the tool call did not report a session"),
+            "session": not_provided("session"),
             "workspace": {"state": "available", "value": "/home/reader/notes", "source": "derived"},
             "plugin": {"state": "available", "value": {"digest": "test-artifact-digest"}, "source": "derived"},
-            "actor": unavailable("the actor is not observed by this runtime yet"),
-            "lineage": unavailable("the lineage is not observed by this runtime yet"),
-            "terminal": unavailable("the terminal is not observed by this runtime yet"),
+            "actor": not_provided("actor"),
+            "lineage": not_provided("lineage"),
+            "terminal": not_provided("terminal"),
         })
     );
 }

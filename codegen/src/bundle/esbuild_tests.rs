@@ -19,7 +19,7 @@ fn request(root: &Path, routes: &[(&str, &str)]) -> BundleRequest {
         project_root: root.to_owned(),
         entry: WorkerEntry {
             plugin: "demo".into(),
-            protocol: 1,
+            protocol: abgen_runtime::worker::WORKER_PROTOCOL,
             routes: routes
                 .iter()
                 .map(|(key, source)| BundleModule {

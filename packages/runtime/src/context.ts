@@ -15,13 +15,23 @@ export interface ProgressReport {
   message?: string;
 }
 
+/** Why an axis is unavailable (schemas/worker-protocol.schema.json `axis`). */
+export type AxisUnavailableCode =
+  /** No surface fills this axis (yet). */
+  | 'not-provided'
+  /** The host's payload did not carry it. */
+  | 'not-reported';
+
 /**
- * One identity axis, as the canonical event carries it: known (from the host's own payload, or
- * derived), or unknown with the reason why. Never guessed.
+ * One request-context axis as observed (schemas/worker-protocol.schema.json `axis`): known (from
+ * the host's own payload, or derived), or unknown with a typed code and a reason. Never guessed.
  */
 export type Axis<T = string> =
   | { state: 'available'; value: T; source: 'native' | 'derived' }
-  | { state: 'unavailable'; reason: string };
+  | { state: 'unavailable'; code: AxisUnavailableCode; reason: string };
+
+/** The axes a surface sends in a render's `context` (the plugin axis is the worker's own). */
+export type ObservedAxisName = 'host' | 'session' | 'workspace' | 'actor' | 'lineage' | 'terminal';
 
 /** What a route can learn about the render it is part of. */
 export interface AgentContext {

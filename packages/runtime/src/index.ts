@@ -18,4 +18,4 @@ export type {
   ResultProps,
   TextContentProps,
 } from './elements.ts';
-export type { AgentContext, Axis, ProgressReport } from './context.ts';
+export type { AgentContext, Axis, AxisUnavailableCode, ObservedAxisName, ProgressReport } from './context.ts';

@@ -18,13 +18,20 @@ import { renderToReadableStream } from 'react-server-dom-webpack/server';
 import { safeParseAsync } from 'zod/mini';
 import type * as z from 'zod';
 
-import { HandoffRequiredError, runWithAgentContext, type AgentContext, type Axis, type ProgressReport } from './context.ts';
+import {
+  HandoffRequiredError,
+  runWithAgentContext,
+  type AgentContext,
+  type Axis,
+  type ObservedAxisName,
+  type ProgressReport,
+} from './context.ts';
 import { flightDigest } from './digest.ts';
 import { describeIssues } from './result.ts';
 import { encodeFrame, FrameReader, type Frame } from './framing.ts';
 
 /** The protocol version this worker speaks. */
-export const WORKER_PROTOCOL = 1;
+export const WORKER_PROTOCOL = 2;
 
 /** What the generated worker entry passes to `startWorker`. */
 export interface WorkerOptions {
@@ -338,15 +345,11 @@ async function composeLayouts(
   return element;
 }
 
-const NOT_OBSERVED = (what: string): Axis => ({
-  state: 'unavailable',
-  reason: `${what} is not observed by this runtime yet`,
-});
-
 /**
- * The identity axes of a render: for an event, the canonical event's own axes; for a tool call,
- * what the host put in the render's `context` (MCP tool calls carry no session or workspace of
- * their own). An axis nobody reported is unavailable with the reason, never guessed.
+ * The identity axes of a render, each as observed (schemas/worker-protocol.schema.json `axis`):
+ * what the surface sent in the render's `context`, else, for an event, the canonical event's own
+ * axis (whose `unavailable` form names no code: the host's payload did not carry it), else
+ * `not-provided`. An axis is never guessed.
  */
 function identityAxes(message: RenderMessage, artifact: string): Pick<
   AgentContext,
@@ -354,34 +357,42 @@ function identityAxes(message: RenderMessage, artifact: string): Pick<
 > {
   const canonical = message.kind === 'event' ? ((message.input as { canonical?: Record<string, unknown> })?.canonical ?? {}) : {};
   const reported = message.context ?? {};
-  const axis = (key: 'session' | 'workspace'): Axis => {
-    const value = canonical[key] ?? reported[key];
-    return isAxis(value)
-      ? value
-      : { state: 'unavailable', reason: `the ${message.kind === 'event' ? 'event' : 'tool call'} did not report a ${key}` };
+  const from = message.kind === 'event' ? 'event' : 'tool call';
+  const axis = (key: ObservedAxisName): Axis => {
+    const sent = reported[key];
+    if (isAxis(sent)) return sent;
+    const own = key === 'host' && typeof canonical.host === 'string'
+      ? { state: 'available' as const, value: canonical.host, source: 'native' as const }
+      : canonical[key];
+    if (isAvailable(own)) return own;
+    if (isUnavailable(own)) return { state: 'unavailable', code: 'not-reported', reason: own.reason };
+    return { state: 'unavailable', code: 'not-provided', reason: `the ${from} carries no ${key}` };
   };
-  const host = canonical.host ?? reported.host;
   return {
     invocation: { kind: message.kind },
-    host:
-      typeof host === 'string'
-        ? { state: 'available', value: host, source: 'native' }
-        : isAxis(host)
-          ? host
-          : { state: 'unavailable', reason: `the ${message.kind === 'event' ? 'event' : 'tool call'} did not name its host` },
+    host: axis('host'),
     session: axis('session'),
     workspace: axis('workspace'),
     plugin: { state: 'available', value: { digest: artifact }, source: 'derived' },
-    actor: NOT_OBSERVED('the actor'),
-    lineage: NOT_OBSERVED('the lineage'),
-    terminal: NOT_OBSERVED('the terminal'),
+    actor: axis('actor'),
+    lineage: axis('lineage'),
+    terminal: axis('terminal'),
   };
 }
 
+function isAvailable(value: unknown): value is Extract<Axis, { state: 'available' }> {
+  const candidate = value as { state?: unknown; source?: unknown } | null;
+  return candidate?.state === 'available' && typeof candidate.source === 'string' && 'value' in (candidate as object);
+}
+
+function isUnavailable(value: unknown): value is { state: 'unavailable'; reason: string } {
+  const candidate = value as { state?: unknown; reason?: unknown } | null;
+  return candidate?.state === 'unavailable' && typeof candidate.reason === 'string';
+}
+
+/** An axis as the worker protocol carries it: available, or unavailable with its code. */
 function isAxis(value: unknown): value is Axis {
-  const state = (value as { state?: unknown } | null)?.state;
-  if (state === 'available') return typeof (value as { source?: unknown }).source === 'string' && 'value' in (value as object);
-  return state === 'unavailable' && typeof (value as { reason?: unknown }).reason === 'string';
+  return isAvailable(value) || (isUnavailable(value) && typeof (value as { code?: unknown }).code === 'string');
 }
 
 function eventProps(input: unknown, signal: AbortSignal): Record<string, unknown> {

@@ -15,7 +15,7 @@ pub const MANIFEST_VERSION: u32 = 2;
 /// The React version the render worker is bundled with; the worker's `hello` must match it.
 pub const REACT_VERSION: &str = "19.3.1";
 /// The version of the host ↔ worker frame protocol.
-pub const WORKER_PROTOCOL_VERSION: u32 = 1;
+pub const WORKER_PROTOCOL_VERSION: u32 = crate::worker::WORKER_PROTOCOL;
 
 /// The whole `abgen.manifest.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

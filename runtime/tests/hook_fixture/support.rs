@@ -66,7 +66,7 @@ fn manifest() -> serde_json::Value {
         "application": {"name": "hook-test", "version": "0.0.0"},
         "digest": "hook-test-digest",
         "react": "19.3.1",
-        "workerProtocol": 1,
+        "workerProtocol": abgen_runtime::worker::WORKER_PROTOCOL,
         "routes": [
             event_route("prompt/submit", json!({})),
             event_route("session/start", json!({})),

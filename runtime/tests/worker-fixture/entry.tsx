@@ -2,7 +2,7 @@
 import { startWorker } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 1,
+  protocol: 2,
   artifact: 'test-artifact-digest',
   routes: {
     'tool:demo/greet': () => import('./greet.tsx'),

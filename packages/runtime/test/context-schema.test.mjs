@@ -1,0 +1,79 @@
+// The request context's TypeScript types (src/context.ts) against the worker protocol's JSON
+// Schema (schemas/worker-protocol.schema.json): the axis states, sources, unavailable codes and
+// the axis names a surface sends must be the same sets, so neither can drift. A type-level
+// assertion file is generated from the schema and checked with tsc; a schema with one more
+// source must fail the same check, which proves the check can fail.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../../..');
+const schema = JSON.parse(readFileSync(path.join(repo, 'schemas/worker-protocol.schema.json'), 'utf8'));
+
+function union(values) {
+  return values.map((value) => JSON.stringify(value)).join(' | ');
+}
+
+/** The assertions the types must satisfy for `protocol` (the parsed schema). */
+function assertions(protocol) {
+  const [available, unavailable] = protocol.$defs.axis.oneOf;
+  const render = protocol.$defs.hostMessage.oneOf.find((message) => message.properties.type.const === 'render');
+  const context = path.join(repo, 'packages/runtime/src/context.ts');
+  return `import type { AgentContext, Axis, AxisUnavailableCode, ObservedAxisName } from ${JSON.stringify(context)};
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Available = Extract<Axis, { state: 'available' }>;
+type Unavailable = Extract<Axis, { state: 'unavailable' }>;
+export const states: Equal<Axis['state'], ${union([available.properties.state.const, unavailable.properties.state.const])}> = true;
+export const availableKeys: Equal<keyof Available, ${union(available.required)}> = true;
+export const sources: Equal<Available['source'], ${union(available.properties.source.enum)}> = true;
+export const unavailableKeys: Equal<keyof Unavailable, ${union(unavailable.required)}> = true;
+export const codes: Equal<AxisUnavailableCode, ${union(unavailable.properties.code.enum)}> = true;
+export const names: Equal<ObservedAxisName, ${union(Object.keys(render.properties.context.properties))}> = true;
+export const onTheContext: Equal<AgentContext[ObservedAxisName], Axis> = true;
+`;
+}
+
+/** tsc's exit status and output on `source`. */
+function typecheck(source) {
+  const directory = mkdtempSync(path.join(tmpdir(), 'abgen-context-schema-'));
+  try {
+    const file = path.join(directory, 'check.ts');
+    writeFileSync(file, source);
+    const result = spawnSync(
+      process.execPath,
+      [
+        path.join(repo, 'node_modules/typescript/bin/tsc'),
+        '--noEmit', '--strict', '--skipLibCheck', '--allowImportingTsExtensions',
+        '--module', 'esnext', '--moduleResolution', 'bundler', '--target', 'es2022',
+        '--types', 'node', '--typeRoots', path.join(repo, 'node_modules/@types'),
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
+    return { status: result.status, output: `${result.stdout}${result.stderr}` };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+test('the context types say what the worker protocol schema says', () => {
+  const { status, output } = typecheck(assertions(schema));
+  assert.equal(status, 0, output);
+});
+
+test('a schema the types do not follow fails the same check', () => {
+  const drifted = structuredClone(schema);
+  drifted.$defs.axis.oneOf[0].properties.source.enum.push('configured');
+  const source = assertions(drifted);
+  const { status, output } = typecheck(source);
+  assert.notEqual(status, 0, 'the check passed although the schema has a source the types lack');
+  // tsc names the line of the `sources` assertion, and only it.
+  const line = source.split('\n').findIndex((text) => text.includes('const sources')) + 1;
+  assert.match(output, new RegExp(`check\\.ts\\(${line},`), output);
+  assert.equal(output.trim().split('\n').length, 1, output);
+});
