@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::tools::{ClientHost, client_host, excluded, server_tools, tool_definition};
 use super::transport::{
@@ -101,6 +101,8 @@ struct Call {
     route: Route,
     arguments: Value,
     options: McpOptions,
+    /// The request-context axes this server observed (the worker protocol's `context`).
+    context: Map<String, Value>,
 }
 
 impl McpServer {
@@ -396,6 +398,7 @@ impl McpServer {
             route,
             arguments,
             options,
+            context: observed_context(&client),
         })
     }
 
@@ -458,7 +461,7 @@ impl McpServer {
             kind: worker::RouteKind::Tool,
             route: call.route.id.clone(),
             input: call.arguments,
-            context: Default::default(),
+            context: call.context,
             limits: RenderLimits {
                 max_flight_bytes: Some(limits.max_bytes),
                 max_elapsed_ms: Some(max_elapsed_ms),
@@ -537,6 +540,20 @@ impl McpServer {
             hello_timeout: START_ALLOWANCE,
         })
     }
+}
+
+/// What an MCP session observes of a call's context: the host, derived from the client's name
+/// through the matrix's prefixes; nothing else (stdio carries no session or workspace).
+fn observed_context(client: &Client) -> Map<String, Value> {
+    let host = match &client.host {
+        Some(host) => json!({"state": "available", "value": host.host, "source": "derived"}),
+        None => json!({
+            "state": "unavailable",
+            "code": "not-reported",
+            "reason": format!("the MCP client `{}` names no known host", client.name),
+        }),
+    };
+    Map::from_iter([("host".to_owned(), host)])
 }
 
 /// An unknown client takes rich content; only a host's matrix row can say it does not.

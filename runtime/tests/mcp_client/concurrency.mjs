@@ -148,6 +148,25 @@ assert.equal(new Set(ids).size, ids.length, 'a response was duplicated');
 figures.concurrentCalls = { answered, busy };
 assert.equal(answered + busy, 1000);
 
+// The host axis of a call's context, as the server observed it from the client's name.
+const whoami = await client.callTool({ name: 'whoami', arguments: {} });
+assert.deepEqual(whoami.structuredContent.host, {
+  state: 'unavailable',
+  code: 'not-reported',
+  reason: 'the MCP client `abgen-concurrency-check` names no known host',
+});
+const claude = new Client({ name: 'claude-code', version: '2.1.332' });
+await claude.connect(
+  new StdioClientTransport({
+    command: path.join(artifact, 'bin/abgen-host'),
+    args: ['mcp', '--server', 'desk', '--artifact', artifact, '--workers', '1'],
+    stderr: 'inherit',
+  }),
+);
+const asClaude = await claude.callTool({ name: 'whoami', arguments: {} });
+assert.deepEqual(asClaude.structuredContent.host, { state: 'available', value: 'claude', source: 'derived' });
+await claude.close();
+
 await client.close();
 silent.close();
 process.stdout.write(`${JSON.stringify(figures)}\n`);
