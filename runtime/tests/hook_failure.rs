@@ -14,16 +14,15 @@
 )]
 mod support;
 
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use abgen_runtime::document::RenderEvent;
 use abgen_runtime::warm::{RenderSource, SocketPath, WarmRequest, WarmServer};
 use serde_json::{Value, json};
-use support::{build_artifact_from, event_route, repo};
+use support::{abgen_host, build_artifact_from, event_route, repo};
 
 const DIGEST: &str = "guard-test-digest";
 /// The host's timeout of the tool/before binding (3 s) and of the others (2 s), as `abgen build`
@@ -158,31 +157,13 @@ fn hook_on(
     runtime: Option<&Path>,
     extra_args: &[&str],
 ) -> Hook {
+    let mut args = vec!["hook", "--host", host, "--event", event];
+    args.extend_from_slice(extra_args);
+    let mut env = vec![("ABGEN_ARTIFACT", artifact())];
+    env.extend(runtime.map(|runtime| ("XDG_RUNTIME_DIR", runtime)));
     let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
-        .args(["hook", "--host", host, "--event", event])
-        .args(extra_args)
-        .env("ABGEN_ARTIFACT", artifact())
-        .env(
-            "XDG_RUNTIME_DIR",
-            runtime.unwrap_or(Path::new("/nonexistent/abgen-tests")),
-        )
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("CURSOR_PROJECT_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let bytes = stdin.to_vec();
-    // A hook that refuses an oversized payload answers before the host has written it all.
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&bytes);
-    });
-    let output = child.wait_with_output().unwrap();
+    let output = abgen_host(&args, &env, stdin);
     let elapsed = started.elapsed();
-    writer.join().unwrap();
     Hook { output, elapsed }
 }
 

@@ -238,24 +238,9 @@ fn an_abort_reaches_the_routes_child_process_and_fetch() {
         matches!(ended_by, Some(WorkerMessage::End { .. })),
         "{ended_by:?}"
     );
-    // The abort handlers run as the signal fires; give the child's exit a moment to arrive.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let seen = loop {
-        let text = std::fs::read_to_string(&marker).unwrap_or_default();
-        if text.lines().count() >= 2 || std::time::Instant::now() > deadline {
-            break text;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut lines: Vec<&str> = seen.lines().collect();
-    lines.sort_unstable();
     assert_eq!(
-        lines,
-        [
-            "child exited by SIGTERM",
-            "fetch ended: the render was aborted"
-        ],
-        "{seen}"
+        support::aborted_route_report(&marker, Duration::from_secs(10)),
+        support::ABORTED_ROUTE_REPORT
     );
 }
 

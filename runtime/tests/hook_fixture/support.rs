@@ -91,12 +91,13 @@ fn manifest() -> serde_json::Value {
 }
 
 /// Runs the built `abgen-host` with `args`, `stdin` on its standard input, with no warm runtime
-/// (its runtime directory does not exist), so hooks take their fallbacks.
+/// (its runtime directory does not exist, unless `env` names one), so hooks take their fallbacks.
 pub fn abgen_host(args: &[&str], env: &[(&str, &Path)], stdin: &[u8]) -> Output {
     use std::io::Write as _;
     let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
         .args(args)
         .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CURSOR_PROJECT_DIR")
         .env("XDG_RUNTIME_DIR", "/nonexistent/abgen-tests")
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
@@ -104,8 +105,16 @@ pub fn abgen_host(args: &[&str], env: &[(&str, &Path)], stdin: &[u8]) -> Output 
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    // A hook that refuses an oversized payload answers before the host has written it all: a
+    // broken pipe here is its answer, not a failure.
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
 }
 
 /// Exit code, stdout and stderr together, as a user reads them; `[ARTIFACT]` for the folder.

@@ -40,3 +40,25 @@ pub fn bundled_worker(directory: &Path, artifact: &str) -> WorkerConfig {
         hello_timeout: Duration::from_secs(20),
     }
 }
+
+/// What `abortable.tsx` wrote to `marker` once its render was aborted: its two lines, sorted, or
+/// fewer if `within` passed first. The abort handlers run as the signal fires; the child's exit
+/// takes a moment more to arrive.
+pub fn aborted_route_report(marker: &Path, within: Duration) -> Vec<String> {
+    let started = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(marker).unwrap_or_default();
+        if text.lines().count() >= 2 || started.elapsed() > within {
+            let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            lines.sort_unstable();
+            return lines;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// [`aborted_route_report`] when the abort reached both the route's child and its fetch.
+pub const ABORTED_ROUTE_REPORT: [&str; 2] = [
+    "child exited by SIGTERM",
+    "fetch ended: the render was aborted",
+];
