@@ -105,3 +105,23 @@ fn claude_code_validates_installs_and_lists_the_curator_plugin() {
         );
     }
 }
+
+/// Claude Code connects to the installed plugin's MCP server the way it does at startup (the
+/// health check of `claude mcp list`), over the server's real stdio transport.
+#[test]
+fn claude_code_connects_to_the_installed_curator_server() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let artifact = temp.path().join("curator-artifact");
+    abgen_build_curator_for_every_host(temp.path(), &artifact);
+    let artifact = artifact.to_str().unwrap();
+    claude(&home, &["plugin", "marketplace", "add", artifact]);
+    claude(&home, &["plugin", "install", "curator@curator-marketplace"]);
+    let listed = transcript(&claude(&home, &["mcp", "list"]));
+    let line = listed
+        .lines()
+        .find(|line| line.contains("library"))
+        .unwrap_or_else(|| panic!("the curator's server is not listed:\n{listed}"));
+    assert!(line.contains("Connected"), "{listed}");
+}

@@ -4,6 +4,7 @@
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use abgen_runtime::manifest::read_manifest;
 use abgen_runtime::mcp::{DEFAULT_MAX_MESSAGE_BYTES, McpServer, ServerConfig};
@@ -21,7 +22,7 @@ fn session(lines: &[&str]) -> (Vec<Value>, Vec<String>) {
 /// Serves the raw `input` with a message limit of `max_message_bytes`.
 fn session_of(input: &[u8], max_message_bytes: usize) -> (Vec<Value>, Vec<String>) {
     serve(
-        &mut Cursor::new(input.to_vec()),
+        Cursor::new(input.to_vec()),
         max_message_bytes,
         abgen_runtime::mcp::HEARTBEAT,
     )
@@ -29,31 +30,50 @@ fn session_of(input: &[u8], max_message_bytes: usize) -> (Vec<Value>, Vec<String
 
 /// Serves `input` on a server of the curator's manifest with no render worker.
 fn serve(
-    input: &mut impl std::io::BufRead,
+    input: impl std::io::BufRead + Send + 'static,
     max_message_bytes: usize,
     heartbeat: std::time::Duration,
 ) -> (Vec<Value>, Vec<String>) {
     let manifest = read_manifest(&repo().join("fixtures/manifests/curator.json")).unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let server = McpServer::new(ServerConfig {
-        artifact: empty.path().to_path_buf(),
-        manifest,
-        server: "library".into(),
-        max_message_bytes,
-        workers: 1,
-        heartbeat,
-    });
-    let mut output = Vec::new();
-    let logs = std::sync::Mutex::new(Vec::new());
-    server
-        .serve(input, &mut output, &|line| logs.lock().unwrap().push(line))
-        .unwrap();
-    let replies = String::from_utf8(output)
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let server = McpServer::new(
+        ServerConfig {
+            artifact: empty.path().to_path_buf(),
+            manifest,
+            server: "library".into(),
+            max_message_bytes,
+            workers: 1,
+            heartbeat,
+        },
+        Arc::new({
+            let logs = Arc::clone(&logs);
+            move |line| logs.lock().unwrap().push(line)
+        }),
+    );
+    let output = SharedOutput::default();
+    server.serve(input, output.clone()).unwrap();
+    let replies = String::from_utf8(output.0.lock().unwrap().clone())
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    (replies, logs.into_inner().unwrap())
+    let logs = logs.lock().unwrap().clone();
+    (replies, logs)
+}
+
+/// An output the test reads back once the server has returned.
+#[derive(Clone, Default)]
+struct SharedOutput(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for SharedOutput {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Input that holds `text`, then stays open for `open` before it ends, as a client that is
@@ -76,15 +96,11 @@ impl std::io::Read for QuietClient {
 #[test]
 fn a_quiet_session_says_on_stderr_that_it_is_alive_every_heartbeat() {
     use std::time::Duration;
-    let mut input = std::io::BufReader::new(QuietClient {
+    let input = std::io::BufReader::new(QuietClient {
         text: Cursor::new(initialize("abgen-check", "2025-11-25").into_bytes()),
         open: Duration::from_millis(450),
     });
-    let (replies, logs) = serve(
-        &mut input,
-        DEFAULT_MAX_MESSAGE_BYTES,
-        Duration::from_millis(100),
-    );
+    let (replies, logs) = serve(input, DEFAULT_MAX_MESSAGE_BYTES, Duration::from_millis(100));
     assert_eq!(replies.len(), 1, "{replies:?}");
     let alive: Vec<&String> = logs.iter().filter(|line| line.contains("alive")).collect();
     assert!((2..=6).contains(&alive.len()), "{logs:?}");
@@ -121,19 +137,27 @@ fn initialize_answers_a_known_version_and_the_latest_otherwise() {
 fn protocol_errors_have_their_json_rpc_codes() {
     let (replies, _) = session(&[
         "{not json",
+        &initialize("x", "2025-11-25"),
         r#"{"jsonrpc":"2.0","id":7,"method":"resources/list"}"#,
         r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#,
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"nope"}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}"#,
     ]);
-    assert_eq!(replies.len(), 4, "{replies:#?}");
+    assert_eq!(replies.len(), 5, "{replies:#?}");
     assert_eq!(replies[0]["error"]["code"], -32700);
     assert_eq!(replies[0]["id"], Value::Null);
-    assert_eq!(replies[1]["error"]["code"], -32601);
-    assert_eq!(replies[2], json!({"jsonrpc": "2.0", "id": 8, "result": {}}));
-    assert_eq!(replies[3]["error"]["code"], -32602);
+    // Requests are served concurrently: the replies after `initialize` come in any order.
+    let reply = |id: u64| {
+        replies
+            .iter()
+            .find(|reply| reply["id"] == id)
+            .unwrap_or_else(|| panic!("no reply to {id}: {replies:#?}"))
+    };
+    assert_eq!(reply(7)["error"]["code"], -32601);
+    assert_eq!(reply(8), &json!({"jsonrpc": "2.0", "id": 8, "result": {}}));
+    assert_eq!(reply(9)["error"]["code"], -32602);
     assert!(
-        replies[3]["error"]["message"]
+        reply(9)["error"]["message"]
             .as_str()
             .unwrap()
             .contains("nope")
@@ -209,22 +233,25 @@ fn a_line_over_the_limit_is_a_parse_error_and_the_next_request_is_answered() {
     input.extend_from_slice(PING.as_bytes());
     let (replies, _) = session_of(&input, limit);
     assert_eq!(replies.len(), 3, "{replies:#?}");
+    // The transport answers the parse error itself, so it may come before the first pong.
+    let (errors, pongs): (Vec<&Value>, Vec<&Value>) = replies
+        .iter()
+        .partition(|reply| reply.get("error").is_some());
     assert_eq!(
-        replies[0]["result"],
-        json!({}),
-        "a message of exactly the limit is read"
+        pongs,
+        [&json!({"jsonrpc": "2.0", "id": 8, "result": {}}); 2],
+        "a message of exactly the limit is read, and so is the next one"
     );
-    assert_eq!(replies[1]["error"]["code"], -32700);
-    assert_eq!(replies[1]["id"], Value::Null);
+    assert_eq!(errors[0]["error"]["code"], -32700);
+    assert_eq!(errors[0]["id"], Value::Null);
     assert!(
-        replies[1]["error"]["message"]
+        errors[0]["error"]["message"]
             .as_str()
             .unwrap()
             .contains(&format!("longer than {limit} bytes")),
         "{:#}",
-        replies[1]
+        errors[0]
     );
-    assert_eq!(replies[2]["result"], json!({}));
 }
 
 /// The real binary on a pipe: a 100 MB line, written in 1 MiB pieces, is answered with a parse
@@ -307,4 +334,65 @@ fn a_100_mb_line_is_dropped_as_it_is_read_and_the_server_keeps_serving() {
         drop(writer.join().unwrap());
         assert!(child.wait().unwrap().success());
     }
+}
+
+/// The `_meta` a 2026-07-28 client sends with every request in place of `initialize`.
+fn inline_meta(client: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+#[test]
+fn server_discover_is_answered_and_the_2026_lifecycle_needs_no_initialize() {
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+        "params": {"_meta": inline_meta("claude-code")}});
+    let list = |id: u64, client: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
+            "params": {"_meta": inline_meta(client)}})
+        .to_string()
+    };
+    let (replies, _) = session(&[
+        &discover.to_string(),
+        &list(2, "inspector"),
+        &list(3, "cursor-vscode"),
+    ]);
+    let reply = |id: u64| {
+        replies
+            .iter()
+            .find(|reply| reply["id"] == id)
+            .unwrap_or_else(|| panic!("no reply to {id}: {replies:#?}"))
+    };
+    let discovered = &reply(1)["result"];
+    assert!(
+        discovered["supportedVersions"]
+            .as_array()
+            .is_some_and(|versions| versions.contains(&json!("2026-07-28"))
+                && versions.contains(&json!("2025-11-25"))),
+        "{discovered:#}"
+    );
+    assert_eq!(
+        discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "curator"
+    );
+    assert!(discovered["capabilities"]["tools"].is_object());
+    // Each request names its client, so each is listed for its own host.
+    assert!(tool(reply(2), "export_bibliography").is_some());
+    assert!(tool(reply(3), "export_bibliography").is_none());
+}
+
+#[test]
+fn a_request_before_initialize_without_inline_metadata_is_refused_and_serving_goes_on() {
+    let (replies, _) = session(&[
+        LIST,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        &initialize("x", "2025-11-25"),
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+    ]);
+    let reply = |id: u64| replies.iter().find(|reply| reply["id"] == id).unwrap();
+    assert_eq!(reply(1)["error"]["code"], -32602, "{replies:#?}");
+    assert_eq!(reply(0)["result"]["protocolVersion"], "2025-11-25");
+    assert!(tool(reply(5), "search_books").is_some(), "{replies:#?}");
 }

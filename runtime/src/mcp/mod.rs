@@ -1,10 +1,10 @@
-//! The generated MCP server: `abgen-host mcp --server <id>` speaks JSON-RPC 2.0 over stdio
-//! (MCP 2025-11-25) for one server of the artifact's manifest.
+//! The generated MCP server: `abgen-host mcp --server <id>` serves MCP (2024-11-05 through
+//! 2026-07-28, through rmcp) over stdio for one server of the artifact's manifest.
 //!
-//! Entry: [`McpServer::serve`]. `transport` reads and writes the newline-delimited messages,
-//! `tools` answers `tools/list` from the manifest alone, `server` dispatches requests and
-//! renders `tools/call` on a worker started on first use. Invariant: the output stream carries
-//! only protocol messages; everything else goes to the log callback.
+//! Entry: [`McpServer::serve`]. `transport` reads and writes the newline-delimited messages and
+//! hands rmcp only well-formed ones, `tools` answers `tools/list` from the manifest alone,
+//! `server` is the rmcp handler that renders `tools/call` through the kernel. Invariant: the
+//! output stream carries only protocol messages; everything else goes to the log callback.
 
 mod server;
 mod tools;

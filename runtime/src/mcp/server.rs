@@ -1,26 +1,31 @@
-//! Request dispatch of the MCP server: lifecycle, `tools/list`, `tools/call`.
+//! The MCP server: rmcp speaks the protocol (lifecycle, `ping`, `server/discover`,
+//! cancellation, concurrency: each request is a task of its own); this module answers
+//! `tools/list` from the manifest and renders `tools/call` through the kernel.
 //!
-//! The reader (the thread that calls [`McpServer::serve`]) reads one message after another and
-//! never waits for a render: `ping`, `initialize` and `tools/list` are answered at once, and each
-//! `tools/call` is handed to the kernel and followed by a thread of its own, which writes the
-//! call's progress notifications and result as they come. `notifications/cancelled` cancels the
-//! named call through the kernel; nothing of that call is written after it. When the input ends,
-//! the calls in flight finish (each within its render limit) before `serve` returns.
+//! A call's render runs on a kernel worker; a blocking task reads its events and this call's
+//! task forwards its progress and builds its result, so the reader and every other request go on
+//! while it renders. `notifications/cancelled` cancels the call's rmcp token, which cancels the
+//! render; the transport writes nothing of a cancelled request. When the input ends, calls in
+//! flight get rmcp's five-second drain (seed 002's bounded shutdown), then are cancelled.
 
-use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
 
 use super::tools::{ClientHost, client_host, excluded, server_tools, tool_definition};
-use super::transport::{
-    INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR, error, notification,
-    read_message, result, write_message,
-};
-use crate::document::{DocumentLimits, RenderEventKind};
+use super::transport::LineTransport;
+use crate::document::{DocumentLimits, RenderEvent, RenderEventKind};
 use crate::kernel::{Cancel, Invocation, Kernel, KernelConfig, Next};
 use crate::manifest::{Manifest, REACT_VERSION, Route};
 use crate::project::mcp::{McpOptions, McpProgress, call_tool_result};
@@ -28,11 +33,6 @@ use crate::worker::{
     self, RenderLimits, WORKER_PROTOCOL, WorkerConfig, WorkerIdentity, locate_node,
 };
 
-/// The protocol version answered when the client asks for one this server does not know.
-pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
-/// Versions whose messages this server's subset (tools, progress) reads and writes alike.
-const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
-    ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 /// Where `abgen build` puts the bundled render worker in every artifact.
 const WORKER_ENTRY: &str = "runtime/worker.mjs";
 /// Time for Node to start and say hello (the worker's start has its own deadline).
@@ -40,18 +40,16 @@ const START_ALLOWANCE: Duration = Duration::from_secs(20);
 /// Time past a render's own limit for the worker to report that it hit it; a worker that does not
 /// (it busy-loops) is killed then, so a call never runs much longer than its limit.
 const REPLY_ALLOWANCE: Duration = Duration::from_secs(2);
-/// A call's thread only forwards events: a small stack is plenty.
-const CALL_THREAD_STACK: usize = 256 * 1024;
-/// How long calls in flight may take to answer once the input has ended (seed 002's bounded
-/// shutdown); those still running then are cancelled.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How long tasks still running after the session ended may take to stop (their renders are
+/// cancelled by then).
+const RUNTIME_SHUTDOWN: Duration = Duration::from_secs(2);
 /// The default interval of the stderr heartbeat (seed 002: five minutes).
 pub const HEARTBEAT: Duration = Duration::from_secs(300);
 /// At most one activity line per this interval (seed 002: sixty seconds).
 const ACTIVITY_THROTTLE: Duration = Duration::from_secs(60);
 
-/// Where the server's stderr lines go; called from the reader and the heartbeat thread.
-pub type Log<'a> = dyn Fn(String) + Sync + 'a;
+/// Where the server's stderr lines go; called from any of the session's threads.
+pub type Log = Arc<dyn Fn(String) + Send + Sync>;
 
 /// What one server process serves.
 #[derive(Debug, Clone)]
@@ -69,22 +67,34 @@ pub struct ServerConfig {
     pub heartbeat: Duration,
 }
 
-/// Who the client said it is at `initialize`.
+/// Who the client of a request is: from `initialize`, or from the request's own `_meta` under
+/// the 2026-07-28 lifecycle, which has no `initialize`.
 #[derive(Debug, Clone, Default)]
 struct Client {
     name: String,
     host: Option<ClientHost>,
 }
 
-/// One MCP session over one input and output stream.
+impl Client {
+    fn of(context: &RequestContext<RoleServer>) -> Self {
+        let name = context
+            .client_info()
+            .map(|info| info.name)
+            .unwrap_or_default();
+        Self {
+            host: client_host(&name),
+            name,
+        }
+    }
+}
+
+/// One MCP session's handler: what rmcp calls for each request.
 pub struct McpServer {
     config: ServerConfig,
-    /// Set by `initialize`; read by each call's thread.
-    client: Mutex<Client>,
-    /// Started at `initialize` (or why it cannot start), shared by every call.
+    log: Log,
+    /// Started at `initialize` or the first call (or why it cannot start), shared by every call.
     kernel: OnceLock<Result<Kernel, String>>,
-    /// The cancel handle of each call in flight, by its request id (as JSON text).
-    in_flight: Mutex<HashMap<String, Cancel>>,
+    in_flight: AtomicUsize,
     /// Calls answered so far, and when the last activity line was logged.
     activity: Mutex<Activity>,
 }
@@ -95,169 +105,70 @@ struct Activity {
     logged: Option<Instant>,
 }
 
-/// A `tools/call` ready to render: everything its thread needs.
-struct Call {
-    id: Value,
-    route: Route,
-    arguments: Value,
-    options: McpOptions,
-    /// The request-context axes this server observed (the worker protocol's `context`).
-    context: Map<String, Value>,
-}
-
 impl McpServer {
-    pub fn new(config: ServerConfig) -> Self {
+    pub fn new(config: ServerConfig, log: Log) -> Self {
         Self {
             config,
-            client: Mutex::new(Client::default()),
+            log,
             kernel: OnceLock::new(),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: AtomicUsize::new(0),
             activity: Mutex::new(Activity::default()),
         }
     }
 
-    /// Serves until the input ends and every call in flight has answered. Returns an error only
-    /// when the output cannot be written.
+    /// Serves one session over `input` and `output` until the input ends (or the output breaks)
+    /// and the calls in flight have answered or been cancelled. Returns an error only when the
+    /// output cannot be written.
+    ///
+    /// Who starts and ends what: this starts the transport's reader and writer threads and a
+    /// current-thread tokio runtime; the runtime (rmcp's tasks, the heartbeat, the calls'
+    /// blocking readers) ends before this returns, the writer too.
     pub fn serve(
-        &self,
-        input: &mut impl BufRead,
-        output: &mut (impl Write + Send),
-        log: &Log<'_>,
+        self,
+        input: impl BufRead + Send + 'static,
+        output: impl Write + Send + 'static,
     ) -> io::Result<()> {
-        let output = Mutex::new(output);
-        let stopped = (Mutex::new(false), std::sync::Condvar::new());
-        std::thread::scope(|scope| {
-            let heartbeat = std::thread::Builder::new()
-                .name("abgen-mcp-heartbeat".into())
-                .stack_size(CALL_THREAD_STACK)
-                .spawn_scoped(scope, || self.heartbeat(&stopped, log));
-            if let Err(spawn_error) = heartbeat {
-                log(format!(
-                    "mcp {}: no heartbeat: {spawn_error}",
-                    self.config.server
-                ));
+        let (transport, threads) =
+            LineTransport::start(input, output, self.config.max_message_bytes)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()?;
+        let server = Arc::new(self);
+        runtime.block_on(async {
+            let heartbeat = tokio::spawn(Arc::clone(&server).heartbeat());
+            // A handshake that fails (the input ended first, or the output broke) ends the session
+            // like any other end: there is nobody left to answer.
+            if let Ok(running) = rmcp::serve_server(Arc::clone(&server), transport).await {
+                let _ = running.waiting().await;
             }
-            let served = self.read_messages(scope, input, &output, log);
-            // The input ended or the output broke: calls in flight get their grace, then the
-            // heartbeat stops and the scope waits for the last call threads.
-            self.shut_down();
-            *stopped.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
-            stopped.1.notify_all();
-            served
-        })
+            heartbeat.abort();
+        });
+        runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+        drop(server);
+        threads.finish()
     }
 
-    /// Reads and dispatches messages until the input ends (`Ok`) or the output breaks.
-    fn read_messages<'scope, W: Write + Send>(
-        &'scope self,
-        scope: &'scope std::thread::Scope<'scope, '_>,
-        input: &mut impl BufRead,
-        output: &'scope Mutex<W>,
-        log: &Log<'_>,
-    ) -> io::Result<()> {
-        let write = |message: &Value| {
-            let mut output = output.lock().unwrap_or_else(PoisonError::into_inner);
-            write_message(&mut *output, message)
-        };
+    /// Says on stderr, every `heartbeat`, that the server is alive, until the session ends.
+    async fn heartbeat(self: Arc<Self>) {
+        let mut ticks = tokio::time::interval(self.config.heartbeat);
+        ticks.tick().await;
         loop {
-            let message = match read_message(input, self.config.max_message_bytes) {
-                Incoming::End => return Ok(()),
-                Incoming::Malformed(reason) => {
-                    write(&error(
-                        &Value::Null,
-                        PARSE_ERROR,
-                        format!("parse error: {reason}"),
-                    ))?;
-                    continue;
-                }
-                Incoming::Message(message) => message,
-            };
-            match self.handle(&message, log) {
-                Handled::Reply(reply) => write(&reply)?,
-                Handled::Nothing => {}
-                Handled::Cancel(request) => self.cancel(&request, output),
-                Handled::Call(call) => {
-                    self.note_activity(&call.route, log);
-                    let key = call.id.to_string();
-                    let cancel = Cancel::new();
-                    self.in_flight
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(key.clone(), cancel.clone());
-                    let spawned = std::thread::Builder::new()
-                        .name("abgen-mcp-call".into())
-                        .stack_size(CALL_THREAD_STACK)
-                        .spawn_scoped(scope, move || self.run_call(*call, cancel, output));
-                    if let Err(spawn_error) = spawned {
-                        self.in_flight
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .remove(&key);
-                        write(&error(
-                            &Value::Null,
-                            INVALID_REQUEST,
-                            format!("cannot serve the call: {spawn_error}"),
-                        ))?;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Once the input has ended: calls in flight get [`SHUTDOWN_GRACE`] to answer, then the rest
-    /// are cancelled (a wedged route never holds the process).
-    fn shut_down(&self) {
-        let until = Instant::now() + SHUTDOWN_GRACE;
-        loop {
-            let in_flight = self
-                .in_flight
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if in_flight.is_empty() {
-                return;
-            }
-            if Instant::now() >= until {
-                for cancel in in_flight.values() {
-                    cancel.cancel("the client closed the server's input");
-                }
-                return;
-            }
-            drop(in_flight);
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    /// Says on stderr, every `heartbeat`, that the server is alive, until `stopped` is set.
-    fn heartbeat(&self, stopped: &(Mutex<bool>, std::sync::Condvar), log: &Log<'_>) {
-        let mut done = stopped.0.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            let (guard, waited) = stopped
-                .1
-                .wait_timeout_while(done, self.config.heartbeat, |stop| !*stop)
-                .unwrap_or_else(PoisonError::into_inner);
-            done = guard;
-            if !waited.timed_out() {
-                return;
-            }
-            let in_flight = self
-                .in_flight
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .len();
+            ticks.tick().await;
             let answered = self
                 .activity
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .answered;
-            log(format!(
-                "mcp {}: alive; {in_flight} calls in flight, {answered} answered",
-                self.config.server
+            (self.log)(format!(
+                "mcp {}: alive; {} calls in flight, {answered} answered",
+                self.config.server,
+                self.in_flight.load(Ordering::Relaxed),
             ));
         }
     }
 
     /// One stderr line for a call, at most every [`ACTIVITY_THROTTLE`].
-    fn note_activity(&self, route: &Route, log: &Log<'_>) {
+    fn note_activity(&self, route: &Route) {
         let mut activity = self.activity.lock().unwrap_or_else(PoisonError::into_inner);
         if activity
             .logged
@@ -266,87 +177,10 @@ impl McpServer {
             return;
         }
         activity.logged = Some(Instant::now());
-        log(format!(
+        (self.log)(format!(
             "mcp {}: tools/call {}",
             self.config.server, route.id
         ));
-    }
-
-    /// What to do with one message.
-    fn handle(&self, message: &Value, log: &Log<'_>) -> Handled {
-        let Some(object) = message.as_object() else {
-            return Handled::Reply(error(
-                &Value::Null,
-                INVALID_REQUEST,
-                "not a JSON-RPC message",
-            ));
-        };
-        let id = object.get("id").cloned();
-        let Some(method) = object.get("method").and_then(Value::as_str) else {
-            // A response to a request this server never sends, or garbage without an id.
-            return id
-                .filter(|_| !object.contains_key("result") && !object.contains_key("error"))
-                .map_or(Handled::Nothing, |id| {
-                    Handled::Reply(error(&id, INVALID_REQUEST, "a request needs a method"))
-                });
-        };
-        let params = object.get("params").cloned().unwrap_or(Value::Null);
-        let Some(id) = id else {
-            // Notifications: only `cancelled` needs action; unknown ones are ignored, as JSON-RPC
-            // requires.
-            return match (method, params.get("requestId")) {
-                ("notifications/cancelled", Some(request)) => Handled::Cancel(request.clone()),
-                _ => Handled::Nothing,
-            };
-        };
-        match method {
-            "initialize" => {
-                let reply = result(&id, self.initialize(&params));
-                // Node starts while the client reads the reply: the first call finds it ready.
-                let _ = self.kernel();
-                Handled::Reply(reply)
-            }
-            "ping" => Handled::Reply(result(&id, json!({}))),
-            "tools/list" => Handled::Reply(result(&id, self.list_tools(log))),
-            "tools/call" => match self.prepare_call(id.clone(), &params) {
-                Ok(call) => Handled::Call(Box::new(call)),
-                Err(message) => Handled::Reply(error(&id, INVALID_PARAMS, message)),
-            },
-            other => Handled::Reply(error(
-                &id,
-                METHOD_NOT_FOUND,
-                format!("method not found: {other}"),
-            )),
-        }
-    }
-
-    fn initialize(&self, params: &Value) -> Value {
-        let name = params["clientInfo"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        *self.client.lock().unwrap_or_else(PoisonError::into_inner) = Client {
-            host: client_host(&name),
-            name,
-        };
-        let asked = params["protocolVersion"].as_str().unwrap_or_default();
-        let version = SUPPORTED_PROTOCOL_VERSIONS
-            .into_iter()
-            .find(|version| *version == asked)
-            .unwrap_or(LATEST_PROTOCOL_VERSION);
-        let application = &self.config.manifest.application;
-        json!({
-            "protocolVersion": version,
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": application.name, "version": application.version},
-        })
-    }
-
-    fn client(&self) -> Client {
-        self.client
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
     }
 
     fn visible_tools(&self, client: &Client) -> Vec<&Route> {
@@ -356,102 +190,21 @@ impl McpServer {
             .collect()
     }
 
-    fn list_tools(&self, log: &Log<'_>) -> Value {
-        let client = self.client();
-        let tools: Vec<Value> = self
-            .visible_tools(&client)
-            .into_iter()
-            .map(|route| tool_definition(route, client.host.as_ref(), &mut |line| log(line)))
-            .collect();
-        json!({ "tools": tools })
-    }
-
-    /// The call to render, or the invalid-params message of a request naming no known tool.
-    fn prepare_call(&self, id: Value, params: &Value) -> Result<Call, String> {
-        let Some(name) = params["name"].as_str() else {
-            return Err("tools/call needs a string `name`".into());
-        };
-        let client = self.client();
-        let Some(route) = self
-            .visible_tools(&client)
-            .into_iter()
-            .find(|route| route.wire_name.as_deref() == Some(name))
-            .cloned()
-        else {
-            return Err(format!("unknown tool: {name}"));
-        };
-        let arguments = match &params["arguments"] {
-            Value::Null => json!({}),
-            arguments => arguments.clone(),
-        };
-        let options = McpOptions {
-            progress_token: params["_meta"]["progressToken"]
-                .as_str()
-                .map(Value::from)
-                .or_else(|| params["_meta"]["progressToken"].as_i64().map(Value::from)),
-            accepts_image: accepts(&client, "image"),
-            accepts_audio: accepts(&client, "audio"),
-            rich_fallback: false,
-        };
-        Ok(Call {
-            id,
-            route,
-            arguments,
-            options,
-            context: observed_context(&client),
-        })
-    }
-
-    /// Cancels the call `request` names, if it is still in flight. The output lock is held while
-    /// the cancel is set, so no message of that call can be written after this returns.
-    fn cancel<W: Write>(&self, request: &Value, output: &Mutex<W>) {
-        let _output = output.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(cancel) = self
-            .in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&request.to_string())
-        {
-            cancel.cancel("cancelled by the client");
-        }
-    }
-
-    /// Renders `call` through the kernel on the call's own thread, writing its progress and its
-    /// result; nothing once it is cancelled.
-    fn run_call<W: Write>(&self, call: Call, cancel: Cancel, output: &Mutex<W>) {
-        let id = call.id.clone();
-        let reply = self.render_call(call, &cancel, output);
-        let mut output = output.lock().unwrap_or_else(PoisonError::into_inner);
-        self.in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&id.to_string());
-        if let Some(reply) = reply
-            && !cancel.is_cancelled()
-        {
-            // A broken output ends the session on the reader's next write.
-            let _ = write_message(&mut *output, &result(&id, reply));
-            self.activity
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .answered += 1;
-        }
-    }
-
-    /// The `CallToolResult` of `call`, or `None` when it was cancelled.
-    fn render_call<W: Write>(
+    /// The `CallToolResult` of a call, or `None` when it was cancelled.
+    async fn render_call(
         &self,
-        call: Call,
-        cancel: &Cancel,
-        output: &Mutex<W>,
+        route: &Route,
+        arguments: Value,
+        options: &McpOptions,
+        client: &Client,
+        context: &RequestContext<RoleServer>,
     ) -> Option<Value> {
         let kernel = match self.kernel() {
             Ok(kernel) => kernel,
             Err(message) => return Some(tool_error(message)),
         };
         let limits = &self.config.manifest.limits.render;
-        let max_elapsed_ms = call
-            .route
+        let max_elapsed_ms = route
             .config
             .get("render")
             .and_then(|render| render.get("maxElapsedMs"))
@@ -459,9 +212,9 @@ impl McpServer {
             .unwrap_or(limits.max_elapsed_ms);
         let invocation = Invocation {
             kind: worker::RouteKind::Tool,
-            route: call.route.id.clone(),
-            input: call.arguments,
-            context: call.context,
+            route: route.id.clone(),
+            input: arguments,
+            context: observed_context(client),
             limits: RenderLimits {
                 max_flight_bytes: Some(limits.max_bytes),
                 max_elapsed_ms: Some(max_elapsed_ms),
@@ -471,29 +224,49 @@ impl McpServer {
             + Duration::from_millis(max_elapsed_ms)
             + REPLY_ALLOWANCE
             + START_ALLOWANCE;
+        let cancel = Cancel::new();
         let rendering = match kernel.render(invocation, cancel.clone(), deadline) {
             Ok(rendering) => rendering,
             Err(refused) => return Some(tool_error(&format!("[{}] {refused}", refused.code()))),
         };
-        let mut progress = McpProgress::new(call.options.progress_token.clone());
+        // The kernel's events are read on a blocking thread and handed to this task, which alone
+        // writes (through rmcp), so a cancel is seen between any two messages.
+        let (events, mut received) = tokio::sync::mpsc::unbounded_channel::<Option<RenderEvent>>();
+        tokio::task::spawn_blocking(move || {
+            loop {
+                let event = match rendering.next_until(deadline + REPLY_ALLOWANCE) {
+                    Next::Event(event) => *event,
+                    Next::Ended => return,
+                    Next::Pending => {
+                        let _ = events.send(None);
+                        return;
+                    }
+                };
+                let complete = matches!(event.kind, RenderEventKind::Complete { .. });
+                if events.send(Some(event)).is_err() || complete {
+                    return;
+                }
+            }
+        });
+        let mut progress = McpProgress::new(options.progress_token.clone());
         loop {
-            let event = match rendering.next_until(deadline + REPLY_ALLOWANCE) {
-                Next::Event(event) => event,
-                Next::Ended => return None,
-                Next::Pending => return Some(tool_error("the render never completed")),
-            };
-            for params in progress.on_event(&event) {
-                let mut output = output.lock().unwrap_or_else(PoisonError::into_inner);
-                if cancel.is_cancelled() {
+            let event = tokio::select! {
+                () = context.ct.cancelled() => {
+                    cancel.cancel("cancelled by the client");
                     return None;
                 }
-                let _ = write_message(
-                    &mut *output,
-                    &notification("notifications/progress", params),
-                );
+                event = received.recv() => event,
+            };
+            let Some(Some(event)) = event else {
+                return Some(tool_error("the render never completed"));
+            };
+            for params in progress.on_event(&event) {
+                if let Ok(params) = serde_json::from_value::<ProgressNotificationParam>(params) {
+                    let _ = context.peer.notify_progress(params).await;
+                }
             }
             if let RenderEventKind::Complete { document } = &event.kind {
-                return Some(match call_tool_result(document, &call.options) {
+                return Some(match call_tool_result(document, options) {
                     Ok(value) => value,
                     Err(projection) => tool_error(&projection.to_string()),
                 });
@@ -519,7 +292,96 @@ impl McpServer {
             .as_ref()
             .map_err(String::as_str)
     }
+}
 
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> InitializeResult {
+        let application = &self.config.manifest.application;
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new(&application.name, &application.version);
+        info
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        // Node starts while the client reads the reply: the first call finds it ready.
+        let _ = self.kernel();
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let client = Client::of(&context);
+        let mut tools = Vec::new();
+        for route in self.visible_tools(&client) {
+            let definition =
+                tool_definition(route, client.host.as_ref(), &mut |line| (self.log)(line));
+            match serde_json::from_value::<Tool>(definition) {
+                Ok(tool) => tools.push(tool),
+                Err(error) => {
+                    return Err(ErrorData::internal_error(
+                        format!("the tool `{}` has no valid definition: {error}", route.id),
+                        None,
+                    ));
+                }
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let client = Client::of(&context);
+        let Some(route) = self
+            .visible_tools(&client)
+            .into_iter()
+            .find(|route| route.wire_name.as_deref() == Some(request.name.as_ref()))
+        else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool: {}", request.name),
+                None,
+            ));
+        };
+        self.note_activity(route);
+        let options = McpOptions {
+            progress_token: context
+                .meta
+                .get_progress_token()
+                .and_then(|token| serde_json::to_value(token).ok()),
+            accepts_image: accepts(&client, "image"),
+            accepts_audio: accepts(&client, "audio"),
+            rich_fallback: false,
+        };
+        let arguments = request.arguments.map_or_else(|| json!({}), Value::Object);
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        let reply = self
+            .render_call(route, arguments, &options, &client, &context)
+            .await;
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        // A cancelled call's answer is never written; rmcp drops it.
+        let reply = reply.unwrap_or_else(|| tool_error("cancelled by the client"));
+        let result = serde_json::from_value::<CallToolResult>(reply).map_err(|error| {
+            ErrorData::internal_error(format!("the call's result is not valid: {error}"), None)
+        })?;
+        self.activity
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .answered += 1;
+        Ok(result.into())
+    }
+}
+
+impl McpServer {
     fn start_config(&self) -> Result<WorkerConfig, String> {
         let entry = self.config.artifact.join(WORKER_ENTRY);
         if !entry.is_file() {
@@ -562,15 +424,6 @@ fn accepts(client: &Client, kind: &str) -> bool {
         .host
         .as_ref()
         .is_none_or(|host| host.rich_content.iter().any(|rich| rich == kind))
-}
-
-/// What the reader does with one message.
-enum Handled {
-    Reply(Value),
-    Nothing,
-    /// `notifications/cancelled` for this request id.
-    Cancel(Value),
-    Call(Box<Call>),
 }
 
 /// A tool execution error: per MCP a result the model can read, not a protocol error.

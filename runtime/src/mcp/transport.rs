@@ -1,26 +1,31 @@
-//! The MCP stdio transport: one JSON-RPC message per line in each direction.
+//! The MCP stdio transport: one JSON-RPC message per line in each direction, read and written
+//! here and served by rmcp ([`LineTransport`]).
 //!
 //! Invariant: a line that is not a JSON message — not JSON, not UTF-8, or longer than the
 //! per-message byte limit — becomes a parse error (-32700) answered with a null id, never a
 //! reason to stop serving; only the end of the input stream ends the server. An over-long line is
 //! dropped as it is read: at most the limit is ever buffered, however long the line.
 
+use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex, PoisonError};
 
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::service::RoleServer;
+use rmcp::transport::Transport;
 use serde_json::{Value, json};
 
-/// JSON-RPC error codes this server answers with.
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC error codes the transport answers with (rmcp answers the rest).
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
 
 /// The default bound on one incoming message (its line, newline excluded): 8 MiB, as much as one
 /// render may produce by default.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
 
 /// One read from the input stream.
-pub enum Incoming {
+enum Incoming {
     Message(Value),
     /// A line that is not a JSON message, with the reason.
     Malformed(String),
@@ -30,7 +35,7 @@ pub enum Incoming {
 
 /// Reads the next non-blank line of at most `max_bytes`; a read error ends the stream like EOF,
 /// since nothing more can arrive on it.
-pub fn read_message(input: &mut impl BufRead, max_bytes: usize) -> Incoming {
+fn read_message(input: &mut impl BufRead, max_bytes: usize) -> Incoming {
     loop {
         let line = match read_line(input, max_bytes) {
             Line::End => return Incoming::End,
@@ -104,23 +109,328 @@ fn read_line(input: &mut impl BufRead, max_bytes: usize) -> Line {
 }
 
 /// Writes one message as a line and flushes it, so the client sees it at once.
-pub fn write_message(output: &mut impl Write, message: &Value) -> io::Result<()> {
+fn write_message(output: &mut impl Write, message: &Value) -> io::Result<()> {
     let mut line = serde_json::to_string(message).map_err(io::Error::other)?;
     line.push('\n');
     output.write_all(line.as_bytes())?;
     output.flush()
 }
 
-pub fn result(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
-}
-
-pub fn error(id: &Value, code: i64, message: impl Into<String>) -> Value {
+/// A JSON-RPC error response written by the transport itself, for a line rmcp never sees.
+fn error(id: &Value, code: i64, message: impl Into<String>) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message.into()}})
 }
 
-pub fn notification(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": method, "params": params})
+/// The stdio transport rmcp serves over: a reader thread and a writer thread around the
+/// blocking streams, and the async ends rmcp drives.
+///
+/// Why not rmcp's own stdio codec: it skips a line that is not JSON without answering it, and
+/// ends the session on an over-long line; seed 002 wants a parse error (-32700, null id) and the
+/// next message served. So lines are read here ([`read_message`]) and only well-formed messages
+/// reach rmcp.
+///
+/// Invariant: nothing of a request is written once its `notifications/cancelled` has been read,
+/// neither its progress nor its response. The reader records the cancel before rmcp hears of it,
+/// and the writer checks that record for every message ([`CancelGate`]).
+pub struct LineTransport {
+    incoming: tokio::sync::mpsc::Receiver<ClientJsonRpcMessage>,
+    outgoing: Option<std::sync::mpsc::Sender<Value>>,
+    output_broken: Arc<tokio::sync::Notify>,
+}
+
+/// The threads behind a [`LineTransport`]: who started them, and how they end.
+pub struct LineThreads {
+    /// Ends at the end of the input, or at the next message once rmcp has stopped listening.
+    /// Joined only when it has ended (a session ends at the input's end, so it has): a reader
+    /// blocked on a read is ended by the input's end or the process's exit.
+    reader: std::thread::JoinHandle<()>,
+    /// Ends when the transport is closed or dropped, after writing what was queued.
+    writer: std::thread::JoinHandle<()>,
+    broken: Arc<Mutex<Option<io::Error>>>,
+}
+
+impl LineThreads {
+    /// Once the transport is dropped: waits for the writer (everything queued is written) and
+    /// for a reader that has ended; returns the write error, if any.
+    pub fn finish(self) -> io::Result<()> {
+        let _ = self.writer.join();
+        if self.reader.is_finished() {
+            let _ = self.reader.join();
+        }
+        self.broken
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .map_or(Ok(()), Err)
+    }
+}
+
+/// How many well-formed messages may wait for rmcp before the reader stops reading.
+const INCOMING_CAPACITY: usize = 64;
+
+impl LineTransport {
+    /// Starts the reader and writer threads over `input` and `output`.
+    pub fn start(
+        input: impl BufRead + Send + 'static,
+        output: impl Write + Send + 'static,
+        max_message_bytes: usize,
+    ) -> io::Result<(Self, LineThreads)> {
+        let (incoming_sender, incoming) = tokio::sync::mpsc::channel(INCOMING_CAPACITY);
+        let (outgoing, to_write) = std::sync::mpsc::channel::<Value>();
+        let gate = Arc::new(Mutex::new(CancelGate::default()));
+        let output_broken = Arc::new(tokio::sync::Notify::new());
+        let broken = Arc::new(Mutex::new(None));
+        let writer = std::thread::Builder::new()
+            .name("abgen-mcp-writer".into())
+            .spawn({
+                let gate = Arc::clone(&gate);
+                let output_broken = Arc::clone(&output_broken);
+                let broken = Arc::clone(&broken);
+                move || {
+                    write_all(to_write, output, &gate, &broken);
+                    output_broken.notify_one();
+                }
+            })?;
+        let reader = std::thread::Builder::new()
+            .name("abgen-mcp-reader".into())
+            .spawn({
+                let outgoing = outgoing.clone();
+                move || read_all(input, max_message_bytes, &incoming_sender, &outgoing, &gate)
+            })?;
+        Ok((
+            Self {
+                incoming,
+                outgoing: Some(outgoing),
+                output_broken,
+            },
+            LineThreads {
+                reader,
+                writer,
+                broken,
+            },
+        ))
+    }
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let sent = match (&self.outgoing, serde_json::to_value(&item)) {
+            (Some(outgoing), Ok(message)) => outgoing
+                .send(message)
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the output is closed")),
+            (None, _) => Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "the transport is closed",
+            )),
+            (_, Err(error)) => Err(io::Error::other(error)),
+        };
+        std::future::ready(sent)
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        tokio::select! {
+            message = self.incoming.recv() => message,
+            // A client that stopped reading has ended the session too.
+            () = self.output_broken.notified() => None,
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.end_output();
+        Ok(())
+    }
+}
+
+impl LineTransport {
+    /// Tells the writer to stop once it has written what is queued (the reader holds a sender too,
+    /// so the channel alone would not end it).
+    fn end_output(&mut self) {
+        if let Some(outgoing) = self.outgoing.take() {
+            let _ = outgoing.send(Value::Null);
+        }
+    }
+}
+
+impl Drop for LineTransport {
+    fn drop(&mut self) {
+        self.end_output();
+    }
+}
+
+/// The reader thread: one line after another until the input ends.
+fn read_all(
+    mut input: impl BufRead,
+    max_message_bytes: usize,
+    incoming: &tokio::sync::mpsc::Sender<ClientJsonRpcMessage>,
+    outgoing: &std::sync::mpsc::Sender<Value>,
+    gate: &Mutex<CancelGate>,
+) {
+    // rmcp ends the session on a notification or response before the lifecycle starts; JSON-RPC
+    // lets a server ignore those, so they are dropped until the first request that starts it.
+    let mut lifecycle_started = false;
+    loop {
+        let message = match read_message(&mut input, max_message_bytes) {
+            Incoming::End => return,
+            Incoming::Malformed(reason) => {
+                let _ = outgoing.send(error(
+                    &Value::Null,
+                    PARSE_ERROR,
+                    format!("parse error: {reason}"),
+                ));
+                continue;
+            }
+            Incoming::Message(message) => message,
+        };
+        let method = message.get("method").and_then(Value::as_str);
+        let is_request = method.is_some() && message.get("id").is_some();
+        if !lifecycle_started && !is_request {
+            continue;
+        }
+        lifecycle_started |= is_request && starts_lifecycle(&message);
+        gate.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .on_incoming(&message);
+        match serde_json::from_value::<ClientJsonRpcMessage>(message.clone()) {
+            Ok(parsed) => {
+                if incoming.blocking_send(parsed).is_err() {
+                    return;
+                }
+            }
+            Err(reason) => {
+                if let Some(reply) = unreadable_message(&message, &reason) {
+                    let _ = outgoing.send(reply);
+                }
+            }
+        }
+    }
+}
+
+/// Whether rmcp takes this request as the start of a session: `initialize`, or (the 2026-07-28
+/// lifecycle) any request but `server/discover` whose `_meta` names the protocol, the client and
+/// its capabilities.
+fn starts_lifecycle(request: &Value) -> bool {
+    const INLINE_KEYS: [&str; 3] = [
+        "io.modelcontextprotocol/protocolVersion",
+        "io.modelcontextprotocol/clientInfo",
+        "io.modelcontextprotocol/clientCapabilities",
+    ];
+    match request["method"].as_str() {
+        Some("initialize") => true,
+        Some("server/discover") => false,
+        _ => INLINE_KEYS
+            .iter()
+            .all(|key| request["params"]["_meta"].get(key).is_some()),
+    }
+}
+
+/// The answer to JSON that is not a message rmcp reads: invalid params for a request of a known
+/// shape whose params do not fit, invalid request for anything else that has an id; nothing for
+/// a notification or response (JSON-RPC answers neither).
+fn unreadable_message(message: &Value, reason: &serde_json::Error) -> Option<Value> {
+    let id = message.get("id")?;
+    if message.get("result").is_some() || message.get("error").is_some() {
+        return None;
+    }
+    Some(match message.get("method").and_then(Value::as_str) {
+        Some(method) => error(
+            id,
+            INVALID_PARAMS,
+            format!("invalid params for {method}: {reason}"),
+        ),
+        None => error(id, INVALID_REQUEST, "a request needs a method"),
+    })
+}
+
+/// The writer thread: writes each message unless the gate holds it back, until the transport
+/// ends it (`null`); on a write error it records the error and stops.
+fn write_all(
+    to_write: std::sync::mpsc::Receiver<Value>,
+    mut output: impl Write,
+    gate: &Mutex<CancelGate>,
+    broken: &Mutex<Option<io::Error>>,
+) {
+    for message in to_write {
+        if message.is_null() {
+            return;
+        }
+        if !gate
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .lets_out(&message)
+        {
+            continue;
+        }
+        if let Err(error) = write_message(&mut output, &message) {
+            *broken.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
+            return;
+        }
+    }
+}
+
+/// Which requests are in flight, which of them the client cancelled, and which progress token
+/// belongs to which request. Keys are the JSON text of ids and tokens.
+#[derive(Debug, Default)]
+struct CancelGate {
+    /// Request id → its progress token, if it has one.
+    in_flight: HashMap<String, Option<String>>,
+    cancelled: HashSet<String>,
+    cancelled_tokens: HashSet<String>,
+}
+
+impl CancelGate {
+    fn on_incoming(&mut self, message: &Value) {
+        match (
+            message.get("method").and_then(Value::as_str),
+            message.get("id"),
+        ) {
+            (Some("notifications/cancelled"), None) => {
+                let Some(request) = message["params"].get("requestId") else {
+                    return;
+                };
+                let request = request.to_string();
+                if let Some(token) = self.in_flight.get(&request) {
+                    if let Some(token) = token {
+                        self.cancelled_tokens.insert(token.clone());
+                    }
+                    self.cancelled.insert(request);
+                }
+            }
+            (Some(_), Some(id)) => {
+                let token = message["params"]["_meta"]
+                    .get("progressToken")
+                    .map(Value::to_string);
+                self.in_flight.insert(id.to_string(), token);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `message` may be written; a response ends its request's record.
+    fn lets_out(&mut self, message: &Value) -> bool {
+        if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
+            let token = message["params"]
+                .get("progressToken")
+                .map(Value::to_string)
+                .unwrap_or_default();
+            return !self.cancelled_tokens.contains(&token);
+        }
+        let Some(id) = message
+            .get("id")
+            .filter(|_| message.get("method").is_none())
+        else {
+            return true;
+        };
+        let id = id.to_string();
+        if let Some(Some(token)) = self.in_flight.remove(&id) {
+            self.cancelled_tokens.remove(&token);
+        }
+        !self.cancelled.remove(&id)
+    }
 }
 
 #[cfg(test)]

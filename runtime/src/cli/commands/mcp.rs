@@ -4,9 +4,10 @@
 use std::io::{BufReader, stdin, stdout};
 use std::num::NonZeroUsize;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use abgen_runtime::manifest::{MANIFEST_FILE_NAME, read_manifest};
-use abgen_runtime::mcp::{McpServer, ServerConfig};
+use abgen_runtime::mcp::{Log, McpServer, ServerConfig};
 
 use super::hook::artifact_root;
 use crate::cli::{McpArgs, Printer};
@@ -39,20 +40,23 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
         ));
         return ExitCode::from(2);
     }
-    let server = McpServer::new(ServerConfig {
-        artifact: root,
-        manifest,
-        server: args.server.clone(),
-        max_message_bytes: args.max_message_bytes.get(),
-        workers: args
-            .workers
-            .or_else(|| std::thread::available_parallelism().ok())
-            .map_or(1, NonZeroUsize::get),
-        heartbeat: abgen_runtime::mcp::HEARTBEAT,
-    });
-    let mut input = BufReader::new(stdin().lock());
-    let mut output = stdout();
-    match server.serve(&mut input, &mut output, &|line| printer.message(line)) {
+    let printer = *printer;
+    let log: Log = Arc::new(move |line| printer.message(line));
+    let server = McpServer::new(
+        ServerConfig {
+            artifact: root,
+            manifest,
+            server: args.server.clone(),
+            max_message_bytes: args.max_message_bytes.get(),
+            workers: args
+                .workers
+                .or_else(|| std::thread::available_parallelism().ok())
+                .map_or(1, NonZeroUsize::get),
+            heartbeat: abgen_runtime::mcp::HEARTBEAT,
+        },
+        log,
+    );
+    match server.serve(BufReader::new(stdin()), stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             printer.message(format!("mcp: cannot write to stdout: {error}"));
