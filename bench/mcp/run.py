@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
-"""Cold start of the MCP server on the real path: from spawning `abgen-host mcp` to the answer
-of its first `tools/call`, against `node -e 0` (Node's own start-up, the floor of any render),
-interleaved in one run.
+"""The MCP server on the real path, against its peers, interleaved in one run:
+
+- cold start: spawn `abgen-host mcp` → its first `tools/call` answered, against `node -e 0`
+  (Node's own start-up, the floor of any render);
+- spawn → first `tools/list` answered, against the official TypeScript SDK's `McpServer`
+  (bench/mcp/sdk-server.mjs, the same tools);
+- a warm `tools/call` of a small route over one connection, against the SDK server running the
+  same handler in process (both driven by the SDK's own Client, bench/mcp/client.mjs);
+- 200 concurrent calls of a route that awaits 50 ms, against the ideal for the pool size;
+- the resident memory of the server and its workers, idle after one call.
 
 Usage: python3 bench/mcp/run.py [--rounds N] [--no-build]
 Builds the release binaries, builds fixtures/projects/valid-mcp-calls into a temporary
@@ -11,6 +18,7 @@ to stdout. Needs the npm workspace installed and Node 20+.
 
 import argparse
 import json
+import math
 import os
 import platform
 import shutil
@@ -21,35 +29,96 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                         "clientInfo": {"name": "bench", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-def first_call(host, artifact):
-    """Seconds from spawn to the first tools/call's response."""
-    messages = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                    "clientInfo": {"name": "bench", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-         "params": {"name": "quick", "arguments": {"n": 1}}},
-    ]
+def first_reply(command, request):
+    """Seconds from spawning `command` to the answer of `request` (sent after initialize)."""
     started = time.perf_counter()
-    server = subprocess.Popen(
-        [host, "mcp", "--server", "desk", "--artifact", artifact],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    server.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    server.stdin.write("".join(json.dumps(m) + "\n"
+                               for m in [INITIALIZE, INITIALIZED, request]).encode())
     server.stdin.flush()
     for line in server.stdout:
         reply = json.loads(line)
-        if reply.get("id") == 1:
+        if reply.get("id") == request["id"]:
             elapsed = time.perf_counter() - started
-            assert not reply["result"].get("isError"), reply
+            assert "result" in reply and not reply["result"].get("isError"), reply
             break
     else:
-        raise SystemExit("the server never answered the call")
+        raise SystemExit(f"{command[0]} never answered {request['method']}")
     server.stdin.close()
     server.wait(timeout=30)
     return elapsed
+
+
+def first_call(ours):
+    return first_reply(ours, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                              "params": {"name": "quick", "arguments": {"n": 1}}})
+
+
+def first_list(command):
+    return first_reply(command, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+
+
+def client(*args):
+    """One run of bench/mcp/client.mjs; its JSON line."""
+    done = subprocess.run(["node", os.path.join(HERE, "client.mjs"), *map(str, args)],
+                          check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+def descendants(pid):
+    """`pid` and every process below it, from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def idle_rss(ours):
+    """KiB resident in the server and in its workers, one second after one answered call."""
+    server = subprocess.Popen(ours, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "quick", "arguments": {"n": 1}}}
+    server.stdin.write("".join(json.dumps(m) + "\n" for m in [INITIALIZE, INITIALIZED, call])
+                       .encode())
+    server.stdin.flush()
+    for line in server.stdout:
+        if json.loads(line).get("id") == 1:
+            break
+    time.sleep(1)
+    processes = descendants(server.pid)
+    own = rss_kib(server.pid)
+    workers = sum(rss_kib(pid) for pid in processes if pid != server.pid)
+    server.stdin.close()
+    server.wait(timeout=30)
+    return own, workers, len(processes) - 1
 
 
 def node_start():
@@ -68,6 +137,8 @@ def main():
                         "-p", "abgen-runtime"], cwd=ROOT, check=True)
     abgen = os.path.join(ROOT, "target/release/abgen")
     host = os.path.join(ROOT, "target/release/abgen-host")
+    workers = os.cpu_count()
+    concurrent_calls, nap_ms = 200, 50
     scratch = tempfile.mkdtemp(prefix="abgen-bench-mcp-")
     try:
         project = os.path.join(scratch, "project")
@@ -76,25 +147,60 @@ def main():
         artifact = os.path.join(scratch, "artifact")
         subprocess.run([abgen, "build", "--root", project, "--out", artifact], check=True,
                        env={**os.environ, "ABGEN_HOST": host}, stdout=subprocess.DEVNULL)
-        first_call(host, artifact)  # warm the page cache
+        ours = [host, "mcp", "--server", "desk", "--artifact", artifact,
+                "--workers", str(workers)]
+        sdk = ["node", os.path.join(HERE, "sdk-server.mjs")]
+        first_call(ours)  # warm the page cache
+        first_list(sdk)
         node_start()
-        calls, nodes = [], []
+        timings = {name: [] for name in
+                   ["call", "node", "list", "sdk-list", "warm", "sdk-warm", "concurrent"]}
+        contenders = [
+            ("call", lambda: first_call(ours)),
+            ("node", node_start),
+            ("list", lambda: first_list(ours)),
+            ("sdk-list", lambda: first_list(sdk)),
+        ]
         for round_ in range(args.rounds):
-            pair = [("call", lambda: first_call(host, artifact)), ("node", node_start)]
-            for name, run in pair if round_ % 2 == 0 else reversed(pair):
-                (calls if name == "call" else nodes).append(run())
+            for name, run in contenders if round_ % 2 == 0 else reversed(contenders):
+                timings[name].append(run())
+        # The client-driven runs are longer: fewer rounds, still alternating.
+        for round_ in range(max(3, args.rounds // 5)):
+            pair = [("warm", ours), ("sdk-warm", sdk)]
+            for name, command in pair if round_ % 2 == 0 else reversed(pair):
+                timings[name].append(client("warm", 200, "--", *command)["medianMs"] / 1000)
+            timings["concurrent"].append(
+                client("concurrent", concurrent_calls, nap_ms, "--", *ours)["wallMs"] / 1000)
+        own_kib, worker_kib, worker_count = idle_rss(ours)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    call, node = statistics.median(calls) * 1000, statistics.median(nodes) * 1000
-    print("# MCP cold start\n")
+    ms = {name: statistics.median(values) * 1000 for name, values in timings.items()}
+    low = {name: min(values) * 1000 for name, values in timings.items()}
+    ideal = math.ceil(concurrent_calls / workers) * nap_ms
+    node_version = subprocess.run(["node", "--version"], capture_output=True,
+                                  text=True).stdout.strip()
+    print("# The MCP server against its peers\n")
     print(f"`python3 bench/mcp/run.py --rounds {args.rounds}`, {time.strftime('%Y-%m-%d')}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, "
-          f"Node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}.\n")
-    print("| contender | median | min |")
-    print("| --- | --- | --- |")
-    print(f"| spawn `abgen-host mcp` → first `tools/call` answered | {call:.1f} ms | {min(calls) * 1000:.1f} ms |")
-    print(f"| `node -e 0` | {node:.1f} ms | {min(nodes) * 1000:.1f} ms |")
-    print(f"\nRatio (medians): **{call / node:.2f}×** `node -e 0` (goal ≤ 1.3×).")
+          f"Node {node_version}; the server runs {workers} workers.\n")
+    print("| measure | ours (median, min) | peer (median, min) | ratio | goal |")
+    print("| --- | --- | --- | --- | --- |")
+    rows = [
+        ("spawn → first `tools/call` answered", "call", "node", "`node -e 0`",
+         ms["call"] / ms["node"], "≤ 1.3× `node -e 0`"),
+        ("spawn → first `tools/list` answered", "list", "sdk-list", "SDK `McpServer`",
+         ms["sdk-list"] / ms["list"], "≥ 30× faster than the SDK"),
+        ("warm `tools/call` of `quick` (one connection, SDK client)", "warm", "sdk-warm",
+         "SDK `McpServer`, handler in process", ms["warm"] / ms["sdk-warm"], "≤ 1.5× the SDK"),
+    ]
+    for label, ours_name, peer_name, peer_label, ratio, goal in rows:
+        print(f"| {label} | {ms[ours_name]:.2f} ms, {low[ours_name]:.2f} ms | {peer_label}: "
+              f"{ms[peer_name]:.2f} ms, {low[peer_name]:.2f} ms | {ratio:.2f}× | {goal} |")
+    print(f"| {concurrent_calls} concurrent calls awaiting {nap_ms} ms | "
+          f"{ms['concurrent']:.0f} ms, {low['concurrent']:.0f} ms | ideal for {workers} "
+          f"workers: {ideal} ms | {ms['concurrent'] / ideal:.2f}× | ≤ 1.5× the ideal |")
+    print(f"\nIdle after one call: `abgen-host` {own_kib / 1024:.1f} MiB resident, its "
+          f"{worker_count} workers {worker_kib / 1024:.1f} MiB together.")
 
 
 if __name__ == "__main__":
