@@ -126,7 +126,11 @@ fn initialize_answers_a_known_version_and_the_latest_otherwise() {
     assert_eq!(replies.len(), 1, "the notification gets no reply");
     let result = &replies[0]["result"];
     assert_eq!(result["protocolVersion"], "2025-06-18");
-    assert_eq!(result["capabilities"], json!({"tools": {}}));
+    // The curator has tools, a resource, an App and a prompt.
+    assert_eq!(
+        result["capabilities"],
+        json!({"tools": {}, "resources": {}, "prompts": {}})
+    );
     assert_eq!(result["serverInfo"]["name"], "curator");
 
     let (replies, _) = session(&[&initialize("x", "1999-01-01")]);
@@ -138,7 +142,7 @@ fn protocol_errors_have_their_json_rpc_codes() {
     let (replies, _) = session(&[
         "{not json",
         &initialize("x", "2025-11-25"),
-        r#"{"jsonrpc":"2.0","id":7,"method":"resources/list"}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"no/such/method"}"#,
         r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#,
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"nope"}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}"#,

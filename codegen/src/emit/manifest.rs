@@ -93,6 +93,9 @@ fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route
                     profiles: Default::default(),
                 }),
         ),
+        (None, RouteKind::Resource | RouteKind::Prompt) => {
+            translated.and_then(|schemas| schemas.input.clone())
+        }
         (None, _) => None,
     };
     let is_mcp = route.kind != RouteKind::Event;

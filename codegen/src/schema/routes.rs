@@ -58,7 +58,7 @@ impl StaticSchema {
     }
 }
 
-/// The two schemas of one tool.
+/// The two schemas of one MCP route (a tool, a resource or a prompt).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RouteSchemas {
     pub server: String,
@@ -71,15 +71,15 @@ pub struct RouteSchemas {
 /// The output of [`translate_routes`].
 #[derive(Debug, Default)]
 pub struct SchemaReturn {
-    /// By route id (`tool:<server>/<name>`).
+    /// By route id (`tool:<server>/<name>`, `resource:…`, `prompt:…`).
     pub routes: BTreeMap<String, RouteSchemas>,
     pub diagnostics: Vec<Diagnostic>,
     /// The text of every module outside the route set that a schema referenced.
     pub sources: BTreeMap<String, String>,
 }
 
-/// Translates the schemas of every tool among `modules`; modules they import from outside the
-/// route set are read through `reader` under `root`.
+/// Translates the schemas of every tool, resource and prompt among `modules`; modules they
+/// import from outside the route set are read through `reader` under `root`.
 pub fn translate_routes(
     root: &Path,
     reader: &dyn SourceReader,
@@ -90,7 +90,7 @@ pub fn translate_routes(
     // One task per tool, as extraction does; shared modules are read once behind a lock.
     let translated: Vec<(String, RouteSchemas, Vec<Diagnostic>)> = modules
         .par_iter()
-        .filter_map(|loaded| translate_tool(&set, loaded))
+        .filter_map(|loaded| translate_route(&set, loaded))
         .collect();
     let mut output = SchemaReturn::default();
     for (id, schemas, diagnostics) in translated {
@@ -101,17 +101,21 @@ pub fn translate_routes(
     output
 }
 
-/// The schemas of one tool module, with its fallback warnings; `None` for other modules.
-fn translate_tool(
+/// The schemas of one MCP route module (a tool, a resource or a prompt), with its fallback
+/// warnings; `None` for other modules.
+fn translate_route(
     set: &ModuleSet<'_>,
     loaded: &LoadedModule,
 ) -> Option<(String, RouteSchemas, Vec<Diagnostic>)> {
-    let ModuleKind::Tool { server, name } = &loaded.source.kind else {
-        return None;
+    let (kind, server, name) = match &loaded.source.kind {
+        ModuleKind::Tool { server, name } => ("tool", server, name),
+        ModuleKind::Resource { server, name } => ("resource", server, name),
+        ModuleKind::Prompt { server, name } => ("prompt", server, name),
+        _ => return None,
     };
     loaded.extracted.form.as_ref()?;
     let module = set.get(&loaded.source.path)?;
-    let id = format!("tool:{server}/{name}");
+    let id = format!("{kind}:{server}/{name}");
     let mut diagnostics = Vec::new();
     let mut translator = Translator::new(set);
     let mut route = RouteContext {

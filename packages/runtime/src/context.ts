@@ -30,14 +30,17 @@ export type Axis<T = string> =
   | { state: 'available'; value: T; source: 'native' | 'derived' }
   | { state: 'unavailable'; code: AxisUnavailableCode; reason: string };
 
+/** What a render is for: an MCP route (a tool call, a resource read, a prompt get) or a host event. */
+export type RouteKind = 'tool' | 'resource' | 'prompt' | 'event';
+
 /** The axes a surface sends in a render's `context` (the plugin axis is the worker's own). */
 export type ObservedAxisName = 'host' | 'session' | 'workspace' | 'actor' | 'lineage' | 'terminal';
 
 /** What a route can learn about the render it is part of. */
 export interface AgentContext {
-  route: { id: string; kind: 'tool' | 'event' };
-  /** How this render was invoked: a tool call or a host event. */
-  invocation: { kind: 'tool' | 'event' };
+  route: { id: string; kind: RouteKind };
+  /** How this render was invoked: a tool call, a resource read, a prompt get or a host event. */
+  invocation: { kind: RouteKind };
   /** The host (claude, codex, cursor, …), the session, the workspace, as the host told them. */
   host: Axis;
   session: Axis;

@@ -25,13 +25,14 @@ import {
   type Axis,
   type ObservedAxisName,
   type ProgressReport,
+  type RouteKind,
 } from './context.ts';
 import { flightDigest } from './digest.ts';
 import { describeIssues } from './result.ts';
 import { encodeFrame, FrameReader, type Frame } from './framing.ts';
 
 /** The protocol version this worker speaks. */
-export const WORKER_PROTOCOL = 2;
+export const WORKER_PROTOCOL = 3;
 
 /** What the generated worker entry passes to `startWorker`. */
 export interface WorkerOptions {
@@ -53,7 +54,7 @@ interface RenderMessage {
   type: 'render';
   id: number;
   route: string;
-  kind: 'tool' | 'event';
+  kind: RouteKind;
   input: unknown;
   context?: Record<string, unknown>;
   limits?: { maxFlightBytes?: number; maxElapsedMs?: number };
@@ -176,13 +177,13 @@ async function serveRender(
 
   let layouts: LayoutComponent[];
   try {
-    layouts = message.kind === 'tool' ? await layoutChain(options, message.route) : [];
+    layouts = message.kind === 'event' ? [] : await layoutChain(options, message.route);
   } catch (error) {
     return fail(wireError('route-load-failed', messageOf(error)));
   }
 
   let input = message.input;
-  if (message.kind === 'tool' && definition.inputSchema !== undefined) {
+  if (message.kind !== 'event' && definition.inputSchema !== undefined) {
     const parsed = await safeParseAsync(definition.inputSchema, input);
     if (!parsed.success) return fail(wireError('invalid-input', describeIssues(parsed.error.issues)));
     input = parsed.data;
@@ -259,7 +260,7 @@ async function serveRender(
 }
 
 /** Reads either route form: `defineTool`/`events.*` objects, or `config` + default component. */
-function routeDefinition(module: unknown, route: string, kind: 'tool' | 'event'): RouteDefinition {
+function routeDefinition(module: unknown, route: string, kind: RouteKind): RouteDefinition {
   const exports = (module ?? {}) as Record<string, unknown>;
   const main = exports.default as Record<string, unknown> | ((props: unknown) => ReactNode) | undefined;
   if (typeof main === 'object' && main !== null && typeof main.handler === 'function') {
@@ -270,7 +271,7 @@ function routeDefinition(module: unknown, route: string, kind: 'tool' | 'event')
       inputSchema: routeOptions.inputSchema as z.core.$ZodType | undefined,
       resultSchema: routeOptions.resultSchema as z.core.$ZodType | undefined,
       render: (input, context) =>
-        kind === 'tool' ? handler(input, context) : handler(eventProps(input, context.signal)),
+        kind === 'event' ? handler(eventProps(input, context.signal)) : handler(input, context),
     };
   }
   if (typeof main === 'function') {
@@ -281,7 +282,7 @@ function routeDefinition(module: unknown, route: string, kind: 'tool' | 'event')
       render: (input, context) =>
         createElement(
           Component,
-          (kind === 'tool' ? { input, signal: context.signal } : eventProps(input, context.signal)) as never,
+          (kind === 'event' ? eventProps(input, context.signal) : { input, signal: context.signal }) as never,
         ),
     };
   }
@@ -357,7 +358,7 @@ function identityAxes(message: RenderMessage, artifact: string): Pick<
 > {
   const canonical = message.kind === 'event' ? ((message.input as { canonical?: Record<string, unknown> })?.canonical ?? {}) : {};
   const reported = message.context ?? {};
-  const from = message.kind === 'event' ? 'event' : 'tool call';
+  const from = { tool: 'tool call', resource: 'resource read', prompt: 'prompt get', event: 'event' }[message.kind];
   const axis = (key: ObservedAxisName): Axis => {
     const sent = reported[key];
     if (isAxis(sent)) return sent;

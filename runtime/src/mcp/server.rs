@@ -15,20 +15,29 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
 
-use super::tools::{ClientHost, client_host, excluded, server_tools, tool_definition};
+use super::tools::{
+    ClientHost, client_host, excluded, is_template, match_template, prompt_definition,
+    resource_definition, resource_mime_type, resource_uri, server_routes, server_tools,
+    tool_definition,
+};
 use super::transport::LineTransport;
-use crate::document::{DocumentLimits, RenderEvent, RenderEventKind};
+use crate::document::{Document, DocumentLimits, RenderEvent, RenderEventKind};
 use crate::kernel::{Cancel, Invocation, Kernel, KernelConfig, Next};
-use crate::manifest::{Manifest, REACT_VERSION, Route};
-use crate::project::mcp::{McpOptions, McpProgress, call_tool_result};
+use crate::manifest::{Manifest, REACT_VERSION, Route, RouteKind};
+use crate::project::mcp::{
+    McpOptions, McpProgress, McpProjectionError, call_tool_result, get_prompt_result,
+    read_resource_result,
+};
 use crate::worker::{
     self, RenderLimits, WORKER_PROTOCOL, WorkerConfig, WorkerIdentity, locate_node,
 };
@@ -190,18 +199,20 @@ impl McpServer {
             .collect()
     }
 
-    /// The `CallToolResult` of a call, or `None` when it was cancelled.
-    async fn render_call(
+    /// Renders `route` through the kernel, forwarding its progress to the client: the final
+    /// document, or why there is none (`Err`), or `None` once the client cancelled.
+    async fn render(
         &self,
         route: &Route,
-        arguments: Value,
-        options: &McpOptions,
+        kind: worker::RouteKind,
+        input: Value,
+        progress_token: Option<Value>,
         client: &Client,
         context: &RequestContext<RoleServer>,
-    ) -> Option<Value> {
+    ) -> Option<Result<Document, String>> {
         let kernel = match self.kernel() {
             Ok(kernel) => kernel,
-            Err(message) => return Some(tool_error(message)),
+            Err(message) => return Some(Err(message.to_owned())),
         };
         let limits = &self.config.manifest.limits.render;
         let max_elapsed_ms = route
@@ -211,9 +222,9 @@ impl McpServer {
             .and_then(Value::as_u64)
             .unwrap_or(limits.max_elapsed_ms);
         let invocation = Invocation {
-            kind: worker::RouteKind::Tool,
+            kind,
             route: route.id.clone(),
-            input: arguments,
+            input,
             context: observed_context(client),
             limits: RenderLimits {
                 max_flight_bytes: Some(limits.max_bytes),
@@ -227,7 +238,7 @@ impl McpServer {
         let cancel = Cancel::new();
         let rendering = match kernel.render(invocation, cancel.clone(), deadline) {
             Ok(rendering) => rendering,
-            Err(refused) => return Some(tool_error(&format!("[{}] {refused}", refused.code()))),
+            Err(refused) => return Some(Err(format!("[{}] {refused}", refused.code()))),
         };
         // The kernel's events are read on a blocking thread and handed to this task, which alone
         // writes (through rmcp), so a cancel is seen between any two messages.
@@ -248,7 +259,7 @@ impl McpServer {
                 }
             }
         });
-        let mut progress = McpProgress::new(options.progress_token.clone());
+        let mut progress = McpProgress::new(progress_token);
         loop {
             let event = tokio::select! {
                 () = context.ct.cancelled() => {
@@ -258,20 +269,78 @@ impl McpServer {
                 event = received.recv() => event,
             };
             let Some(Some(event)) = event else {
-                return Some(tool_error("the render never completed"));
+                return Some(Err("the render never completed".to_owned()));
             };
             for params in progress.on_event(&event) {
                 if let Ok(params) = serde_json::from_value::<ProgressNotificationParam>(params) {
                     let _ = context.peer.notify_progress(params).await;
                 }
             }
-            if let RenderEventKind::Complete { document } = &event.kind {
-                return Some(match call_tool_result(document, options) {
-                    Ok(value) => value,
-                    Err(projection) => tool_error(&projection.to_string()),
-                });
+            if let RenderEventKind::Complete { document } = event.kind {
+                return Some(Ok(document));
             }
         }
+    }
+
+    /// What this client takes, and its request's progress token.
+    fn options(&self, client: &Client, context: &RequestContext<RoleServer>) -> McpOptions {
+        McpOptions {
+            progress_token: context
+                .meta
+                .get_progress_token()
+                .and_then(|token| serde_json::to_value(token).ok()),
+            accepts_image: accepts(client, "image"),
+            accepts_audio: accepts(client, "audio"),
+            rich_fallback: false,
+        }
+    }
+
+    /// A resource read's or prompt get's render: its final document, or the JSON-RPC error those
+    /// methods answer with, since their results have no `isError`.
+    async fn render_route(
+        &self,
+        route: &Route,
+        kind: worker::RouteKind,
+        input: Value,
+        options: &McpOptions,
+        client: &Client,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Document, ErrorData> {
+        self.note_activity(route);
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        let rendered = self
+            .render(
+                route,
+                kind,
+                input,
+                options.progress_token.clone(),
+                client,
+                context,
+            )
+            .await;
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        match rendered {
+            Some(Ok(document)) => Ok(document),
+            Some(Err(message)) => Err(ErrorData::internal_error(message, None)),
+            None => Err(ErrorData::internal_error("cancelled by the client", None)),
+        }
+    }
+
+    /// The visible route of `kind` whose wire name is `name`.
+    fn named(&self, kind: RouteKind, name: &str, client: &Client) -> Option<&Route> {
+        server_routes(&self.config.manifest, &self.config.server, kind)
+            .into_iter()
+            .filter(|route| !excluded(route, &client.name, client.host.as_ref()))
+            .find(|route| route.wire_name.as_deref() == Some(name))
+    }
+
+    /// The resource routes and Apps of this server, visible to `client`.
+    fn resources(&self, client: &Client) -> Vec<&Route> {
+        [RouteKind::Resource, RouteKind::App]
+            .into_iter()
+            .flat_map(|kind| server_routes(&self.config.manifest, &self.config.server, kind))
+            .filter(|route| !excluded(route, &client.name, client.host.as_ref()))
+            .collect()
     }
 
     /// The session's kernel, started on first use.
@@ -295,9 +364,22 @@ impl McpServer {
 }
 
 impl ServerHandler for McpServer {
+    /// Capabilities name what this server has routes for, nothing more.
     fn get_info(&self) -> InitializeResult {
         let application = &self.config.manifest.application;
-        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        let has =
+            |kind| !server_routes(&self.config.manifest, &self.config.server, kind).is_empty();
+        let mut capabilities = Map::new();
+        capabilities.insert("tools".into(), json!({}));
+        if has(RouteKind::Resource) || has(RouteKind::App) {
+            capabilities.insert("resources".into(), json!({}));
+        }
+        if has(RouteKind::Prompt) {
+            capabilities.insert("prompts".into(), json!({}));
+        }
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(Value::Object(capabilities)).unwrap_or_default();
+        let mut info = InitializeResult::new(capabilities);
         info.server_info = Implementation::new(&application.name, &application.version);
         info
     }
@@ -315,9 +397,10 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        no_cursor(request.as_ref())?;
         let client = Client::of(&context);
         let mut tools = Vec::new();
         for route in self.visible_tools(&client) {
@@ -334,6 +417,137 @@ impl ServerHandler for McpServer {
             }
         }
         Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        no_cursor(request.as_ref())?;
+        let resources = self
+            .resources(&Client::of(&context))
+            .into_iter()
+            .filter(|route| resource_uri(route).is_some_and(|uri| !is_template(uri)))
+            .map(|route| from_definition(resource_definition(route), route))
+            .collect::<Result<_, _>>()?;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        no_cursor(request.as_ref())?;
+        let templates = self
+            .resources(&Client::of(&context))
+            .into_iter()
+            .filter(|route| resource_uri(route).is_some_and(is_template))
+            .map(|route| from_definition(resource_definition(route), route))
+            .collect::<Result<_, _>>()?;
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let client = Client::of(&context);
+        let uri = request.uri.as_str();
+        let resources = self.resources(&client);
+        let found = resources
+            .iter()
+            .find(|route| resource_uri(route) == Some(uri))
+            .map(|route| (*route, Map::new()))
+            .or_else(|| {
+                resources.iter().find_map(|route| {
+                    let template = resource_uri(route).filter(|uri| is_template(uri))?;
+                    Some((*route, match_template(template, uri)?))
+                })
+            });
+        let Some((route, values)) = found else {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource at {uri}"),
+                Some(json!({"uri": uri})),
+            ));
+        };
+        if route.kind == RouteKind::App {
+            // Apps are not compiled into the artifact yet: say so rather than serve nothing.
+            return Err(ErrorData::internal_error(
+                format!(
+                    "the App `{}` at {uri} has no compiled document in this artifact \
+                     (mcp-apps/{}.html): this abgen does not compile Apps yet",
+                    route.id,
+                    route.wire_name.as_deref().unwrap_or_default()
+                ),
+                None,
+            ));
+        }
+        let options = self.options(&client, &context);
+        let document = self
+            .render_route(
+                route,
+                worker::RouteKind::Resource,
+                Value::Object(values),
+                &options,
+                &client,
+                &context,
+            )
+            .await?;
+        let result = read_resource_result(&document, uri, resource_mime_type(route), &options)
+            .map_err(|problem| route_error(&problem, worker::RouteKind::Resource))?;
+        Ok(ReadResourceResponse::Complete(from_value(result)?))
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        no_cursor(request.as_ref())?;
+        let client = Client::of(&context);
+        let prompts = server_routes(
+            &self.config.manifest,
+            &self.config.server,
+            RouteKind::Prompt,
+        )
+        .into_iter()
+        .filter(|route| !excluded(route, &client.name, client.host.as_ref()))
+        .map(|route| from_definition(prompt_definition(route), route))
+        .collect::<Result<_, _>>()?;
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let client = Client::of(&context);
+        let Some(route) = self.named(RouteKind::Prompt, &request.name, &client) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown prompt: {}", request.name),
+                None,
+            ));
+        };
+        let options = self.options(&client, &context);
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let document = self
+            .render_route(
+                route,
+                worker::RouteKind::Prompt,
+                arguments,
+                &options,
+                &client,
+                &context,
+            )
+            .await?;
+        let description = route.config.get("description").and_then(Value::as_str);
+        let result = get_prompt_result(&document, description, &options)
+            .map_err(|problem| route_error(&problem, worker::RouteKind::Prompt))?;
+        Ok(GetPromptResponse::Complete(from_value(result)?))
     }
 
     async fn call_tool(
@@ -353,23 +567,27 @@ impl ServerHandler for McpServer {
             ));
         };
         self.note_activity(route);
-        let options = McpOptions {
-            progress_token: context
-                .meta
-                .get_progress_token()
-                .and_then(|token| serde_json::to_value(token).ok()),
-            accepts_image: accepts(&client, "image"),
-            accepts_audio: accepts(&client, "audio"),
-            rich_fallback: false,
-        };
+        let options = self.options(&client, &context);
         let arguments = request.arguments.map_or_else(|| json!({}), Value::Object);
         self.in_flight.fetch_add(1, Ordering::Relaxed);
-        let reply = self
-            .render_call(route, arguments, &options, &client, &context)
+        let rendered = self
+            .render(
+                route,
+                worker::RouteKind::Tool,
+                arguments,
+                options.progress_token.clone(),
+                &client,
+                &context,
+            )
             .await;
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
-        // A cancelled call's answer is never written; rmcp drops it.
-        let reply = reply.unwrap_or_else(|| tool_error("cancelled by the client"));
+        let reply = match rendered {
+            Some(Ok(document)) => call_tool_result(&document, &options)
+                .unwrap_or_else(|projection| tool_error(&projection.to_string())),
+            Some(Err(message)) => tool_error(&message),
+            // A cancelled call's answer is never written; rmcp drops it.
+            None => tool_error("cancelled by the client"),
+        };
         let result = serde_json::from_value::<CallToolResult>(reply).map_err(|error| {
             ErrorData::internal_error(format!("the call's result is not valid: {error}"), None)
         })?;
@@ -429,4 +647,49 @@ fn accepts(client: &Client, kind: &str) -> bool {
 /// A tool execution error: per MCP a result the model can read, not a protocol error.
 fn tool_error(message: &str) -> Value {
     json!({"content": [{"type": "text", "text": message}], "isError": true})
+}
+
+/// Lists are not paged yet, so no cursor was ever handed out: any cursor is invalid (-32602).
+fn no_cursor(request: Option<&PaginatedRequestParams>) -> Result<(), ErrorData> {
+    match request.and_then(|request| request.cursor.as_deref()) {
+        Some(cursor) => Err(ErrorData::invalid_params(
+            format!("invalid cursor `{cursor}`: this server hands out none"),
+            None,
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A manifest definition as rmcp's type; a route whose definition does not fit is reported.
+fn from_definition<T: serde::de::DeserializeOwned>(
+    definition: Value,
+    route: &Route,
+) -> Result<T, ErrorData> {
+    serde_json::from_value(definition).map_err(|error| {
+        ErrorData::internal_error(
+            format!("the route `{}` has no valid definition: {error}", route.id),
+            None,
+        )
+    })
+}
+
+fn from_value<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value)
+        .map_err(|error| ErrorData::internal_error(format!("invalid result: {error}"), None))
+}
+
+/// A resource or prompt route that failed or represented an error, the route's code and message
+/// kept: `not-found` is the protocol's resource-not-found on a read, and invalid params on a
+/// prompt (an argument named nothing), as is `invalid-input`; anything else is an internal error.
+fn route_error(problem: &McpProjectionError, kind: worker::RouteKind) -> ErrorData {
+    let McpProjectionError::Failed { code, .. } = problem else {
+        return ErrorData::internal_error(problem.to_string(), None);
+    };
+    match (code.as_str(), kind) {
+        ("not-found", worker::RouteKind::Resource) => {
+            ErrorData::resource_not_found(problem.to_string(), None)
+        }
+        ("not-found" | "invalid-input", _) => ErrorData::invalid_params(problem.to_string(), None),
+        _ => ErrorData::internal_error(problem.to_string(), None),
+    }
 }

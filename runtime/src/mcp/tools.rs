@@ -1,5 +1,5 @@
-//! `tools/list` from the manifest alone (no Node): which host a client is, and the tool
-//! definitions that host sees.
+//! The lists from the manifest alone (no Node): which host a client is, the tool definitions
+//! that host sees, and the resources, resource templates and prompts of a server.
 //!
 //! Which client belongs to which host is a host-matrix fact (`mcp_client_prefixes`), read from
 //! the embedded `host-matrix/*.toml`, so no code here names a host. A client no prefix matches
@@ -48,13 +48,134 @@ fn starts_with_ignoring_case(name: &str, prefix: &str) -> bool {
     name.to_lowercase().starts_with(&prefix.to_lowercase())
 }
 
-/// The tool routes of `server`, in manifest order (sorted by id).
-pub fn server_tools<'m>(manifest: &'m Manifest, server: &str) -> Vec<&'m Route> {
+/// The routes of `kind` of `server`, in manifest order (sorted by id).
+pub fn server_routes<'m>(manifest: &'m Manifest, server: &str, kind: RouteKind) -> Vec<&'m Route> {
     manifest
         .routes
         .iter()
-        .filter(|route| route.kind == RouteKind::Tool && route.server.as_deref() == Some(server))
+        .filter(|route| route.kind == kind && route.server.as_deref() == Some(server))
         .collect()
+}
+
+/// The tool routes of `server`.
+pub fn server_tools<'m>(manifest: &'m Manifest, server: &str) -> Vec<&'m Route> {
+    server_routes(manifest, server, RouteKind::Tool)
+}
+
+/// A route's string config value.
+fn config_str<'r>(route: &'r Route, key: &str) -> Option<&'r str> {
+    route.config.get(key).and_then(Value::as_str)
+}
+
+/// The URI a resource route (`uri`) or an App (`resourceUri`) is read at.
+pub fn resource_uri(route: &Route) -> Option<&str> {
+    match route.kind {
+        RouteKind::App => config_str(route, "resourceUri"),
+        _ => config_str(route, "uri"),
+    }
+}
+
+/// The media type a resource declares; an App's is the MCP Apps one.
+pub fn resource_mime_type(route: &Route) -> Option<&str> {
+    match route.kind {
+        RouteKind::App => Some("text/html;profile=mcp-app"),
+        _ => config_str(route, "mimeType"),
+    }
+}
+
+/// Whether a resource URI is a template (RFC 6570: it has an `{expression}`).
+pub fn is_template(uri: &str) -> bool {
+    uri.contains('{')
+}
+
+/// One `Resource` (or, for a template URI, `ResourceTemplate`) definition.
+pub fn resource_definition(route: &Route) -> Value {
+    let uri = resource_uri(route).unwrap_or_default();
+    let mut resource = Map::new();
+    let key = if is_template(uri) {
+        "uriTemplate"
+    } else {
+        "uri"
+    };
+    resource.insert(key.into(), uri.into());
+    let name = route.wire_name.clone().unwrap_or_else(|| route.id.clone());
+    resource.insert("name".into(), name.into());
+    for key in ["title", "description"] {
+        if let Some(value) = route.config.get(key) {
+            resource.insert(key.into(), value.clone());
+        }
+    }
+    if let Some(mime_type) = resource_mime_type(route) {
+        resource.insert("mimeType".into(), mime_type.into());
+    }
+    Value::Object(resource)
+}
+
+/// The values of a template's `{name}` expressions in `uri`, when `uri` matches `template`.
+/// Only simple string expansion (RFC 6570 level 1) is read: a value is one or more characters
+/// up to the template's next literal, never across a `/`.
+pub fn match_template(template: &str, uri: &str) -> Option<Map<String, Value>> {
+    let mut values = Map::new();
+    let mut rest = uri;
+    let mut pieces = template.split('{');
+    let literal = pieces.next()?;
+    rest = rest.strip_prefix(literal)?;
+    for piece in pieces {
+        let (name, literal) = piece.split_once('}')?;
+        let end = if literal.is_empty() {
+            rest.len()
+        } else {
+            rest.find(literal)?
+        };
+        let value = &rest[..end];
+        if value.is_empty() || value.contains('/') {
+            return None;
+        }
+        values.insert(name.to_owned(), value.into());
+        rest = rest[end..].strip_prefix(literal)?;
+    }
+    rest.is_empty().then_some(values)
+}
+
+/// One `Prompt` definition: its arguments are the properties of its input schema.
+pub fn prompt_definition(route: &Route) -> Value {
+    let mut prompt = Map::new();
+    let name = route.wire_name.clone().unwrap_or_else(|| route.id.clone());
+    prompt.insert("name".into(), name.into());
+    for key in ["title", "description"] {
+        if let Some(value) = route.config.get(key) {
+            prompt.insert(key.into(), value.clone());
+        }
+    }
+    let schema = route
+        .schemas
+        .input
+        .as_ref()
+        .and_then(|input| input.json_schema.as_ref());
+    if let Some(properties) = schema
+        .and_then(|schema| schema.get("properties"))
+        .and_then(Value::as_object)
+    {
+        let required = schema
+            .and_then(|schema| schema.get("required"))
+            .and_then(Value::as_array);
+        let arguments: Vec<Value> = properties
+            .iter()
+            .map(|(name, property)| {
+                let mut argument = Map::new();
+                argument.insert("name".into(), name.clone().into());
+                if let Some(description) = property.get("description") {
+                    argument.insert("description".into(), description.clone());
+                }
+                let is_required = required
+                    .is_some_and(|required| required.iter().any(|entry| entry == name.as_str()));
+                argument.insert("required".into(), is_required.into());
+                Value::Object(argument)
+            })
+            .collect();
+        prompt.insert("arguments".into(), arguments.into());
+    }
+    Value::Object(prompt)
 }
 
 /// Whether the route's `excludeClients` hides it from this client: an entry names a host, or a
@@ -152,6 +273,30 @@ mod tests {
             "schemas": {"input": {"source": "runtime"}}
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn template_values_are_read_between_the_literals() {
+        let values = match_template(
+            "curator://shelf/{shelf}/books/{book}",
+            "curator://shelf/reading/books/middlemarch",
+        )
+        .expect("matches");
+        assert_eq!(values["shelf"], "reading");
+        assert_eq!(values["book"], "middlemarch");
+        assert_eq!(
+            match_template("curator://shelf/{shelf}", "curator://shelf/a/b"),
+            None
+        );
+        assert_eq!(
+            match_template("curator://shelf/{shelf}", "curator://shelf/"),
+            None
+        );
+        assert_eq!(
+            match_template("curator://shelf/{shelf}", "other://shelf/a"),
+            None
+        );
+        assert!(match_template("curator://shelf", "curator://shelf").is_some_and(|v| v.is_empty()));
     }
 
     #[test]

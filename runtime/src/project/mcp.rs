@@ -1,8 +1,11 @@
 //! The MCP projection: a render's events to `notifications/progress` params while it runs and
-//! one final `CallToolResult`.
+//! one final `CallToolResult`, `ReadResourceResult` or `GetPromptResult`.
 //!
 //! Entry: [`McpProgress::on_event`] for each event as it arrives (the server streams), then
 //! [`call_tool_result`] on the final document; [`project_mcp`] does both over a finished render.
+//! A resource read and a prompt get take the same content blocks ([`read_resource_result`],
+//! [`get_prompt_result`]); a document that failed or represents an error is their caller's
+//! JSON-RPC error, since neither result has an `isError`.
 //! Invariants: progress goes out only for a request with a progressToken, only with a strictly
 //! larger `progress` than the last one sent, never with content, never after `complete`; the
 //! result holds every content node in document order or is a [`McpProjectionError`] — rich
@@ -37,6 +40,9 @@ pub enum McpProjectionError {
     },
     #[error("a tool result cannot hold {0}; it belongs in a hook document")]
     HookOnly(&'static str),
+    /// The route failed, or rendered an `Agent.Error`: `[code] message`.
+    #[error("[{code}] {message}")]
+    Failed { code: String, message: String },
 }
 
 /// A finished render, projected.
@@ -208,6 +214,88 @@ pub fn call_tool_result(
         result.insert("isError".into(), true.into());
     }
     let mut result = Value::Object(result);
+    insert_meta(&mut result, document);
+    Ok(result)
+}
+
+/// The content blocks of a document that succeeded, in document order (the value's JSON text when
+/// nothing else is there); the failure of one that did not.
+fn success_blocks(
+    document: &Document,
+    options: &McpOptions,
+) -> Result<Vec<Value>, McpProjectionError> {
+    if document.status != Status::Success {
+        let (code, message) = match first_error(&document.root) {
+            Some((code, message)) => (code.to_owned(), message.to_owned()),
+            None => ("failed".to_owned(), "the render failed".to_owned()),
+        };
+        return Err(McpProjectionError::Failed { code, message });
+    }
+    let mut blocks = Blocks::default();
+    blocks.node(&document.root, options)?;
+    let mut content = blocks.finish();
+    if let (true, Some(value)) = (content.is_empty(), &document.value) {
+        content.push(text_block(value.to_string()));
+    }
+    Ok(content)
+}
+
+fn first_error(node: &Node) -> Option<(&str, &str)> {
+    match node {
+        Node::Error { code, message } => Some((code, message)),
+        Node::Result { children } | Node::Boundary { children, .. } => {
+            children.iter().find_map(first_error)
+        }
+        _ => None,
+    }
+}
+
+/// The `ReadResourceResult` of a resource route's final document: its text runs as one text
+/// content of `uri` (typed `mime_type`), rich blocks as blobs, embedded resources as they are.
+pub fn read_resource_result(
+    document: &Document,
+    uri: &str,
+    mime_type: Option<&str>,
+    options: &McpOptions,
+) -> Result<Value, McpProjectionError> {
+    let contents: Vec<Value> = success_blocks(document, options)?
+        .into_iter()
+        .map(|block| match block["type"].as_str() {
+            Some("resource") => block["resource"].clone(),
+            Some("image" | "audio") => {
+                json!({"uri": uri, "mimeType": block["mimeType"], "blob": block["data"]})
+            }
+            Some("resource_link") => {
+                json!({"uri": uri, "mimeType": "text/uri-list", "text": block["uri"]})
+            }
+            _ => {
+                let mut content = json!({"uri": uri, "text": block["text"]});
+                if let Some(mime_type) = mime_type {
+                    content["mimeType"] = mime_type.into();
+                }
+                content
+            }
+        })
+        .collect();
+    let mut result = json!({"contents": contents});
+    insert_meta(&mut result, document);
+    Ok(result)
+}
+
+/// The `GetPromptResult` of a prompt route's final document: one user message per content block.
+pub fn get_prompt_result(
+    document: &Document,
+    description: Option<&str>,
+    options: &McpOptions,
+) -> Result<Value, McpProjectionError> {
+    let messages: Vec<Value> = success_blocks(document, options)?
+        .into_iter()
+        .map(|content| json!({"role": "user", "content": content}))
+        .collect();
+    let mut result = json!({"messages": messages});
+    if let Some(description) = description {
+        result["description"] = description.into();
+    }
     insert_meta(&mut result, document);
     Ok(result)
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 use crate::document::DocumentError;
 
 /// The protocol version this runtime speaks.
-pub const WORKER_PROTOCOL: u32 = 2;
+pub const WORKER_PROTOCOL: u32 = 3;
 
 /// What a worker must say in its hello for the host to accept its streams.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +26,8 @@ pub struct WorkerIdentity {
 #[serde(rename_all = "kebab-case")]
 pub enum RouteKind {
     Tool,
+    Resource,
+    Prompt,
     Event,
 }
 

@@ -82,6 +82,56 @@ try {
 }
 assert.equal(unknownTool?.code, -32602);
 summary.unknownTool = unknownTool;
+
+// Resources: the shelf is listed and read through the same render path as a tool call; the
+// App's `ui://` resource is listed, and reading it says why there is no document yet.
+const resources = await generic.listResources();
+summary.resources = resources.resources;
+assert.deepEqual(resources.resources.map((r) => r.uri).sort(), ['curator://shelf', 'ui://curator/shelf-viewer']);
+const shelf = await generic.readResource({ uri: 'curator://shelf' });
+assert.equal(shelf.contents.length, 1, JSON.stringify(shelf));
+assert.equal(shelf.contents[0].mimeType, 'text/markdown');
+assert.match(shelf.contents[0].text, /^# Reading shelf/);
+summary.shelf = { uri: shelf.contents[0].uri, firstLine: shelf.contents[0].text.split('\n')[0] };
+const readError = async (uri) => {
+  try {
+    await generic.readResource({ uri });
+  } catch (error) {
+    return { code: error.code, message: error.message };
+  }
+  assert.fail(`reading ${uri} succeeded`);
+};
+summary.unknownResource = await readError('curator://nothing-here');
+assert.equal(summary.unknownResource.code, -32002);
+summary.appResource = await readError('ui://curator/shelf-viewer');
+assert.match(summary.appResource.message, /no compiled document/);
+summary.resourceTemplates = (await generic.listResourceTemplates()).resourceTemplates;
+
+// Prompts: arguments from the input schema, messages from the rendered document.
+const prompts = await generic.listPrompts();
+summary.prompts = prompts.prompts;
+const review = await generic.getPrompt({ name: 'review_request', arguments: { bookId: 'middlemarch' } });
+assert.ok(review.messages.length >= 1, JSON.stringify(review));
+assert.equal(review.messages[0].role, 'user');
+assert.equal(review.messages[0].content.type, 'text');
+summary.reviewRequest = {
+  description: review.description,
+  messageCount: review.messages.length,
+  firstLine: review.messages[0].content.text.split('\n')[0],
+};
+try {
+  await generic.getPrompt({ name: 'review_request', arguments: { bookId: 'nope' } });
+  assert.fail('an unknown book was reviewed');
+} catch (error) {
+  summary.reviewUnknownBook = { code: error.code, message: error.message };
+}
+try {
+  await generic.listTools({ cursor: 'not-a-cursor' });
+  assert.fail('an invalid cursor was accepted');
+} catch (error) {
+  summary.invalidCursor = { code: error.code };
+}
+assert.equal(summary.invalidCursor.code, -32602);
 await generic.close();
 
 // A Cursor client: `export_bibliography` excludes it.
