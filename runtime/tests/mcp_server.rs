@@ -129,7 +129,7 @@ fn initialize_answers_a_known_version_and_the_latest_otherwise() {
     // The curator has tools, a resource, an App and a prompt.
     assert_eq!(
         result["capabilities"],
-        json!({"tools": {}, "resources": {}, "prompts": {}})
+        json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}})
     );
     assert_eq!(result["serverInfo"]["name"], "curator");
 

@@ -15,20 +15,20 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
-    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    CompletionInfo, GetPromptRequestParams, GetPromptResponse, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
 
 use super::tools::{
-    ClientHost, client_host, excluded, is_template, match_template, prompt_definition,
-    resource_definition, resource_mime_type, resource_uri, server_routes, server_tools,
-    tool_definition,
+    ClientHost, argument_completions, client_host, excluded, is_template, match_template,
+    prompt_definition, resource_definition, resource_mime_type, resource_uri, server_routes,
+    server_tools, tool_definition,
 };
 use super::transport::LineTransport;
 use crate::document::{Document, DocumentLimits, RenderEvent, RenderEventKind};
@@ -377,6 +377,16 @@ impl ServerHandler for McpServer {
         if has(RouteKind::Prompt) {
             capabilities.insert("prompts".into(), json!({}));
         }
+        let templated = server_routes(
+            &self.config.manifest,
+            &self.config.server,
+            RouteKind::Resource,
+        )
+        .into_iter()
+        .any(|route| resource_uri(route).is_some_and(is_template));
+        if has(RouteKind::Prompt) || templated {
+            capabilities.insert("completions".into(), json!({}));
+        }
         let capabilities: ServerCapabilities =
             serde_json::from_value(Value::Object(capabilities)).unwrap_or_default();
         let mut info = InitializeResult::new(capabilities);
@@ -548,6 +558,45 @@ impl ServerHandler for McpServer {
         let result = get_prompt_result(&document, description, &options)
             .map_err(|problem| route_error(&problem, worker::RouteKind::Prompt))?;
         Ok(GetPromptResponse::Complete(from_value(result)?))
+    }
+
+    /// Completes a prompt argument or a resource template variable from the values its input
+    /// schema enumerates; anything else has no completions (an empty list, not an error).
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let client = Client::of(&context);
+        let request = serde_json::to_value(&request).unwrap_or_default();
+        let reference = &request["ref"];
+        let route = match reference["type"].as_str() {
+            Some("ref/prompt") => reference["name"]
+                .as_str()
+                .and_then(|name| self.named(RouteKind::Prompt, name, &client)),
+            Some("ref/resource") => self
+                .resources(&client)
+                .into_iter()
+                .find(|route| resource_uri(route) == reference["uri"].as_str()),
+            _ => None,
+        };
+        let Some(route) = route else {
+            return Err(ErrorData::invalid_params(
+                format!("nothing to complete for {reference}"),
+                None,
+            ));
+        };
+        let (values, total) = argument_completions(
+            route,
+            request["argument"]["name"].as_str().unwrap_or_default(),
+            request["argument"]["value"].as_str().unwrap_or_default(),
+            CompletionInfo::MAX_VALUES,
+        );
+        from_value(json!({"completion": {
+            "hasMore": total > values.len(),
+            "total": total,
+            "values": values,
+        }}))
     }
 
     async fn call_tool(

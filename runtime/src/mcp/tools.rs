@@ -245,6 +245,67 @@ fn host_schema(schema: &SchemaProjection, host: Option<&ClientHost>) -> Option<V
         .or_else(|| schema.json_schema.clone())
 }
 
+/// The values an argument of `route` can take, when its input schema enumerates them (`enum`,
+/// `const`, or a union of those), that start with `typed` (ignoring case), at most `limit`; and
+/// how many matched in all.
+pub fn argument_completions(
+    route: &Route,
+    argument: &str,
+    typed: &str,
+    limit: usize,
+) -> (Vec<String>, usize) {
+    let property = route
+        .schemas
+        .input
+        .as_ref()
+        .and_then(|input| input.json_schema.as_ref())
+        .and_then(|schema| schema.get("properties"))
+        .and_then(|properties| properties.get(argument));
+    let mut values = Vec::new();
+    if let Some(property) = property {
+        enumerated(property, &mut values);
+    }
+    let typed = typed.to_lowercase();
+    let matching: Vec<String> = values
+        .into_iter()
+        .filter(|value| value.to_lowercase().starts_with(&typed))
+        .collect();
+    let total = matching.len();
+    (matching.into_iter().take(limit).collect(), total)
+}
+
+/// The string values a schema enumerates, in order, without repeats.
+fn enumerated(schema: &Value, values: &mut Vec<String>) {
+    let mut push = |value: &Value| {
+        if let Some(value) = value.as_str()
+            && !values.iter().any(|known| known == value)
+        {
+            values.push(value.to_owned());
+        }
+    };
+    if let Some(constant) = schema.get("const") {
+        push(constant);
+    }
+    for value in schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        push(value);
+    }
+    for key in ["anyOf", "oneOf"] {
+        for branch in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            enumerated(branch, values);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,6 +334,35 @@ mod tests {
             "schemas": {"input": {"source": "runtime"}}
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn completions_come_from_enums_consts_and_unions_by_prefix() {
+        let route: Route = serde_json::from_value(json!({
+            "id": "prompt:demo/review", "kind": "prompt", "source": "src/mcp/demo/prompts/review.tsx",
+            "server": "demo", "wireName": "review", "config": {},
+            "schemas": {"input": {"source": "static", "jsonSchema": {"type": "object", "properties": {
+                "focus": {"type": "string", "enum": ["themes", "writing", "what-next"]},
+                "tone": {"anyOf": [{"const": "warm"}, {"const": "wry"}, {"type": "null"}]},
+                "bookId": {"type": "string"}
+            }}}}
+        }))
+        .unwrap();
+        assert_eq!(
+            argument_completions(&route, "focus", "W", 100),
+            (vec!["writing".to_owned(), "what-next".to_owned()], 2)
+        );
+        assert_eq!(argument_completions(&route, "focus", "", 1).1, 3);
+        assert_eq!(argument_completions(&route, "focus", "", 1).0, ["themes"]);
+        assert_eq!(
+            argument_completions(&route, "tone", "w", 100).0,
+            ["warm", "wry"]
+        );
+        assert_eq!(argument_completions(&route, "bookId", "", 100), (vec![], 0));
+        assert_eq!(
+            argument_completions(&route, "nothing", "", 100),
+            (vec![], 0)
+        );
     }
 
     #[test]

@@ -125,6 +125,18 @@ try {
 } catch (error) {
   summary.reviewUnknownBook = { code: error.code, message: error.message };
 }
+// Completion: a prompt argument's enum values, by prefix.
+const focus = await generic.complete({
+  ref: { type: 'ref/prompt', name: 'review_request' },
+  argument: { name: 'focus', value: 'w' },
+});
+assert.deepEqual(focus.completion.values, ['writing', 'what-next']);
+const free = await generic.complete({
+  ref: { type: 'ref/prompt', name: 'review_request' },
+  argument: { name: 'bookId', value: 'mid' },
+});
+assert.deepEqual(free.completion.values, []);
+summary.completion = { focusW: focus.completion, bookId: free.completion };
 try {
   await generic.listTools({ cursor: 'not-a-cursor' });
   assert.fail('an invalid cursor was accepted');
