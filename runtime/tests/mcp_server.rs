@@ -5,6 +5,7 @@
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
+use abgen_runtime::kernel::SharedKernel;
 use abgen_runtime::manifest::read_manifest;
 use abgen_runtime::mcp::{DEFAULT_MAX_MESSAGE_BYTES, McpServer, ServerConfig};
 use serde_json::{Value, json};
@@ -35,14 +36,23 @@ fn serve(
 ) -> (Vec<Value>, Vec<String>) {
     let manifest = read_manifest(&repo().join("fixtures/manifests/curator.json")).unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let server = McpServer::new(ServerConfig {
-        artifact: empty.path().to_path_buf(),
-        manifest,
-        server: "library".into(),
-        max_message_bytes,
-        workers: 1,
-        heartbeat,
-    });
+    let kernel = SharedKernel::for_artifact(
+        empty.path().to_path_buf(),
+        manifest.digest.clone(),
+        manifest.limits.render.max_bytes,
+        1,
+        abgen_runtime::mcp::START_ALLOWANCE,
+    );
+    let server = McpServer::new(
+        ServerConfig {
+            artifact: empty.path().to_path_buf(),
+            manifest,
+            server: "library".into(),
+            max_message_bytes,
+            heartbeat,
+        },
+        std::sync::Arc::new(kernel),
+    );
     let mut output = Vec::new();
     let logs = std::sync::Mutex::new(Vec::new());
     server

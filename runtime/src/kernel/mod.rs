@@ -20,6 +20,7 @@
 //! has stopped listening.
 
 mod pool;
+mod shared;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +34,7 @@ use crate::document::{DocumentLimits, RenderEvent};
 use crate::worker::{RenderLimits, RouteKind, WorkerConfig};
 
 pub use pool::Kernel;
+pub use shared::{ArtifactKernelError, SharedKernel, WORKER_ENTRY, artifact_kernel_config};
 
 /// How a kernel renders.
 #[derive(Debug, Clone)]

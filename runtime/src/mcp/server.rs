@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
@@ -20,23 +20,19 @@ use super::transport::{
     INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR, error, notification,
     read_message, result, write_message,
 };
-use crate::document::{DocumentLimits, RenderEventKind};
-use crate::kernel::{Cancel, Invocation, Kernel, KernelConfig, Next};
-use crate::manifest::{Manifest, REACT_VERSION, Route};
+use crate::document::RenderEventKind;
+use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
+use crate::manifest::{Manifest, Route};
 use crate::project::mcp::{McpOptions, McpProgress, call_tool_result};
-use crate::worker::{
-    self, RenderLimits, WORKER_PROTOCOL, WorkerConfig, WorkerIdentity, locate_node,
-};
+use crate::worker::{self, RenderLimits};
 
 /// The protocol version answered when the client asks for one this server does not know.
 pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 /// Versions whose messages this server's subset (tools, progress) reads and writes alike.
 const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
     ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-/// Where `abgen build` puts the bundled render worker in every artifact.
-const WORKER_ENTRY: &str = "runtime/worker.mjs";
 /// Time for Node to start and say hello (the worker's start has its own deadline).
-const START_ALLOWANCE: Duration = Duration::from_secs(20);
+pub const START_ALLOWANCE: Duration = Duration::from_secs(20);
 /// Time past a render's own limit for the worker to report that it hit it; a worker that does not
 /// (it busy-loops) is killed then, so a call never runs much longer than its limit.
 const REPLY_ALLOWANCE: Duration = Duration::from_secs(2);
@@ -63,8 +59,6 @@ pub struct ServerConfig {
     pub server: String,
     /// The longest incoming message, in bytes; a longer line is a parse error, dropped unread.
     pub max_message_bytes: usize,
-    /// Render workers (the kernel's pool size).
-    pub workers: usize,
     /// How often the server says on stderr that it is alive ([`HEARTBEAT`]).
     pub heartbeat: Duration,
 }
@@ -81,8 +75,9 @@ pub struct McpServer {
     config: ServerConfig,
     /// Set by `initialize`; read by each call's thread.
     client: Mutex<Client>,
-    /// Started at `initialize` (or why it cannot start), shared by every call.
-    kernel: OnceLock<Result<Kernel, String>>,
+    /// The artifact's kernel, shared by every call and by the process's warm host; started at
+    /// `initialize` unless a hook started it first.
+    kernel: Arc<SharedKernel>,
     /// The cancel handle of each call in flight, by its request id (as JSON text).
     in_flight: Mutex<HashMap<String, Cancel>>,
     /// Calls answered so far, and when the last activity line was logged.
@@ -106,11 +101,12 @@ struct Call {
 }
 
 impl McpServer {
-    pub fn new(config: ServerConfig) -> Self {
+    /// A session of `config` rendering on `kernel` (see [`SharedKernel::for_artifact`]).
+    pub fn new(config: ServerConfig, kernel: Arc<SharedKernel>) -> Self {
         Self {
             config,
             client: Mutex::new(Client::default()),
-            kernel: OnceLock::new(),
+            kernel,
             in_flight: Mutex::new(HashMap::new()),
             activity: Mutex::new(Activity::default()),
         }
@@ -503,42 +499,7 @@ impl McpServer {
 
     /// The session's kernel, started on first use.
     fn kernel(&self) -> Result<&Kernel, &str> {
-        self.kernel
-            .get_or_init(|| {
-                let manifest = &self.config.manifest;
-                let limits = DocumentLimits {
-                    max_bytes: usize::try_from(manifest.limits.render.max_bytes)
-                        .unwrap_or(usize::MAX),
-                    ..DocumentLimits::default()
-                };
-                let mut config = KernelConfig::new(self.start_config()?, limits);
-                config.workers = self.config.workers;
-                config.start_workers_early = true;
-                Ok(Kernel::start(config))
-            })
-            .as_ref()
-            .map_err(String::as_str)
-    }
-
-    fn start_config(&self) -> Result<WorkerConfig, String> {
-        let entry = self.config.artifact.join(WORKER_ENTRY);
-        if !entry.is_file() {
-            return Err(format!(
-                "the artifact has no render worker at {}",
-                entry.display()
-            ));
-        }
-        let node = locate_node().map_err(|error| error.to_string())?;
-        Ok(WorkerConfig {
-            node,
-            entry,
-            expected: WorkerIdentity {
-                protocol: WORKER_PROTOCOL,
-                react: REACT_VERSION.to_owned(),
-                artifact: self.config.manifest.digest.clone(),
-            },
-            hello_timeout: START_ALLOWANCE,
-        })
+        self.kernel.get()
     }
 }
 
