@@ -162,8 +162,10 @@ fn run(config: &KernelConfig, worker: &mut SupervisedWorker, job: Job, stopping:
         return;
     }
     if Instant::now() >= job.deadline {
+        // The runtime was too busy for this render, not the route too slow: `busy`, as for a
+        // render refused at the queue (a hook then takes its fallback).
         let error = DocumentError::new(
-            "timeout",
+            "busy",
             "the render's deadline passed while it waited for a worker",
         );
         for event in failed_events(&job.invocation.route, config.limits, error) {
