@@ -2,7 +2,9 @@
 //! (hook_fixture's worker entry), each with its own kernel, and `abgen-host hook` processes
 //! spawned as a host spawns them. One server owns the hook socket; others of the same plugin
 //! stand by and take over when it dies, SIGKILL included; a server that never owned the socket
-//! leaves it alone when it exits.
+//! leaves it alone when it exits. Hooks and the session's tool calls render on the same kernel,
+//! so they see the same process-lifetime provider instance; a rebuilt artifact (a new epoch) is
+//! served by a new server, with the provider loaded afresh.
 
 #[path = "hook_fixture/support.rs"]
 mod support;
@@ -15,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use abgen_runtime::warm::SocketPath;
 use serde_json::{Value, json};
-use support::{abgen_host, build_artifact, repo, transcript};
+use support::{abgen_host, build_artifact, build_artifact_of, manifest, repo, transcript};
 
 /// A running `abgen-host mcp --server demo`, its stdin held open as a host holds it.
 struct McpProcess {
@@ -27,8 +29,12 @@ struct McpProcess {
 
 impl McpProcess {
     fn start(artifact: &Path, runtime: &Path) -> Self {
+        Self::with_workers(artifact, runtime, 1)
+    }
+
+    fn with_workers(artifact: &Path, runtime: &Path, workers: usize) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_abgen-host"))
-            .args(["mcp", "--server", "demo", "--workers", "1"])
+            .args(["mcp", "--server", "demo", "--workers", &workers.to_string()])
             .env("ABGEN_ARTIFACT", artifact)
             .env("XDG_RUNTIME_DIR", runtime)
             .stdin(Stdio::piped())
@@ -213,4 +219,98 @@ fn a_standby_server_takes_over_the_hooks_when_the_owner_is_killed() {
         text.contains("warm runtime unavailable [no-runtime]") && !text.contains("deny"),
         "{text}"
     );
+}
+
+/// The provider test's artifact at `name`: the `visits` provider behind a session/start route
+/// and the `echo` tool, for the epoch `digest`.
+fn visits_artifact(name: &str, digest: &str) -> std::path::PathBuf {
+    let entry = format!(
+        "import {{ startWorker }} from '@agent-bundle/runtime/worker';\n\
+         startWorker({{ protocol: 2, artifact: {digest:?}, routes: {{\n\
+           'event:session/start': () => import('./visits-event.tsx'),\n\
+           'tool:demo/echo': () => import('./visits-tool.tsx'),\n\
+         }}, providers: {{ visits: () => import('./visits-provider.ts') }} }});\n"
+    );
+    let mut manifest = manifest();
+    manifest["digest"] = json!(digest);
+    build_artifact_of(name, &entry, &manifest)
+}
+
+/// What the `visits` provider returned to a session/start hook answered warm.
+fn visits_of_hook(artifact: &Path, runtime: &Path) -> Value {
+    let output = abgen_host(
+        &[
+            "hook",
+            "--host",
+            "claude",
+            "--event",
+            "session/start",
+            "--fallback",
+            "none",
+        ],
+        &[("ABGEN_ARTIFACT", artifact), ("XDG_RUNTIME_DIR", runtime)],
+        &std::fs::read(repo().join("fixtures/hosts/claude/SessionStart.json")).unwrap(),
+    );
+    let text = transcript(&output, artifact);
+    assert!(text.ends_with("----- stderr -----\n"), "not warm:\n{text}");
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{answer}"));
+    serde_json::from_str(context).unwrap()
+}
+
+#[test]
+fn hooks_and_tool_calls_share_the_process_lifetime_provider_until_a_new_epoch() {
+    let runtime = tempfile::tempdir().unwrap();
+    let artifact = visits_artifact("warm-mcp-provider", "provider-epoch-1");
+    let socket = socket_of(&artifact, runtime.path());
+    // Two workers: renders one after another still stay on one of them.
+    let mut server = McpProcess::with_workers(&artifact, runtime.path(), 2);
+    wait_for(&socket.socket);
+
+    let first = visits_of_hook(&artifact, runtime.path());
+    let second = visits_of_hook(&artifact, runtime.path());
+    server.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "x"}}}));
+    let reply = server.reply(7);
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{reply}"));
+    let call: Value = serde_json::from_str(text).unwrap();
+
+    let instance = &first["instance"];
+    assert_eq!(&second["instance"], instance, "{first} {second}");
+    assert_eq!(&call["instance"], instance, "{first} {call}");
+    let visits: Vec<u64> = [&first, &second, &call]
+        .iter()
+        .map(|visit| visit["visits"].as_u64().unwrap())
+        .collect();
+    assert_eq!(visits, [1, 2, 3]);
+    // The factory gets the request as the route reads it, outside the render's context.
+    assert_eq!(first["invocation"], "event");
+    assert_eq!(call["invocation"], "tool");
+    assert_eq!(
+        first["host"],
+        json!({"state": "available", "value": "claude", "source": "native"})
+    );
+    assert_eq!(
+        call["host"],
+        json!({"state": "available", "value": "claude", "source": "derived"})
+    );
+    assert_eq!(first["plugin"]["value"]["digest"], "provider-epoch-1");
+    assert_eq!(first["signal"], true);
+    assert_eq!(first["insideRender"], false);
+
+    // A rebuilt artifact is a new epoch: its hooks go to the server of its own digest (the host
+    // starts a new one), whose provider is loaded afresh.
+    let rebuilt = visits_artifact("warm-mcp-provider", "provider-epoch-2");
+    let new_socket = socket_of(&rebuilt, runtime.path());
+    assert_ne!(new_socket.socket, socket.socket);
+    let _new_server = McpProcess::with_workers(&rebuilt, runtime.path(), 2);
+    wait_for(&new_socket.socket);
+    let reloaded = visits_of_hook(&rebuilt, runtime.path());
+    assert_ne!(&reloaded["instance"], instance);
+    assert_eq!(reloaded["visits"], 1);
+    assert_eq!(reloaded["plugin"]["value"]["digest"], "provider-epoch-2");
 }
