@@ -233,20 +233,18 @@ impl PoolThread {
             return;
         };
         loop {
-            run(&self.config, worker, job, &self.stopping);
+            // The worker is free again just before its render's `complete` goes out, so a caller
+            // that renders again as soon as it has it finds this worker idle, not busy.
+            let mut released = None;
+            run(&self.config, worker, job, &self.stopping, &mut || {
+                released = Some(self.release());
+            });
             *running = self.note_running(worker, *running);
-            let queued = {
-                let mut dispatch = self.dispatch.lock().unwrap_or_else(PoisonError::into_inner);
-                if dispatch.workers.is_empty() {
-                    return;
-                }
-                let queued = dispatch.queue.pop_front();
-                if queued.is_none() {
-                    dispatch.idle.insert(self.index);
-                }
-                queued
+            let next = match released {
+                Some(next) => next,
+                None => self.release(),
             };
-            job = match queued {
+            job = match next {
                 Some(job) => job,
                 None => match self.wait(worker, running) {
                     Some(job) => job,
@@ -254,6 +252,17 @@ impl PoolThread {
                 },
             };
         }
+    }
+
+    /// This worker has finished its render: the oldest queued render for it, else it joins the
+    /// idle workers (and `None`; a render may then be handed to it).
+    fn release(&self) -> Option<Job> {
+        let mut dispatch = self.dispatch.lock().unwrap_or_else(PoisonError::into_inner);
+        let queued = dispatch.queue.pop_front();
+        if queued.is_none() && !dispatch.workers.is_empty() {
+            dispatch.idle.insert(self.index);
+        }
+        queued
     }
 
     /// Waits, idle, for a render handed to this worker; `None` once the kernel stops. A worker
@@ -288,7 +297,15 @@ impl PoolThread {
     }
 }
 
-fn run(config: &KernelConfig, worker: &mut SupervisedWorker, job: Job, stopping: &AtomicBool) {
+/// Runs `job` on `worker`; `release` is called once, just before its `complete` is sent, unless
+/// the render ends without one.
+fn run(
+    config: &KernelConfig,
+    worker: &mut SupervisedWorker,
+    job: Job,
+    stopping: &AtomicBool,
+    release: &mut dyn FnMut(),
+) {
     if job.cancel.is_cancelled() || stopping.load(Ordering::SeqCst) {
         // Cancelled while queued (its caller has stopped listening), or the kernel is going.
         return;
@@ -300,6 +317,7 @@ fn run(config: &KernelConfig, worker: &mut SupervisedWorker, job: Job, stopping:
             "busy",
             "the render's deadline passed while it waited for a worker",
         );
+        release();
         for event in failed_events(&job.invocation.route, config.limits, error) {
             let _ = job.events.send(event);
         }
@@ -341,6 +359,12 @@ fn run(config: &KernelConfig, worker: &mut SupervisedWorker, job: Job, stopping:
     // The worker's error is already in the events' failed `complete`; a send fails only once the
     // caller stopped listening, which has cancelled the render too.
     let _ = worker.render_events_until(&request, config.limits, job.deadline, &abort, |event| {
+        if matches!(
+            event.kind,
+            crate::document::RenderEventKind::Complete { .. }
+        ) {
+            release();
+        }
         if !cancel.is_cancelled() {
             let _ = job.events.send(event);
         }

@@ -132,14 +132,22 @@ pub fn request(
     stream
         .set_write_timeout(Some(time_left(deadline)?))
         .map_err(WarmError::Io)?;
-    write_frame(&mut stream, &frame).map_err(io_or_timeout)?;
+    let written = write_frame(&mut stream, &frame);
     // A clone shares the socket, and with it the receive timeout set before each read.
     let timer = stream.try_clone().map_err(WarmError::Io)?;
-    read_reply(&mut stream, || {
+    let reply = read_reply(&mut stream, || {
         timer
             .set_read_timeout(Some(time_left(deadline)?))
             .map_err(WarmError::Io)
-    })
+    });
+    match written {
+        Ok(()) => reply,
+        // A server that refuses a connection before reading it (it is busy) closes it, so the
+        // request may meet a closed socket; its refusal is still there to read, and is the
+        // honest answer.
+        Err(_) if matches!(reply, Err(WarmError::Refused(_))) => reply,
+        Err(error) => Err(io_or_timeout(error)),
+    }
 }
 
 /// Reads a server's reply: render events numbered from 0, up to and including `complete`, or
