@@ -417,3 +417,38 @@ fn renders_stay_on_one_worker_unless_it_is_busy_and_idle_extra_workers_stop() {
     assert_eq!(pid_of(&busy), home);
     assert_eq!(kernel.live_workers(), 2);
 }
+
+#[test]
+fn a_render_whose_deadline_passes_in_the_queue_fails_busy_not_as_the_routes_timeout() {
+    let directory = tempfile::tempdir().unwrap();
+    let kernel = kernel(directory.path(), 1, 8);
+    let hang = Cancel::new();
+    let hung = kernel
+        .render(
+            tool("tool:demo/hang", json!({})),
+            hang.clone(),
+            in_seconds(60),
+        )
+        .unwrap();
+    let queued = kernel
+        .render(
+            tool("tool:demo/greet", json!({"name": "Ada"})),
+            Cancel::new(),
+            Instant::now() + Duration::from_millis(300),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    hang.cancel("the test is done with it");
+    drop(hung);
+    let events = events_until(&queued, in_seconds(30));
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(document.status, Status::Failed);
+    // `busy` is the runtime's own failure: a hook answered this way takes its fallback.
+    assert!(
+        matches!(&document.root, abgen_runtime::document::Node::Error { code, .. } if code == "busy"),
+        "{document:?}"
+    );
+}
