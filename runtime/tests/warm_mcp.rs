@@ -314,3 +314,42 @@ fn hooks_and_tool_calls_share_the_process_lifetime_provider_until_a_new_epoch() 
     assert_eq!(reloaded["visits"], 1);
     assert_eq!(reloaded["plugin"]["value"]["digest"], "provider-epoch-2");
 }
+
+#[test]
+fn an_owner_ended_by_sigint_removes_its_socket_and_a_standby_takes_over() {
+    use std::os::unix::process::ExitStatusExt as _;
+    let artifact = build_artifact("warm-mcp-sigint");
+    let runtime = tempfile::tempdir().unwrap();
+    let socket = socket_of(&artifact, runtime.path());
+    let mut owner = McpProcess::start(&artifact, runtime.path());
+    wait_for(&socket.socket);
+    let standby = McpProcess::start(&artifact, runtime.path());
+    standby.said("standing by to take over");
+
+    // Claude Code ends its MCP servers with SIGINT.
+    let interrupted = Command::new("kill")
+        .args(["-INT", &owner.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let status = owner.child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?} {:?}", status.signal());
+    standby.said("took over the hook socket");
+    assert_warm(
+        &guarded_hook(&artifact, runtime.path()),
+        &artifact,
+        "after the owner was interrupted",
+    );
+    // The last server of the plugin, interrupted, leaves no socket behind either.
+    let mut standby = standby;
+    let interrupted = Command::new("kill")
+        .args(["-INT", &standby.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    assert_eq!(standby.child.wait().unwrap().code(), Some(130));
+    assert!(
+        !socket.socket.exists(),
+        "an interrupted owner left its socket"
+    );
+}

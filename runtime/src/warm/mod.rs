@@ -21,4 +21,4 @@ pub use frame::{MAX_FRAME_BYTES, read_frame, write_frame};
 pub use host::{HostLog, TAKEOVER_POLL, WarmHost};
 pub use path::{PathError, SocketPath, current_uid, peer_uid};
 pub use protocol::{WARM_PROTOCOL, WarmKind, WarmRefusal, WarmRequest};
-pub use server::{BindError, RenderSource, ServeLimits, WarmServer};
+pub use server::{BindError, RenderSource, ServeLimits, WarmServer, remove_owned_sockets};

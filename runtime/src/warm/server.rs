@@ -16,7 +16,9 @@
 //! server stops the accept thread (joined), which closes the backlog; each handler then ends
 //! after the connection it serves, whose render stops once its client is gone or its deadline
 //! passes. The socket file is removed by its owner only: by the server that holds the lock, when
-//! it is dropped, or by the next owner, which replaces the file a killed one left behind.
+//! it is dropped or when its process ends on a signal ([`remove_owned_sockets`], called by
+//! `abgen-host`'s exit-signal path: Claude Code ends its MCP servers with SIGINT), or by the next
+//! owner, which replaces the file a killed one left behind.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -102,6 +104,19 @@ pub struct WarmServer {
 /// A connection waiting for a handler, and when it was accepted.
 type Accepted = (UnixStream, Instant);
 
+/// The socket files this process's servers own now (each server's lock held).
+static OWNED: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes the socket file of every server of this process, for a process about to end without
+/// dropping them (on an exit signal). Each is removed while its lock is still held, so it is this
+/// process's file, never a successor's; later hooks find no socket rather than a dead one.
+pub fn remove_owned_sockets() {
+    let owned = OWNED.lock().unwrap_or_else(PoisonError::into_inner);
+    for socket in owned.iter() {
+        let _ = std::fs::remove_file(socket);
+    }
+}
+
 impl WarmServer {
     /// Takes the socket of `path` and serves requests for `digest` from `source`, within the
     /// default [`ServeLimits`].
@@ -165,6 +180,10 @@ impl WarmServer {
                 .spawn(move || accept_loop(&listener, &stopping, &backlog))
                 .map_err(io_error)?
         };
+        OWNED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path.socket.clone());
         Ok(Self {
             path,
             stopping,
@@ -189,6 +208,8 @@ impl Drop for WarmServer {
         {
             let _ = accept.join();
         }
+        let mut owned = OWNED.lock().unwrap_or_else(PoisonError::into_inner);
+        owned.retain(|socket| socket != &self.path.socket);
         let _ = std::fs::remove_file(&self.path.socket);
     }
 }
