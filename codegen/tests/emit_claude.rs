@@ -73,7 +73,7 @@ fn input(root: &Path) -> EmitInput {
                 "event:session/start",
                 RouteKind::Event,
                 "src/events/session/start.tsx",
-                json!({}),
+                json!({ "fallback": "standalone" }),
             ),
             route(
                 "event:stop",

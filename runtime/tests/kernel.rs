@@ -1,7 +1,9 @@
 //! The kernel over real Node workers (the bundled `worker-fixture`): renders run concurrently on
 //! the pool, a full queue is refused at once, a cancel reaches the route's AbortSignal, a busy
 //! loop that ignores it loses its worker after the grace and the next render still runs, and a
-//! render past its deadline ends honestly. Needs the npm workspace installed and Node 20+.
+//! render past its deadline ends honestly; renders one after another stay on one worker, a busy
+//! one sends the next render to another, and a worker beyond the first stops its process once
+//! idle and starts again on demand. Needs the npm workspace installed and Node 20+.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -345,4 +347,108 @@ fn a_worker_killed_mid_render_fails_that_render_and_the_next_one_succeeds() {
         .unwrap();
     let events = events_until(&next, in_seconds(30));
     assert_eq!(final_status(&events), Some(Status::Success), "{events:?}");
+}
+
+/// The pid of the worker that rendered `tool:demo/pid`, waiting `wait_ms` first.
+fn pid_of(rendering: &abgen_runtime::kernel::Rendering) -> u64 {
+    let events = events_until(rendering, in_seconds(30));
+    match &events.last().map(|event| &event.kind) {
+        Some(RenderEventKind::Complete { document }) => document
+            .value
+            .as_ref()
+            .and_then(|value| value["pid"].as_u64())
+            .unwrap_or_else(|| panic!("{document:?}")),
+        other => panic!("no complete: {other:?}"),
+    }
+}
+
+#[test]
+fn renders_stay_on_one_worker_unless_it_is_busy_and_idle_extra_workers_stop() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut config = KernelConfig::new(
+        support::bundled_worker(directory.path(), "test-artifact-digest"),
+        DocumentLimits::default(),
+    );
+    config.workers = 2;
+    config.start_workers_early = true;
+    config.idle_worker_exit = Duration::from_millis(600);
+    let kernel = Kernel::start(config);
+    let pid = |wait_ms: u64| {
+        kernel
+            .render(
+                tool("tool:demo/pid", json!({"waitMs": wait_ms})),
+                Cancel::new(),
+                in_seconds(30),
+            )
+            .unwrap()
+    };
+
+    // One after another, even the first (while both workers start): always worker 0.
+    let home = pid_of(&pid(0));
+    for _ in 0..4 {
+        assert_eq!(pid_of(&pid(0)), home);
+    }
+    // While worker 0 is busy, the next render runs on the other worker.
+    let busy = pid(400);
+    let other = pid_of(&pid(0));
+    assert_ne!(other, home);
+    assert_eq!(pid_of(&busy), home);
+    assert_eq!(kernel.live_workers(), 2);
+
+    // Idle past `idle_worker_exit`: the extra worker's process stops, worker 0's stays.
+    let until = Instant::now() + Duration::from_secs(10);
+    while kernel.live_workers() > 1 {
+        assert!(
+            Instant::now() < until,
+            "the idle extra worker never stopped"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        std::fs::metadata(format!("/proc/{other}")).is_err(),
+        "pid {other} still runs"
+    );
+    assert_eq!(pid_of(&pid(0)), home);
+
+    // Demand brings it back, as a new process.
+    let busy = pid(400);
+    let again = pid_of(&pid(0));
+    assert!(again != home && again != other, "{home} {other} {again}");
+    assert_eq!(pid_of(&busy), home);
+    assert_eq!(kernel.live_workers(), 2);
+}
+
+#[test]
+fn a_render_whose_deadline_passes_in_the_queue_fails_busy_not_as_the_routes_timeout() {
+    let directory = tempfile::tempdir().unwrap();
+    let kernel = kernel(directory.path(), 1, 8);
+    let hang = Cancel::new();
+    let hung = kernel
+        .render(
+            tool("tool:demo/hang", json!({})),
+            hang.clone(),
+            in_seconds(60),
+        )
+        .unwrap();
+    let queued = kernel
+        .render(
+            tool("tool:demo/greet", json!({"name": "Ada"})),
+            Cancel::new(),
+            Instant::now() + Duration::from_millis(300),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    hang.cancel("the test is done with it");
+    drop(hung);
+    let events = events_until(&queued, in_seconds(30));
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(document.status, Status::Failed);
+    // `busy` is the runtime's own failure: a hook answered this way takes its fallback.
+    assert!(
+        matches!(&document.root, abgen_runtime::document::Node::Error { code, .. } if code == "busy"),
+        "{document:?}"
+    );
 }

@@ -6,6 +6,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use abgen_runtime::kernel::SharedKernel;
 use abgen_runtime::manifest::read_manifest;
 use abgen_runtime::mcp::{DEFAULT_MAX_MESSAGE_BYTES, McpServer, ServerConfig};
 use serde_json::{Value, json};
@@ -37,15 +38,22 @@ fn serve(
     let manifest = read_manifest(&repo().join("fixtures/manifests/curator.json")).unwrap();
     let empty = tempfile::tempdir().unwrap();
     let logs = Arc::new(Mutex::new(Vec::new()));
+    let kernel = SharedKernel::for_artifact(
+        empty.path().to_path_buf(),
+        manifest.digest.clone(),
+        manifest.limits.render.max_bytes,
+        1,
+        abgen_runtime::mcp::START_ALLOWANCE,
+    );
     let server = McpServer::new(
         ServerConfig {
             artifact: empty.path().to_path_buf(),
             manifest,
             server: "library".into(),
             max_message_bytes,
-            workers: 1,
             heartbeat,
         },
+        Arc::new(kernel),
         Arc::new({
             let logs = Arc::clone(&logs);
             move |line| logs.lock().unwrap().push(line)

@@ -43,6 +43,8 @@ enum Source {
     Deny,
     Sleeps,
     StopsEarly,
+    /// Completes with a failed document of this error code.
+    Fails(&'static str),
 }
 
 impl RenderSource for Source {
@@ -62,6 +64,20 @@ impl RenderSource for Source {
             Source::Deny => {}
             Source::Sleeps => std::thread::sleep(Duration::from_secs(5)),
             Source::StopsEarly => return,
+            Source::Fails(code) => {
+                let failed = abgen_runtime::flight::FlightDecoder::new(
+                    request.route.clone(),
+                    abgen_runtime::document::DocumentLimits::default(),
+                )
+                .fail(abgen_runtime::document::DocumentError::new(
+                    *code,
+                    format!("failed with {code}"),
+                ));
+                for event in failed {
+                    emit(&event);
+                }
+                return;
+            }
         }
         let document = Document::new(
             Node::Result {
@@ -357,4 +373,56 @@ fn without_a_runtime_directory_the_socket_is_under_tmp() {
         "{\"decision\":\"block\",\"reason\":\"Shelve the new books first (claude).\"}\n"
     );
     assert_eq!(text(&output.stderr), "");
+}
+
+#[test]
+fn a_runtime_that_cannot_render_falls_back_but_a_route_failure_is_the_routes_answer() {
+    let (artifact, digest) = artifact();
+    let runtime = tempfile::tempdir().unwrap();
+    // Busy (its queue full, or the deadline passed in it), stopping, no worker, a worker of
+    // another epoch: the runtime's failures, so the hook takes the route's fallback.
+    for (code, reported) in [
+        ("busy", "busy"),
+        ("stopped", "stopped"),
+        ("worker-unavailable", "worker-unavailable"),
+        ("worker-identity", "other-epoch"),
+    ] {
+        let server = serve(
+            runtime.path(),
+            artifact.path(),
+            &digest,
+            &digest,
+            Source::Fails(code),
+        );
+        let (output, _) = hook(
+            artifact.path(),
+            runtime.path(),
+            "claude",
+            &fixture("claude", "Stop"),
+        );
+        assert_fell_back(&output, reported);
+        drop(server);
+    }
+    // A route that threw failed on its own: that is its answer (here, open: nothing), not a
+    // reason to render it again.
+    let _server = serve(
+        runtime.path(),
+        artifact.path(),
+        &digest,
+        &digest,
+        Source::Fails("render-error"),
+    );
+    let (output, _) = hook(
+        artifact.path(),
+        runtime.path(),
+        "claude",
+        &fixture("claude", "Stop"),
+    );
+    assert_eq!(text(&output.stdout), "");
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("event:stop: ") && !stderr.contains("warm runtime unavailable"),
+        "{stderr}"
+    );
 }

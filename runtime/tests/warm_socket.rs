@@ -1,7 +1,9 @@
 //! The warm socket end to end, in-process server and client: a round trip, the digest and
 //! protocol checks, one server per socket through the flock, stale-socket replacement, the
 //! directory ownership and mode checks, deadlines and a server that stops mid-render; and the
-//! peer-uid check, with a client process running as uid 65534 (the tests run as root).
+//! peer-uid check, with a client process running as uid 65534 (the tests run as root); and a
+//! client that never sends its request is closed after the idle timeout (the other connection
+//! bounds are in `warm_connections.rs`).
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::CommandExt as _;
@@ -12,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use abgen_runtime::document::{Document, Node, RenderEvent, RenderEventKind};
 use abgen_runtime::warm::{
-    self, BindError, PathError, RenderSource, SocketPath, WarmError, WarmKind, WarmRequest,
-    WarmServer,
+    self, BindError, PathError, RenderSource, ServeLimits, SocketPath, WarmError, WarmKind,
+    WarmRequest, WarmServer,
 };
 use serde_json::json;
 
@@ -124,7 +126,7 @@ fn another_digest_or_protocol_is_refused() {
     let error = warm::request(server.path(), &request("ffff"), soon()).unwrap_err();
     assert_eq!(error.code(), "digest-mismatch", "{error}");
     let mut future = request(DIGEST);
-    future.protocol = 2;
+    future.protocol = warm::WARM_PROTOCOL + 1;
     let error = warm::request(server.path(), &future, soon()).unwrap_err();
     assert!(
         matches!(&error, WarmError::Refused(refusal) if refusal.code == "protocol"),
@@ -336,4 +338,54 @@ fn one_artifact_reached_by_two_paths_names_one_socket() {
         direct,
         SocketPath::in_directory(&directory, &root, "another digest").unwrap()
     );
+}
+
+/// Reads the one frame a server sends a client that sent nothing, within `within`.
+fn refusal_of(stream: &mut std::os::unix::net::UnixStream, within: Duration) -> warm::WarmRefusal {
+    stream.set_read_timeout(Some(within)).unwrap();
+    let frame = warm::read_frame(stream, 4096)
+        .unwrap_or_else(|error| panic!("no answer within {within:?}: {error}"))
+        .expect("the server closed the connection without a word");
+    serde_json::from_value(frame).unwrap()
+}
+
+#[test]
+fn a_client_that_sends_no_request_is_closed_after_the_idle_timeout() {
+    use std::os::unix::net::UnixStream;
+    let base = tempfile::tempdir().unwrap();
+    let limits = ServeLimits {
+        handlers: 1,
+        backlog: 4,
+        idle_timeout: Duration::from_millis(300),
+    };
+    let server =
+        WarmServer::bind_with(paths(base.path()), DIGEST, Arc::new(Source::Small), limits).unwrap();
+    let connected = Instant::now();
+    let mut quiet = UnixStream::connect(&server.path().socket).unwrap();
+    // A second quiet client waits behind the first; its timeout counts from its accept, so it
+    // is closed at about the same time, not one timeout later.
+    let mut behind = UnixStream::connect(&server.path().socket).unwrap();
+    let refusal = refusal_of(&mut quiet, Duration::from_secs(5));
+    assert_eq!(refusal.code, "idle");
+    assert_eq!(refusal_of(&mut behind, Duration::from_secs(5)).code, "idle");
+    let waited = connected.elapsed();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/warm-protocol.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    for code in ["idle", "busy"] {
+        let frame = warm::WarmRefusal::new(code, &refusal.message).to_frame();
+        assert!(validator.is_valid(&frame), "{frame}");
+    }
+    assert!(
+        (Duration::from_millis(250)..Duration::from_millis(550)).contains(&waited),
+        "{waited:?}"
+    );
+    // The handler is free again.
+    let events = warm::request(server.path(), &request(DIGEST), soon()).unwrap();
+    assert_eq!(events.len(), 2);
 }

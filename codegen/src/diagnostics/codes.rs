@@ -78,6 +78,7 @@ codes! {
     AB5203 Error "a `standalone` fallback cannot fit the event's budget on a target";
     AB5204 Warning "an event route's tool selectors name no tool a target reports to hooks";
     AB5205 Error "an event route sets `failure` on an event that cannot deny on a target";
+    AB5206 Warning "an event route without a standalone fallback is for an event a target fires before any MCP server runs";
     AB5210 Warning "a tool's input schema cannot be given to a selected host without accepting less (its root is not a plain object)";
     AB5300 Error "source file does not parse";
     AB5301 Error "source file cannot be read";

@@ -232,6 +232,10 @@ pub struct EventRow {
     /// The host clamps the event's timeout to this many seconds.
     #[serde(default)]
     pub max_timeout_sec: Option<u64>,
+    /// The host fires the event before it starts the plugin's MCP servers: no warm runtime can
+    /// answer it, only a standalone fallback.
+    #[serde(default)]
+    pub before_mcp: bool,
     pub source: String,
 }
 

@@ -256,6 +256,23 @@ fn resolve_on_host(
             "Write `fallback: 'none'`, or add `targets` to the route without this host.",
         ));
     }
+    if fallback == HookFallback::None && event_row.before_mcp {
+        resolution.findings.push(finding(
+            route,
+            Code::AB5206,
+            format!(
+                "`{}` has no fallback (`fallback: 'none'`), but {} fires `{}` ({}) before it starts the plugin's MCP servers: no warm runtime is up to render it then, so there the hook answers nothing",
+                route.id,
+                host.display_name,
+                route.event,
+                event_row.native.as_deref().unwrap_or("its native event"),
+            ),
+            &format!(
+                "Write `fallback: 'standalone'` so a worker started for the delivery renders it, or add `targets` to the route without `{}`.",
+                host.host
+            ),
+        ));
+    }
     let failure = failure_mode(route.config).unwrap_or_default();
     if failure == HookFailure::Closed && !event_row.deny {
         resolution.findings.push(finding(

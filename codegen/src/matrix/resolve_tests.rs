@@ -60,7 +60,7 @@ fn matcher_on(host_name: &str, tools: Value) -> Option<String> {
 fn maps_canonical_events_to_each_hosts_native_events() {
     let routes: Vec<Route> = ["session/start", "tool/before", "stop", "prompt/submit"]
         .into_iter()
-        .map(|event| route(event, json!({})))
+        .map(|event| route(event, json!({ "fallback": "standalone" })))
         .collect();
     let resolution = run(&routes, &["cursor", "claude", "codex"]);
     let natives = |host: &str| -> Vec<String> {
@@ -194,7 +194,7 @@ fn deferred_delivery_a_slow_fallback_and_an_impossible_deny_are_reported() {
     let end = route("session/end", json!({ "fallback": "standalone" }));
     assert!(run(&[end], &["codex"]).findings.is_empty());
 
-    let mut start = route("session/start", json!({}));
+    let mut start = route("session/start", json!({ "fallback": "standalone" }));
     start.denies = true;
     assert_eq!(codes(&run(&[start], &["claude"])), [Code::AB5201]);
 }
@@ -289,7 +289,10 @@ fn a_failure_mode_where_nothing_can_be_denied_is_an_error() {
     assert!(run(&[after], &["claude", "cursor"]).findings.is_empty());
     // No host can refuse a session start, so neither mode means anything there.
     for mode in ["open", "closed"] {
-        let start = route("session/start", json!({ "failure": mode }));
+        let start = route(
+            "session/start",
+            json!({ "failure": mode, "fallback": "standalone" }),
+        );
         let resolution = run(&[start], &["claude", "codex"]);
         assert!(
             codes(&resolution).iter().all(|code| *code == Code::AB5205),
@@ -298,4 +301,33 @@ fn a_failure_mode_where_nothing_can_be_denied_is_an_error() {
         assert!(!resolution.findings.is_empty(), "{mode}");
         assert!(resolution.rows.iter().all(|row| row.failure.is_none()));
     }
+}
+
+#[test]
+fn no_fallback_on_an_event_fired_before_the_mcp_servers_is_a_warning() {
+    // Every host that runs hooks fires its session start before it starts the MCP servers.
+    for fallback in [json!({}), json!({ "fallback": "none" })] {
+        let start = route("session/start", fallback);
+        let resolution = run(&[start], &["claude", "codex", "cursor"]);
+        assert_eq!(
+            codes(&resolution),
+            [Code::AB5206, Code::AB5206, Code::AB5206]
+        );
+        assert!(resolution.findings[0].message.contains("before it starts"));
+        // The hook is still emitted: once the MCP server runs (a resumed session) it answers.
+        assert_eq!(bindings(&resolution, "claude").len(), 1);
+    }
+    let start = route("session/start", json!({ "fallback": "standalone" }));
+    assert!(
+        run(&[start], &["claude", "codex", "cursor"])
+            .findings
+            .is_empty()
+    );
+    // A stop arrives while the session's MCP server runs: no fallback is a choice there.
+    let stop = route("stop", json!({ "fallback": "none" }));
+    assert!(
+        run(&[stop], &["claude", "codex", "cursor"])
+            .findings
+            .is_empty()
+    );
 }

@@ -58,6 +58,24 @@ export interface AgentContext {
   provider<T = unknown>(key: string): Promise<T>;
 }
 
+/**
+ * What a provider factory (`src/providers/<name>.ts`'s default export) receives: the request it
+ * is first asked for in, as the route reads it — how it was invoked, its signal, and the same
+ * observed axes with the same provenance. The factory runs outside the request's async context
+ * (`agent()` throws there), once per render that asks for the provider; the provider's module is
+ * evaluated once per worker and lives as long as the worker, so state it keeps at module level is
+ * seen by every later render on that worker.
+ */
+export interface AgentProviderContext {
+  invocation: AgentContext['invocation'];
+  signal: AbortSignal;
+  host: Axis;
+  session: Axis;
+  workspace: Axis;
+  plugin: Axis<{ digest: string }>;
+  lineage: Axis;
+}
+
 /** The error a producer gets when its render has already completed. */
 export class HandoffRequiredError extends Error {
   readonly code = 'handoff-required';
@@ -85,6 +103,11 @@ export function runWithAgentContext<T>(context: AgentContext, body: () => T, res
 export function currentResultSchema(): $ZodType | undefined {
   const context = storage.getStore();
   return context === undefined ? undefined : resultSchemas.get(context);
+}
+
+/** Runs `body` outside any request context (a provider factory runs there). */
+export function outsideAgentContext<T>(body: () => T): T {
+  return storage.exit(body);
 }
 
 /** The current request context; throws outside a render. */

@@ -18,4 +18,11 @@ export type {
   ResultProps,
   TextContentProps,
 } from './elements.ts';
-export type { AgentContext, Axis, AxisUnavailableCode, ObservedAxisName, ProgressReport } from './context.ts';
+export type {
+  AgentContext,
+  AgentProviderContext,
+  Axis,
+  AxisUnavailableCode,
+  ObservedAxisName,
+  ProgressReport,
+} from './context.ts';

@@ -20,8 +20,10 @@ import type * as z from 'zod';
 
 import {
   HandoffRequiredError,
+  outsideAgentContext,
   runWithAgentContext,
   type AgentContext,
+  type AgentProviderContext,
   type Axis,
   type ObservedAxisName,
   type ProgressReport,
@@ -208,7 +210,8 @@ async function serveRender(
       if (ended) return Promise.reject(new HandoffRequiredError(`provider \`${key}\` requested`));
       let value = providers.get(key);
       if (value === undefined) {
-        value = loadProvider(options, key);
+        const { invocation, host, session, workspace, plugin, lineage } = context;
+        value = loadProvider(options, key, { invocation, signal: controller.signal, host, session, workspace, plugin, lineage });
         providers.set(key, value);
       }
       return value as Promise<T>;
@@ -401,11 +404,20 @@ function eventProps(input: unknown, signal: AbortSignal): Record<string, unknown
   return { canonical: event.canonical, native: event.native ?? {}, provenance: event.provenance, signal };
 }
 
-async function loadProvider(options: WorkerOptions, key: string): Promise<unknown> {
-  const load = options.providers?.[key];
-  if (load === undefined) throw new Error(`no provider \`${key}\` in this worker`);
-  const module = (await load()) as { default?: unknown };
-  return typeof module.default === 'function' ? await (module.default as () => unknown)() : module.default;
+/**
+ * Resolves provider `key` for one render: its module is imported once per worker (the import
+ * cache keeps it for the worker's life), its factory is called with `request` outside the
+ * render's async context.
+ */
+function loadProvider(options: WorkerOptions, key: string, request: AgentProviderContext): Promise<unknown> {
+  return outsideAgentContext(async () => {
+    const load = options.providers?.[key];
+    if (load === undefined) throw new Error(`no provider \`${key}\` in this worker`);
+    const module = (await load()) as { default?: unknown };
+    return typeof module.default === 'function'
+      ? await (module.default as (request: AgentProviderContext) => unknown)(request)
+      : module.default;
+  });
 }
 
 function wireError(code: string, message: string): WireError & Error {

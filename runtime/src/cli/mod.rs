@@ -42,7 +42,8 @@ pub enum Commands {
     Hook(HookArgs),
     /// Serve one MCP server of the artifact over stdio (JSON-RPC 2.0, one message a line).
     ///
-    /// The command a host's MCP config runs. Logs go to stderr; it exits 0 when the client
-    /// closes stdin.
+    /// The command a host's MCP config runs. While it runs it also answers the artifact's hooks
+    /// on its private warm socket (one server per artifact and user does; the others stand by
+    /// to take over). Logs go to stderr; it exits 0 when the client closes stdin.
     Mcp(McpArgs),
 }

@@ -11,15 +11,20 @@
 //! one.
 //!
 //! Who starts and ends what: [`Kernel::start`] starts the pool threads; each owns one
-//! [`SupervisedWorker`], which starts its Node process on first use (through `worker::lifetime`,
-//! so none outlives this process). Dropping the [`Kernel`] closes the queue; each thread ends
-//! after the render it is on, and its worker with it.
+//! [`SupervisedWorker`], which starts its Node process early or on first use (through
+//! `worker::lifetime`, so none outlives this process); a worker beyond the first stops its
+//! process after `idle_worker_exit` idle and starts it again on demand. Dropping the [`Kernel`]
+//! closes the pool; each thread ends after the render it is on, and its worker with it.
+//!
+//! Affinity (`pool`): a render goes to the lowest-numbered idle worker, so the renders of one
+//! process stay on one worker, and share its process-lifetime providers, unless it is busy.
 //!
 //! Invariant: every accepted render ends with exactly one `complete` event (failed when the
 //! worker broke, timed out or was killed), unless its caller cancelled it, and then the caller
 //! has stopped listening.
 
 mod pool;
+mod shared;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +38,7 @@ use crate::document::{DocumentLimits, RenderEvent};
 use crate::worker::{RenderLimits, RouteKind, WorkerConfig};
 
 pub use pool::Kernel;
+pub use shared::{ArtifactKernelError, SharedKernel, WORKER_ENTRY, artifact_kernel_config};
 
 /// How a kernel renders.
 #[derive(Debug, Clone)]
@@ -50,6 +56,9 @@ pub struct KernelConfig {
     /// Start every worker's Node process when the kernel starts, not on its first render (the
     /// MCP server does, at `initialize`, so the first call does not pay for Node's start).
     pub start_workers_early: bool,
+    /// How long a worker beyond the first may wait for a render before its Node process stops
+    /// (it starts again on demand); the first keeps its process, and its providers, for good.
+    pub idle_worker_exit: Duration,
 }
 
 impl KernelConfig {
@@ -57,6 +66,8 @@ impl KernelConfig {
     pub const QUEUE_CAPACITY: usize = 256;
     /// The default abort grace.
     pub const ABORT_GRACE: Duration = Duration::from_secs(1);
+    /// The default idle time after which a worker beyond the first stops.
+    pub const IDLE_WORKER_EXIT: Duration = Duration::from_secs(60);
 
     /// One worker per CPU, the default queue and grace.
     pub fn new(worker: WorkerConfig, limits: DocumentLimits) -> Self {
@@ -67,6 +78,7 @@ impl KernelConfig {
             limits,
             abort_grace: Self::ABORT_GRACE,
             start_workers_early: false,
+            idle_worker_exit: Self::IDLE_WORKER_EXIT,
         }
     }
 }

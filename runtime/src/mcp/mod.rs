@@ -10,6 +10,6 @@ mod server;
 mod tools;
 mod transport;
 
-pub use server::{HEARTBEAT, Log, McpServer, ServerConfig};
+pub use server::{HEARTBEAT, Log, McpServer, START_ALLOWANCE, ServerConfig};
 pub use tools::{ClientHost, client_host};
 pub use transport::DEFAULT_MAX_MESSAGE_BYTES;

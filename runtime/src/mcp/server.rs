@@ -11,7 +11,7 @@
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -31,21 +31,17 @@ use super::tools::{
     server_tools, tool_definition,
 };
 use super::transport::LineTransport;
-use crate::document::{Document, DocumentLimits, RenderEvent, RenderEventKind};
-use crate::kernel::{Cancel, Invocation, Kernel, KernelConfig, Next};
-use crate::manifest::{Manifest, REACT_VERSION, Route, RouteKind};
+use crate::document::{Document, RenderEvent, RenderEventKind};
+use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
+use crate::manifest::{Manifest, Route, RouteKind};
 use crate::project::mcp::{
     McpOptions, McpProgress, McpProjectionError, call_tool_result, get_prompt_result,
     read_resource_result,
 };
-use crate::worker::{
-    self, RenderLimits, WORKER_PROTOCOL, WorkerConfig, WorkerIdentity, locate_node,
-};
+use crate::worker::{self, RenderLimits};
 
-/// Where `abgen build` puts the bundled render worker in every artifact.
-const WORKER_ENTRY: &str = "runtime/worker.mjs";
 /// Time for Node to start and say hello (the worker's start has its own deadline).
-const START_ALLOWANCE: Duration = Duration::from_secs(20);
+pub const START_ALLOWANCE: Duration = Duration::from_secs(20);
 /// Time past a render's own limit for the worker to report that it hit it; a worker that does not
 /// (it busy-loops) is killed then, so a call never runs much longer than its limit.
 const REPLY_ALLOWANCE: Duration = Duration::from_secs(2);
@@ -70,8 +66,6 @@ pub struct ServerConfig {
     pub server: String,
     /// The longest incoming message, in bytes; a longer line is a parse error, dropped unread.
     pub max_message_bytes: usize,
-    /// Render workers (the kernel's pool size).
-    pub workers: usize,
     /// How often the server says on stderr that it is alive ([`HEARTBEAT`]).
     pub heartbeat: Duration,
 }
@@ -101,8 +95,9 @@ impl Client {
 pub struct McpServer {
     config: ServerConfig,
     log: Log,
-    /// Started at `initialize` or the first call (or why it cannot start), shared by every call.
-    kernel: OnceLock<Result<Kernel, String>>,
+    /// The artifact's kernel, shared by every call and by the process's warm host; started at
+    /// `initialize` unless a hook started it first.
+    kernel: Arc<SharedKernel>,
     in_flight: AtomicUsize,
     /// Calls answered so far, and when the last activity line was logged.
     activity: Mutex<Activity>,
@@ -115,11 +110,13 @@ struct Activity {
 }
 
 impl McpServer {
-    pub fn new(config: ServerConfig, log: Log) -> Self {
+    /// A session of `config` rendering on `kernel` (see [`SharedKernel::for_artifact`]), saying
+    /// what it does through `log`.
+    pub fn new(config: ServerConfig, kernel: Arc<SharedKernel>, log: Log) -> Self {
         Self {
             config,
             log,
-            kernel: OnceLock::new(),
+            kernel,
             in_flight: AtomicUsize::new(0),
             activity: Mutex::new(Activity::default()),
         }
@@ -345,21 +342,7 @@ impl McpServer {
 
     /// The session's kernel, started on first use.
     fn kernel(&self) -> Result<&Kernel, &str> {
-        self.kernel
-            .get_or_init(|| {
-                let manifest = &self.config.manifest;
-                let limits = DocumentLimits {
-                    max_bytes: usize::try_from(manifest.limits.render.max_bytes)
-                        .unwrap_or(usize::MAX),
-                    ..DocumentLimits::default()
-                };
-                let mut config = KernelConfig::new(self.start_config()?, limits);
-                config.workers = self.config.workers;
-                config.start_workers_early = true;
-                Ok(Kernel::start(config))
-            })
-            .as_ref()
-            .map_err(String::as_str)
+        self.kernel.get()
     }
 }
 
@@ -645,29 +628,6 @@ impl ServerHandler for McpServer {
             .unwrap_or_else(PoisonError::into_inner)
             .answered += 1;
         Ok(result.into())
-    }
-}
-
-impl McpServer {
-    fn start_config(&self) -> Result<WorkerConfig, String> {
-        let entry = self.config.artifact.join(WORKER_ENTRY);
-        if !entry.is_file() {
-            return Err(format!(
-                "the artifact has no render worker at {}",
-                entry.display()
-            ));
-        }
-        let node = locate_node().map_err(|error| error.to_string())?;
-        Ok(WorkerConfig {
-            node,
-            entry,
-            expected: WorkerIdentity {
-                protocol: WORKER_PROTOCOL,
-                react: REACT_VERSION.to_owned(),
-                artifact: self.config.manifest.digest.clone(),
-            },
-            hello_timeout: START_ALLOWANCE,
-        })
     }
 }
 

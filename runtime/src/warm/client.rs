@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::document::{RenderEvent, RenderEventKind};
+use crate::document::{Document, Node, RenderEvent, RenderEventKind, Status};
 
 use super::frame::{MAX_FRAME_BYTES, read_frame, write_frame};
 use super::path::{PathError, SocketPath, current_uid, peer_uid};
@@ -38,6 +38,9 @@ pub enum WarmError {
     Crashed,
     #[error("the warm runtime's reply is not valid: {0}")]
     Protocol(String),
+    /// The runtime answered, but could not render: the failure is its own, not the route's.
+    #[error("the warm runtime could not render it: {message}")]
+    Unavailable { code: &'static str, message: String },
     #[error("talking to the warm runtime failed: {0}")]
     Io(io::Error),
 }
@@ -54,9 +57,45 @@ impl WarmError {
             WarmError::Timeout => "timeout",
             WarmError::Crashed => "crashed",
             WarmError::Protocol(_) => "protocol",
+            WarmError::Unavailable { code, .. } => code,
             WarmError::Io(_) => "io",
         }
     }
+}
+
+/// The failure codes of a render the warm runtime could not run, by the code the runtime
+/// reports: its queue was full or its deadline passed in the queue (`busy`), it is stopping, its
+/// worker cannot start (`worker-unavailable`), or its worker is of another artifact than the one
+/// on disk now (`worker-identity`: the artifact was rebuilt under a running server). A standalone
+/// render may well succeed then; any other failure is the route's own answer.
+const RUNTIME_FAILURES: [(&str, &str); 4] = [
+    ("busy", "busy"),
+    ("stopped", "stopped"),
+    ("worker-unavailable", "worker-unavailable"),
+    ("worker-identity", "other-epoch"),
+];
+
+/// The final document of a warm reply, or, when the runtime itself could not render it, the
+/// [`WarmError::Unavailable`] that sends the hook to its fallback.
+pub fn final_document(events: Vec<RenderEvent>) -> Result<Document, WarmError> {
+    let document = events
+        .into_iter()
+        .rev()
+        .find_map(|event| match event.kind {
+            RenderEventKind::Complete { document } => Some(document),
+            _ => None,
+        })
+        .ok_or(WarmError::Crashed)?;
+    if document.status == Status::Failed
+        && let Node::Error { code, message } = &document.root
+        && let Some((_, ours)) = RUNTIME_FAILURES.iter().find(|(theirs, _)| theirs == code)
+    {
+        return Err(WarmError::Unavailable {
+            code: ours,
+            message: message.clone(),
+        });
+    }
+    Ok(document)
 }
 
 /// Sends `request` to the server at `path` and collects its events up to `complete`.
@@ -93,14 +132,22 @@ pub fn request(
     stream
         .set_write_timeout(Some(time_left(deadline)?))
         .map_err(WarmError::Io)?;
-    write_frame(&mut stream, &frame).map_err(io_or_timeout)?;
+    let written = write_frame(&mut stream, &frame);
     // A clone shares the socket, and with it the receive timeout set before each read.
     let timer = stream.try_clone().map_err(WarmError::Io)?;
-    read_reply(&mut stream, || {
+    let reply = read_reply(&mut stream, || {
         timer
             .set_read_timeout(Some(time_left(deadline)?))
             .map_err(WarmError::Io)
-    })
+    });
+    match written {
+        Ok(()) => reply,
+        // A server that refuses a connection before reading it (it is busy) closes it, so the
+        // request may meet a closed socket; its refusal is still there to read, and is the
+        // honest answer.
+        Err(_) if matches!(reply, Err(WarmError::Refused(_))) => reply,
+        Err(error) => Err(io_or_timeout(error)),
+    }
 }
 
 /// Reads a server's reply: render events numbered from 0, up to and including `complete`, or

@@ -1,16 +1,32 @@
 //! The serving side of the warm socket.
 //!
-//! Entry: [`WarmServer::bind`]. Invariants: one server per socket (an exclusive flock on the
-//! lock file, held for the server's life; whoever holds it replaces a stale socket file, anyone
-//! else gets [`BindError::Busy`] and leaves the socket alone); a peer of another uid gets one
-//! refusal frame and nothing else; each connection renders one request, bounded by its deadline.
+//! Entry: [`WarmServer::bind`] (or [`WarmServer::bind_with`] and its [`ServeLimits`]).
+//! Invariants: one server per socket (an exclusive flock on the lock file, held for the server's
+//! life; whoever holds it replaces a stale socket file, anyone else gets [`BindError::Busy`] and
+//! leaves the socket alone); a peer of another uid gets one refusal frame and nothing else; each
+//! connection renders one request, bounded by its deadline.
+//!
+//! Connections are bounded, so idle or slow clients cannot make the server grow: a fixed number
+//! of handler threads take accepted connections from a bounded backlog; a connection that finds
+//! the backlog full is refused at once (`busy`, so its hook takes its fallback instead of
+//! waiting), and one that sends no request within the idle timeout, counted from when it was
+//! accepted, is closed with a refusal.
+//!
+//! Who starts and ends what: `bind` starts the accept thread and the handlers. Dropping the
+//! server stops the accept thread (joined), which closes the backlog; each handler then ends
+//! after the connection it serves, whose render stops once its client is gone or its deadline
+//! passes. The socket file is removed by its owner only: by the server that holds the lock, when
+//! it is dropped or when its process ends on a signal ([`remove_owned_sockets`], called by
+//! `abgen-host`'s exit-signal path: Claude Code ends its MCP servers with SIGINT), or by the next
+//! owner, which replaces the file a killed one left behind.
 
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, TrySendError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -23,10 +39,33 @@ use super::protocol::{WARM_PROTOCOL, WarmRefusal, WarmRequest};
 /// The largest request frame a server reads: an event's props hold a tool input whole, up to the
 /// host matrix's 8 MiB payload budget, so twice that leaves room for the props around it.
 const MAX_REQUEST_BYTES: usize = MAX_FRAME_BYTES;
-/// How long a connected client has to send its request.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 /// The longest deadline a request may ask for.
 const MAX_DEADLINE: Duration = Duration::from_secs(600);
+/// How long a refusal may take to write to a client that does not read.
+const REFUSAL_WRITE_TIMEOUT: Duration = Duration::from_millis(100);
+
+/// How many connections a server serves at once and holds waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServeLimits {
+    /// Handler threads: connections served at once (each renders through the source, whose own
+    /// queue bounds the renders).
+    pub handlers: usize,
+    /// Accepted connections waiting for a handler; one more is refused `busy` at once.
+    pub backlog: usize,
+    /// How long a connection may take, from its accept, to send its request (a hook sends it at
+    /// once; a client that does not is closed).
+    pub idle_timeout: Duration,
+}
+
+impl Default for ServeLimits {
+    fn default() -> Self {
+        Self {
+            handlers: 8,
+            backlog: 64,
+            idle_timeout: Duration::from_secs(1),
+        }
+    }
+}
 
 /// Renders requests for a warm server (the MCP server's worker, or anything else).
 pub trait RenderSource: Send + Sync + 'static {
@@ -62,12 +101,39 @@ pub struct WarmServer {
     _lock: File,
 }
 
+/// A connection waiting for a handler, and when it was accepted.
+type Accepted = (UnixStream, Instant);
+
+/// The socket files this process's servers own now (each server's lock held).
+static OWNED: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes the socket file of every server of this process, for a process about to end without
+/// dropping them (on an exit signal). Each is removed while its lock is still held, so it is this
+/// process's file, never a successor's; later hooks find no socket rather than a dead one.
+pub fn remove_owned_sockets() {
+    let owned = OWNED.lock().unwrap_or_else(PoisonError::into_inner);
+    for socket in owned.iter() {
+        let _ = std::fs::remove_file(socket);
+    }
+}
+
 impl WarmServer {
-    /// Takes the socket of `path` and serves requests for `digest` from `source`.
+    /// Takes the socket of `path` and serves requests for `digest` from `source`, within the
+    /// default [`ServeLimits`].
     pub fn bind(
         path: SocketPath,
         digest: &str,
         source: Arc<dyn RenderSource>,
+    ) -> Result<Self, BindError> {
+        Self::bind_with(path, digest, source, ServeLimits::default())
+    }
+
+    /// [`Self::bind`] within `limits`.
+    pub fn bind_with(
+        path: SocketPath,
+        digest: &str,
+        source: Arc<dyn RenderSource>,
+        limits: ServeLimits,
     ) -> Result<Self, BindError> {
         path.prepare_directory()?;
         let io_error = |source| BindError::Io {
@@ -96,11 +162,28 @@ impl WarmServer {
         std::fs::set_permissions(&path.socket, std::fs::Permissions::from_mode(0o600))
             .map_err(io_error)?;
         let stopping = Arc::new(AtomicBool::new(false));
+        let (backlog, waiting) = mpsc::sync_channel::<Accepted>(limits.backlog);
+        let waiting = Arc::new(Mutex::new(waiting));
+        for index in 0..limits.handlers.max(1) {
+            let waiting = Arc::clone(&waiting);
+            let source = Arc::clone(&source);
+            let digest = digest.to_owned();
+            std::thread::Builder::new()
+                .name(format!("abgen-warm-{index}"))
+                .spawn(move || handle(&waiting, &digest, source.as_ref(), limits.idle_timeout))
+                .map_err(io_error)?;
+        }
         let accept = {
             let stopping = Arc::clone(&stopping);
-            let digest = digest.to_owned();
-            std::thread::spawn(move || accept_loop(&listener, &stopping, &digest, &source))
+            std::thread::Builder::new()
+                .name("abgen-warm-accept".into())
+                .spawn(move || accept_loop(&listener, &stopping, &backlog))
+                .map_err(io_error)?
         };
+        OWNED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path.socket.clone());
         Ok(Self {
             path,
             stopping,
@@ -125,15 +208,18 @@ impl Drop for WarmServer {
         {
             let _ = accept.join();
         }
+        let mut owned = OWNED.lock().unwrap_or_else(PoisonError::into_inner);
+        owned.retain(|socket| socket != &self.path.socket);
         let _ = std::fs::remove_file(&self.path.socket);
     }
 }
 
+/// Accepts connections and hands them to the handlers; one that finds the backlog full is
+/// refused at once. Returns (closing the backlog) once the server is stopping.
 fn accept_loop(
     listener: &UnixListener,
     stopping: &AtomicBool,
-    digest: &str,
-    source: &Arc<dyn RenderSource>,
+    backlog: &mpsc::SyncSender<Accepted>,
 ) {
     for stream in listener.incoming() {
         if stopping.load(Ordering::SeqCst) {
@@ -144,14 +230,42 @@ fn accept_loop(
             std::thread::sleep(Duration::from_millis(10));
             continue;
         };
-        let source = Arc::clone(source);
-        let digest = digest.to_owned();
-        std::thread::spawn(move || serve(stream, &digest, source.as_ref()));
+        match backlog.try_send((stream, Instant::now())) {
+            Ok(()) => {}
+            Err(
+                TrySendError::Full((mut stream, _)) | TrySendError::Disconnected((mut stream, _)),
+            ) => {
+                let _ = stream.set_write_timeout(Some(REFUSAL_WRITE_TIMEOUT));
+                let refusal = WarmRefusal::new(
+                    "busy",
+                    "the warm runtime has as many connections waiting as it holds; try again shortly",
+                );
+                let _ = write_frame(&mut stream, &refusal.to_frame());
+            }
+        }
     }
 }
 
-/// Serves one connection: check the peer, read the request, render it.
-fn serve(mut stream: UnixStream, digest: &str, source: &dyn RenderSource) {
+/// One handler thread: serves waiting connections until the backlog closes.
+fn handle(
+    waiting: &Mutex<Receiver<Accepted>>,
+    digest: &str,
+    source: &dyn RenderSource,
+    idle_timeout: Duration,
+) {
+    loop {
+        let next = waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .recv();
+        let Ok((stream, accepted)) = next else { return };
+        serve(stream, accepted + idle_timeout, digest, source);
+    }
+}
+
+/// Serves one connection: check the peer, read the request (which must arrive before
+/// `idle_until`), render it.
+fn serve(mut stream: UnixStream, idle_until: Instant, digest: &str, source: &dyn RenderSource) {
     let refuse = |stream: &mut UnixStream, refusal: WarmRefusal| {
         let _ = write_frame(stream, &refusal.to_frame());
     };
@@ -171,11 +285,23 @@ fn serve(mut stream: UnixStream, digest: &str, source: &dyn RenderSource) {
             );
         }
     }
-    let _ = stream.set_read_timeout(Some(REQUEST_TIMEOUT));
+    let idle = idle_until.saturating_duration_since(Instant::now());
+    if idle.is_zero() {
+        return refuse(&mut stream, idle_refusal());
+    }
+    let _ = stream.set_read_timeout(Some(idle));
     let request = match read_frame(&mut stream, MAX_REQUEST_BYTES) {
         Ok(Some(value)) => serde_json::from_value::<WarmRequest>(value)
             .map_err(|error| WarmRefusal::new("bad-request", error.to_string())),
         Ok(None) => return,
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Err(idle_refusal())
+        }
         Err(error) => Err(WarmRefusal::new("bad-request", error.to_string())),
     };
     let request = match request {
@@ -203,4 +329,12 @@ fn serve(mut stream: UnixStream, digest: &str, source: &dyn RenderSource) {
             .ok()
             .is_some_and(|value| write_frame(&mut stream, &value).is_ok())
     });
+}
+
+/// The refusal of a connection that sent no request in time.
+fn idle_refusal() -> WarmRefusal {
+    WarmRefusal::new(
+        "idle",
+        "no request arrived in time; a client sends its request as soon as it connects",
+    )
 }

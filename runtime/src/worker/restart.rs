@@ -65,6 +65,16 @@ impl SupervisedWorker {
         outcome
     }
 
+    /// Whether a process runs now (started and not found dead since).
+    pub fn is_running(&self) -> bool {
+        self.worker.is_some()
+    }
+
+    /// Ends the process, if one runs (killed and reaped); the next render starts a fresh one.
+    pub fn stop(&mut self) {
+        self.worker = None;
+    }
+
     /// Starts the process now, if none runs, so the first render does not wait for Node.
     pub fn start_now(&mut self) -> Result<(), WorkerError> {
         self.running().map(|_| ())

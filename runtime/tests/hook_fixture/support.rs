@@ -20,6 +20,14 @@ pub fn build_artifact(name: &str) -> PathBuf {
 /// Writes an artifact of this folder's worker entry `entry` and `manifest` into a fresh folder
 /// named `name` under cargo's test scratch directory.
 pub fn build_artifact_from(name: &str, entry: &str, manifest: &serde_json::Value) -> PathBuf {
+    let source =
+        std::fs::read_to_string(repo().join("runtime/tests/hook_fixture").join(entry)).unwrap();
+    build_artifact_of(name, &source, manifest)
+}
+
+/// Writes an artifact of the worker entry `source` (resolved from this folder) and `manifest`
+/// into a fresh folder named `name` under cargo's test scratch directory.
+pub fn build_artifact_of(name: &str, source: &str, manifest: &serde_json::Value) -> PathBuf {
     let root = repo();
     assert!(
         root.join("node_modules/react-server-dom-webpack").is_dir(),
@@ -28,12 +36,19 @@ pub fn build_artifact_from(name: &str, entry: &str, manifest: &serde_json::Value
     let artifact = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&artifact);
     std::fs::create_dir_all(artifact.join("runtime")).unwrap();
+    let bundle = format!(
+        "import {{ bundleFlightEntry }} from {:?}; \
+         await bundleFlightEntry({{ contents: process.argv[1], resolveDir: process.argv[2], outfile: process.argv[3] }});",
+        root.join("packages/runtime/scripts/bundle.mjs")
+            .display()
+            .to_string()
+    );
     let status = Command::new("node")
-        .arg(root.join("packages/runtime/scripts/bundle-worker.mjs"))
-        .arg(root.join("runtime/tests/hook_fixture").join(entry))
+        .args(["--input-type=module", "-e", &bundle, source])
+        .arg(root.join("runtime/tests/hook_fixture"))
         .arg(artifact.join("runtime/worker.mjs"))
         .status()
-        .expect("running the bundle script (is Node on PATH?)");
+        .expect("running the bundler (is Node on PATH?)");
     assert!(status.success(), "bundling the test worker failed");
     std::fs::write(artifact.join("abgen.manifest.json"), manifest.to_string()).unwrap();
     artifact
@@ -60,7 +75,8 @@ pub fn event_route(event: &str, config: serde_json::Value) -> serde_json::Value 
     })
 }
 
-fn manifest() -> serde_json::Value {
+/// The manifest of the test artifacts (digest `hook-test-digest`).
+pub fn manifest() -> serde_json::Value {
     json!({
         "manifestVersion": 2,
         "application": {"name": "hook-test", "version": "0.0.0"},

@@ -15,5 +15,6 @@ startWorker({
     'tool:demo/component': () => import('./component.tsx'),
     'tool:demo/spin': () => import('./spin.tsx'),
     'tool:demo/spin-child': () => import('./spin-child.tsx'),
+    'tool:demo/pid': () => import('./pid.tsx'),
   },
 });

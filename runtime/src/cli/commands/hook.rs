@@ -21,7 +21,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use abgen_runtime::canonical::{CanonicalEvent, selectors_match};
-use abgen_runtime::document::{Document, RenderEventKind};
+use abgen_runtime::document::Document;
 use abgen_runtime::hosts::{self, DecodeInput, Decoded};
 use abgen_runtime::kernel::Invocation;
 use abgen_runtime::manifest::{
@@ -275,15 +275,7 @@ fn try_warm(
         event: Some(props.clone()),
         deadline_ms: u64::try_from(remaining(deadline).as_millis()).unwrap_or(u64::MAX),
     };
-    let events = warm::request(&path, &request, deadline)?;
-    events
-        .into_iter()
-        .rev()
-        .find_map(|event| match event.kind {
-            RenderEventKind::Complete { document } => Some(document),
-            _ => None,
-        })
-        .ok_or(WarmError::Crashed)
+    warm::final_document(warm::request(&path, &request, deadline)?)
 }
 
 /// Renders the route on a worker started for this delivery and encodes its document; the render

@@ -1,13 +1,20 @@
 //! `abgen-host mcp`: read the manifest, check the server exists, serve MCP on stdin/stdout until
 //! the client closes stdin. Exit 0 then, 2 when the server cannot start or stdout breaks.
+//!
+//! The process is also its artifact's warm runtime: it starts a [`WarmHost`] that answers the
+//! artifact's hooks (or stands by to, while another server of the plugin does) on the same
+//! [`SharedKernel`] as the MCP session, so a hook renders on the session's workers. The host ends
+//! when the session does, before the kernel.
 
 use std::io::{BufReader, stdin, stdout};
 use std::num::NonZeroUsize;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use abgen_runtime::manifest::{MANIFEST_FILE_NAME, read_manifest};
-use abgen_runtime::mcp::{Log, McpServer, ServerConfig};
+use abgen_runtime::kernel::SharedKernel;
+use abgen_runtime::manifest::{MANIFEST_FILE_NAME, Manifest, read_manifest};
+use abgen_runtime::mcp::{Log, McpServer, START_ALLOWANCE, ServerConfig};
+use abgen_runtime::warm::{HostLog, ServeLimits, SocketPath, WarmHost};
 
 use super::hook::artifact_root;
 use crate::cli::{McpArgs, Printer};
@@ -40,6 +47,18 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
         ));
         return ExitCode::from(2);
     }
+    let workers = args
+        .workers
+        .or_else(|| std::thread::available_parallelism().ok())
+        .map_or(1, NonZeroUsize::get);
+    let kernel = Arc::new(SharedKernel::for_artifact(
+        root.clone(),
+        manifest.digest.clone(),
+        manifest.limits.render.max_bytes,
+        workers,
+        START_ALLOWANCE,
+    ));
+    let warm_host = start_warm_host(&root, &manifest, &kernel, &args.server, printer);
     let printer = *printer;
     let log: Log = Arc::new(move |line| printer.message(line));
     let server = McpServer::new(
@@ -48,19 +67,58 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
             manifest,
             server: args.server.clone(),
             max_message_bytes: args.max_message_bytes.get(),
-            workers: args
-                .workers
-                .or_else(|| std::thread::available_parallelism().ok())
-                .map_or(1, NonZeroUsize::get),
             heartbeat: abgen_runtime::mcp::HEARTBEAT,
         },
+        kernel,
         log,
     );
-    match server.serve(BufReader::new(stdin()), stdout()) {
+    let served = server.serve(BufReader::new(stdin()), stdout());
+    // The session is over: stop answering hooks (the socket file goes with the server) before
+    // the kernel, and its workers, go.
+    drop(warm_host);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             printer.message(format!("mcp: cannot write to stdout: {error}"));
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Starts the warm host of the artifact at `root`; without one (no socket path, no thread) hooks
+/// take their fallbacks, which is said once on stderr.
+fn start_warm_host(
+    root: &std::path::Path,
+    manifest: &Manifest,
+    kernel: &Arc<SharedKernel>,
+    server: &str,
+    printer: &Printer,
+) -> Option<WarmHost> {
+    let label = format!("mcp {server}");
+    let path = match SocketPath::for_artifact(root, &manifest.digest) {
+        Ok(path) => path,
+        Err(error) => {
+            printer.message(format!(
+                "{label}: warm runtime: hooks will take their fallbacks: {error}"
+            ));
+            return None;
+        }
+    };
+    let log: HostLog = Arc::new(move |line| Printer.message(format!("{label}: {line}")));
+    let source = Arc::clone(kernel) as Arc<dyn abgen_runtime::warm::RenderSource>;
+    match WarmHost::start(
+        path,
+        manifest.digest.clone(),
+        source,
+        ServeLimits::default(),
+        Arc::clone(&log),
+    ) {
+        Ok(host) => Some(host),
+        Err(error) => {
+            log(format!(
+                "warm runtime: hooks will take their fallbacks: {error}"
+            ));
+            None
         }
     }
 }

@@ -1,8 +1,9 @@
 //! How `abgen-host` stops: every way out ends the render workers it started first.
 //!
 //! Entry: [`on_exit_signals`] (installed before any command runs) and [`end_workers`] (after the
-//! command returns). SIGTERM, SIGINT and SIGHUP are taken on a thread of their own, which kills
-//! and reaps every live worker and then ends the process: a hook or a render dies of the signal
+//! command returns). SIGTERM, SIGINT and SIGHUP are taken on a thread of their own, which removes
+//! the warm socket this process owns (if it serves one), kills and reaps every live worker and
+//! then ends the process: a hook or a render dies of the signal
 //! as it would have (a parent sees "killed by SIGTERM"), an MCP server exits with 128 + its
 //! number (130, 143), as stdio servers do. SIGKILL cannot be caught: the workers'
 //! death signal covers it (`abgen_runtime::worker`'s `lifetime` module says who ends what).
@@ -37,6 +38,8 @@ pub fn on_exit_signals(printer: &Printer, on_signal: OnSignal) {
         .name("abgen-exit-signals".into())
         .spawn(move || {
             if let Some(signal) = signals.forever().next() {
+                // An MCP server's hook socket goes first: the process ends without dropping it.
+                abgen_runtime::warm::remove_owned_sockets();
                 // Dying of the signal while the worker list is still locked keeps the command's
                 // thread from reporting the killed worker as a failed render first.
                 worker::end_all_then(|| match on_signal {

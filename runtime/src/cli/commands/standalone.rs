@@ -7,15 +7,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use abgen_runtime::document::{Document, DocumentLimits, RenderEvent, RenderEventKind};
-use abgen_runtime::kernel::{Cancel, Invocation, Kernel, KernelConfig, KernelError};
-use abgen_runtime::manifest::REACT_VERSION;
-use abgen_runtime::worker::{
-    WORKER_PROTOCOL, WorkerConfig, WorkerError, WorkerIdentity, locate_node,
+use abgen_runtime::document::{Document, RenderEvent, RenderEventKind};
+use abgen_runtime::kernel::{
+    ArtifactKernelError, Cancel, Invocation, Kernel, KernelError, artifact_kernel_config,
 };
-
-/// Where `abgen build` puts the bundled render worker in every artifact.
-const WORKER_ENTRY: &str = "runtime/worker.mjs";
 
 /// The artifact a standalone render runs in.
 #[derive(Debug, Clone)]
@@ -30,10 +25,8 @@ pub struct Artifact {
 /// Why nothing was rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum StandaloneError {
-    #[error("the artifact has no render worker at {}", .0.display())]
-    NoWorker(PathBuf),
     #[error(transparent)]
-    Worker(#[from] WorkerError),
+    Artifact(#[from] ArtifactKernelError),
     #[error(transparent)]
     Kernel(#[from] KernelError),
 }
@@ -64,26 +57,12 @@ pub fn render_once(
     invocation: Invocation,
     deadline: Instant,
 ) -> Result<Rendered, StandaloneError> {
-    let entry = artifact.root.join(WORKER_ENTRY);
-    if !entry.is_file() {
-        return Err(StandaloneError::NoWorker(entry));
-    }
-    let node = locate_node()?;
-    let worker = WorkerConfig {
-        node,
-        entry,
-        expected: WorkerIdentity {
-            protocol: WORKER_PROTOCOL,
-            react: REACT_VERSION.to_owned(),
-            artifact: artifact.digest.clone(),
-        },
-        hello_timeout: remaining(deadline),
-    };
-    let limits = DocumentLimits {
-        max_bytes: usize::try_from(artifact.max_bytes).unwrap_or(usize::MAX),
-        ..DocumentLimits::default()
-    };
-    let mut config = KernelConfig::new(worker, limits);
+    let mut config = artifact_kernel_config(
+        &artifact.root,
+        &artifact.digest,
+        artifact.max_bytes,
+        remaining(deadline),
+    )?;
     config.workers = 1;
     config.queue_capacity = 1;
     let kernel = Kernel::start(config);

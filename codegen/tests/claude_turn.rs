@@ -1,0 +1,340 @@
+//! A real host dispatches our hooks, offline: the pinned Claude Code (`claude -p`) runs one whole
+//! non-interactive turn with the built curator installed from its own marketplace in a private
+//! HOME, against a stub model API on 127.0.0.1 that answers with scripted tool calls and records
+//! every request. The turn calls the curator's MCP tool, then writes a reading note; the test
+//! asserts that the tool answered, that the SessionStart and PostToolUse hooks' context reached
+//! the next model request, and — from Claude Code's own debug log — that the PostToolUse and Stop
+//! hooks were answered by the warm runtime of the running MCP server (no stderr line; the Stop
+//! route declares no fallback, so only the warm runtime can answer it).
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+mod support;
+
+use support::{build_curator, repo};
+
+/// The curator's MCP tool as Claude Code names a plugin's tools.
+const SEARCH_TOOL: &str = "mcp__plugin_curator_library__search_books";
+
+/// The stub model API: answers `POST /v1/messages` as a stream, following [`script`].
+struct StubModel {
+    port: u16,
+    requests: Arc<Mutex<Vec<Value>>>,
+    stopping: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StubModel {
+    fn start(note: PathBuf) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stopping = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let requests = Arc::clone(&requests);
+            let stopping = Arc::clone(&stopping);
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    if stopping.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    if let Ok(stream) = stream {
+                        let _ = answer(stream, &requests, &note);
+                    }
+                }
+            })
+        };
+        Self {
+            port,
+            requests,
+            stopping,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for StubModel {
+    fn drop(&mut self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// What the model "says" next: call the curator's search, then write a reading note, then end
+/// the turn; decided by how many tool results the conversation holds.
+fn script(request: &Value, note: &Path) -> Value {
+    let results = request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|message| message["content"].as_array())
+        .flatten()
+        .filter(|block| block["type"] == "tool_result")
+        .count();
+    match results {
+        0 => json!({"type": "tool_use", "id": "toolu_search", "name": SEARCH_TOOL,
+                    "input": {"query": "Le Guin"}}),
+        1 => json!({"type": "tool_use", "id": "toolu_note", "name": "Write",
+                    "input": {"file_path": note, "content": "# A Wizard of Earthsea\n"}}),
+        _ => json!({"type": "text", "text": "Noted."}),
+    }
+}
+
+/// Reads one HTTP request from `stream`, records its JSON body and answers it (then closes).
+fn answer(stream: TcpStream, requests: &Mutex<Vec<Value>>, note: &Path) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let mut length = 0;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let mut stream = stream;
+    if !request_line.starts_with("POST /v1/messages") {
+        return stream.write_all(
+            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        );
+    }
+    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let block = script(&request, note);
+    requests.lock().unwrap().push(request.clone());
+    let (start, delta, stop) = if block["type"] == "text" {
+        (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": block["text"]}),
+            "end_turn",
+        )
+    } else {
+        (
+            json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": block["input"].to_string()}),
+            "tool_use",
+        )
+    };
+    let events = [
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_stub",
+            "type": "message", "role": "assistant", "model": request["model"], "content": [],
+            "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": start}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 3}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ];
+    let mut response = String::from(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+    );
+    for (name, data) in events {
+        response.push_str(&format!("event: {name}\ndata: {data}\n\n"));
+    }
+    stream.write_all(response.as_bytes())
+}
+
+fn claude_cli() -> PathBuf {
+    let path = repo().join("scripts/host-clis/node_modules/.bin/claude");
+    assert!(
+        path.exists(),
+        "the pinned Claude Code CLI is missing: run scripts/host-clis/install (or scripts/setup)"
+    );
+    path
+}
+
+/// `claude` with a private HOME, the stub model, and every optional network use switched off.
+fn claude(home: &Path, runtime: &Path, port: u16) -> Command {
+    let mut command = Command::new(claude_cli());
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
+        .env("ANTHROPIC_API_KEY", "sk-ant-stub");
+    command
+}
+
+/// Runs `command` to its end, killing it after `limit`.
+fn run_bounded(command: &mut Command, limit: Duration) -> std::process::Output {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    match finished.recv_timeout(limit) {
+        Ok(output) => output.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill")
+                .args(["-KILL", &id.to_string()])
+                .status();
+            panic!("claude did not finish within {limit:?}");
+        }
+    }
+}
+
+/// Every text a model request carries (messages and system prompt), as one string.
+fn texts(request: &Value) -> String {
+    let mut out = String::new();
+    let mut stack = vec![request];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => {
+                out.push_str(text);
+                out.push('\n');
+            }
+            Value::Array(items) => stack.extend(items),
+            Value::Object(fields) => stack.extend(fields.values()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The lines of Claude Code's debug log that report how a hook of `event` finished.
+fn hook_reports(debug: &str, event: &str) -> Vec<String> {
+    debug
+        .lines()
+        .filter(|line| line.contains(&format!("\"Hook {event}")) && line.contains("success"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn claude_code_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["claude"]);
+    let home = temp.join("home");
+    let work = temp.join("work");
+    let runtime = temp.join("runtime");
+    for directory in [&home, &work, &runtime] {
+        std::fs::create_dir_all(directory).unwrap();
+    }
+    let note = work.join("notes/earthsea.md");
+    let model = StubModel::start(note.clone());
+
+    for args in [
+        vec!["plugin", "marketplace", "add", artifact.to_str().unwrap()],
+        vec!["plugin", "install", "curator@curator-marketplace"],
+    ] {
+        let output = run_bounded(
+            claude(&home, &runtime, model.port)
+                .args(&args)
+                .current_dir(&home),
+            Duration::from_secs(120),
+        );
+        assert!(output.status.success(), "claude {args:?}: {output:?}");
+    }
+    let output = run_bounded(
+        claude(&home, &runtime, model.port)
+            .args(["-p", "Find my Le Guin books and write a reading note."])
+            .args(["--output-format", "json", "--debug", "hooks"])
+            .args(["--allowedTools", &format!("{SEARCH_TOOL},Write")])
+            .current_dir(&work),
+        Duration::from_secs(180),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "claude -p: {output:?}");
+    let result: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}"));
+    assert_eq!(result["result"], "Noted.", "{result}");
+    assert!(note.is_file(), "the scripted Write did not run");
+
+    let requests = model.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 3, "{requests:#?}");
+    // SessionStart's context is in the very first request.
+    assert!(
+        texts(&requests[0]).contains("The user keeps a library catalog of"),
+        "no SessionStart context in the first request"
+    );
+    // Our MCP tool answered the scripted call: its result is in the next request.
+    let second = texts(&requests[1]);
+    assert!(
+        second.contains(r#""query":"Le Guin""#) && second.contains("A Wizard of Earthsea"),
+        "no search_books result in the second request:\n{second}"
+    );
+    // PostToolUse's context after the note was written is in the request after that.
+    let third = texts(&requests[2]);
+    assert!(
+        third.contains(&format!("You just wrote `{}`", note.display())),
+        "no PostToolUse context in the third request:\n{third}"
+    );
+
+    // Claude Code's debug log has each hook's stdout and, when there is one, its stderr line.
+    let debug_dir = home.join(".claude/debug");
+    let debug: String = std::fs::read_dir(&debug_dir)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "txt"))
+        .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
+        .collect();
+    let after = hook_reports(&debug, "PostToolUse");
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert!(
+        after[0].contains("You just wrote") && !after[0].contains("stderr"),
+        "PostToolUse was not answered by the warm runtime: {}",
+        after[0]
+    );
+    let stop = hook_reports(&debug, "Stop");
+    assert_eq!(stop.len(), 1, "{stop:?}");
+    assert!(
+        stop[0].contains("Curator: ") && !stop[0].contains("stderr"),
+        "Stop (no fallback) was not answered by the warm runtime: {}",
+        stop[0]
+    );
+    // SessionStart runs while Claude Code starts the MCP server: warm or standalone, it answered.
+    let start = hook_reports(&debug, "SessionStart");
+    assert_eq!(start.len(), 1, "{start:?}");
+    assert!(
+        !start[0].contains("stderr") || start[0].contains("rendered standalone"),
+        "{}",
+        start[0]
+    );
+}
