@@ -32,7 +32,8 @@ impl RenderSource for SmallDocument {
             Node::Result {
                 children: vec![Node::Deny {
                     reason: "Shelve the new books first (Stop).".into(),
-                }],
+                }]
+                .into(),
             },
             None,
         );

@@ -15,7 +15,7 @@ use super::error::FlightError;
 use super::pending::Waits;
 use super::rows::{Row, RowReader};
 use super::snapshot::{
-    BoundaryIds, Snapshot, build_snapshot, flatten_boundaries, visible_boundaries,
+    Snapshot, SnapshotCache, build_snapshot, flatten_boundaries, visible_boundaries,
 };
 use crate::document::{
     BoundaryState, Document, DocumentError, DocumentLimits, RenderEvent, RenderEventKind,
@@ -33,7 +33,8 @@ enum Phase {
 pub struct FlightDecoder {
     rows: RowReader,
     chunks: Chunks,
-    ids: BoundaryIds,
+    /// Boundary ids and converted regions, carried from one snapshot to the next.
+    cache: SnapshotCache,
     limits: DocumentLimits,
     route: String,
     phase: Phase,
@@ -52,7 +53,7 @@ impl FlightDecoder {
         Self {
             rows: RowReader::new(limits.max_bytes),
             chunks: Chunks::default(),
-            ids: BoundaryIds::default(),
+            cache: SnapshotCache::default(),
             limits,
             route: if route.is_empty() {
                 String::new()
@@ -143,7 +144,13 @@ impl FlightDecoder {
             self.fail_into(error.to_document_error(), &mut events);
             return events;
         }
-        match build_snapshot(&self.chunks, &mut self.ids, &self.limits, &self.route, true) {
+        match build_snapshot(
+            &self.chunks,
+            &mut self.cache,
+            &self.limits,
+            &self.route,
+            true,
+        ) {
             Err(error) => self.fail_into(error.to_document_error(), &mut events),
             Ok(_) if self.chunks.get(0).is_none() => {
                 let error =
@@ -188,7 +195,7 @@ impl FlightDecoder {
         }
         match build_snapshot(
             &self.chunks,
-            &mut self.ids,
+            &mut self.cache,
             &self.limits,
             &self.route,
             false,
@@ -313,4 +320,119 @@ impl FlightDecoder {
 fn snapshot_document(snapshot: &Snapshot) -> Document {
     Document::new(snapshot.root.clone(), snapshot.value.clone())
         .with_metadata(snapshot.metadata.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn decode(bytes: &[u8], piece: usize, limits: DocumentLimits, reuse: bool) -> Vec<RenderEvent> {
+        let mut decoder = FlightDecoder::new("tool:fixtures/case", limits);
+        if !reuse {
+            decoder.cache = SnapshotCache::without_reuse();
+        }
+        let mut events = Vec::new();
+        for part in bytes.chunks(piece.max(1)) {
+            events.extend(decoder.push(part));
+        }
+        events.extend(decoder.finish());
+        events
+    }
+
+    fn files(directory: &str, extension: Option<&str>) -> Vec<std::path::PathBuf> {
+        let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join(directory);
+        let mut files: Vec<_> = std::fs::read_dir(&directory)
+            .unwrap_or_else(|error| panic!("reading {}: {error}", directory.display()))
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| {
+                extension.is_none_or(|extension| {
+                    path.extension().is_some_and(|found| found == extension)
+                })
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Reusing settled regions is an optimisation only: every recorded stream and every fuzz
+    /// input gives the same events with it as when every snapshot converts everything again,
+    /// also under node limits tight enough to fail part-way (the replayed counts must fail at
+    /// the same place), and whatever the pieces the bytes arrive in.
+    #[test]
+    fn reusing_settled_regions_changes_no_event() {
+        let mut inputs = files("../fixtures/flight", Some("flight"));
+        assert!(
+            inputs.len() >= 40,
+            "fixtures/flight holds the recorded cases"
+        );
+        let corpus = files("../fuzz/corpus/flight_decoder", None);
+        assert!(corpus.len() >= 40, "the fuzz corpus is there");
+        inputs.extend(corpus);
+        let limits = [
+            DocumentLimits::default(),
+            DocumentLimits {
+                max_nodes: 12,
+                ..DocumentLimits::default()
+            },
+            DocumentLimits {
+                max_nodes: 60,
+                max_depth: 9,
+                ..DocumentLimits::default()
+            },
+        ];
+        for input in &inputs {
+            let bytes = std::fs::read(input).expect("the input reads");
+            for limits in limits {
+                for piece in [bytes.len(), 7] {
+                    assert_eq!(
+                        decode(&bytes, piece, limits, true),
+                        decode(&bytes, piece, limits, false),
+                        "{} in pieces of {piece} bytes, limits {limits:?}",
+                        input.display()
+                    );
+                }
+            }
+        }
+    }
+
+    /// The same row met at the same depth inside and outside an `<Agent.Result>` converts
+    /// differently (a result inside a result merges into it), so the two are never confused.
+    #[test]
+    fn a_row_reused_inside_and_outside_a_result_keeps_both_forms() {
+        let stream = concat!(
+            "1:[\"$\",\"agent-result\",null,{\"children\":\"x\"}]\n",
+            "0:[[\"$\",\"agent-result\",null,{\"children\":\"$1\"}],[\"$1\"]]\n",
+        );
+        let events = decode(
+            stream.as_bytes(),
+            stream.len(),
+            DocumentLimits::default(),
+            true,
+        );
+        assert_eq!(
+            events,
+            decode(
+                stream.as_bytes(),
+                stream.len(),
+                DocumentLimits::default(),
+                false
+            )
+        );
+        let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+        else {
+            panic!("the render completes: {events:?}");
+        };
+        let x = || crate::document::Node::Text { text: "x".into() };
+        let result = crate::document::Node::Result {
+            children: vec![x()].into(),
+        };
+        assert_eq!(
+            document.root,
+            crate::document::Node::Result {
+                children: vec![result.clone(), result].into(),
+            }
+        );
+    }
 }

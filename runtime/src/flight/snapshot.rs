@@ -8,14 +8,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Number, Value};
 
 use super::chunks::{Chunk, Chunks};
 use super::error::FlightError;
 use super::values::{Escape, is_element, parse_escape, truncate};
-use crate::document::{BoundaryState, DocumentError, DocumentLimits, Node};
+use crate::document::{
+    BoundaryState, Children, ChildrenBuilder, DocumentError, DocumentLimits, Node,
+};
 
 /// What the content of the root or of one boundary still waits for or failed on.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -24,16 +24,58 @@ pub struct Region {
     pub error: Option<DocumentError>,
 }
 
-/// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
-#[derive(Debug, Default)]
-pub struct BoundaryIds {
-    by_place: HashMap<(u32, String), String>,
+/// What one snapshot leaves to the next: boundary ids and the regions already converted.
+#[derive(Debug)]
+pub struct SnapshotCache {
+    /// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
+    ids: HashMap<(u32, String), String>,
+    /// Lists and elements whose conversion no longer depends on rows to come, by their place.
+    settled: HashMap<Place, Settled>,
+    /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
+    reuse: bool,
 }
 
-impl BoundaryIds {
+impl Default for SnapshotCache {
+    fn default() -> Self {
+        Self {
+            ids: HashMap::new(),
+            settled: HashMap::new(),
+            reuse: true,
+        }
+    }
+}
+
+/// Where a model sits in the stream, and what else its conversion depends on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Place {
+    chunk: u32,
+    path: Box<str>,
+    depth: usize,
+    /// Inside an `<Agent.Result>`, which merges the results it holds.
+    in_result: bool,
+}
+
+/// A converted list or element: its nodes (shared with every snapshot that holds them) and how
+/// many nodes and values its conversion counted against the limits.
+#[derive(Debug)]
+struct Settled {
+    children: Children,
+    counted: usize,
+}
+
+impl SnapshotCache {
+    /// A cache that converts every region again for every snapshot, as the decoder once did.
+    #[cfg(test)]
+    pub fn without_reuse() -> Self {
+        Self {
+            reuse: false,
+            ..Self::default()
+        }
+    }
+
     fn id_for(&mut self, chunk: u32, path: &str) -> String {
-        let next = self.by_place.len() + 1;
-        self.by_place
+        let next = self.ids.len() + 1;
+        self.ids
             .entry((chunk, path.to_owned()))
             .or_insert_with(|| format!("b{next}"))
             .clone()
@@ -61,14 +103,14 @@ pub struct Snapshot {
 /// Builds the snapshot of `chunks`. With `closed`, missing chunks count as failed (the stream ended).
 pub fn build_snapshot(
     chunks: &Chunks,
-    ids: &mut BoundaryIds,
+    cache: &mut SnapshotCache,
     limits: &DocumentLimits,
     route: &str,
     closed: bool,
 ) -> Result<Snapshot, FlightError> {
     let mut builder = SnapshotBuilder {
         chunks,
-        ids,
+        cache,
         limits,
         route,
         closed,
@@ -82,17 +124,16 @@ pub fn build_snapshot(
         value: None,
         metadata: None,
         results: 0,
+        result_props: 0,
     };
-    let mut top = Vec::new();
+    let mut top = ChildrenBuilder::default();
     if builder.chunk(0).is_some() {
         builder.children_of_chunk(0, 0, &mut top)?;
     }
-    let root = match <[Node; 1]>::try_from(top) {
-        Ok([root @ Node::Result { .. }]) => root,
-        Ok([other]) => Node::Result {
-            children: vec![other],
-        },
-        Err(children) => Node::Result { children },
+    let top = top.finish();
+    let root = match top.first() {
+        Some(root @ Node::Result { .. }) if top.len() == 1 => root.clone(),
+        _ => Node::Result { children: top },
     };
     Ok(Snapshot {
         root,
@@ -107,7 +148,7 @@ pub fn build_snapshot(
 /// The walk over chunks that builds one snapshot.
 pub struct SnapshotBuilder<'a> {
     chunks: &'a Chunks,
-    ids: &'a mut BoundaryIds,
+    cache: &'a mut SnapshotCache,
     limits: &'a DocumentLimits,
     route: &'a str,
     closed: bool,
@@ -124,6 +165,9 @@ pub struct SnapshotBuilder<'a> {
     metadata: Option<Map<String, Value>>,
     /// How many `<Agent.Result>` elements enclose the element being built.
     results: usize,
+    /// How many `<Agent.Result>` elements with a `value` or `metadata` were met: those set the
+    /// snapshot's own value and metadata, so a region holding one is never reused.
+    result_props: usize,
 }
 
 impl<'a> SnapshotBuilder<'a> {
@@ -160,12 +204,7 @@ impl<'a> SnapshotBuilder<'a> {
     /// Counts one node or value against the limits.
     pub fn count_node(&mut self, depth: usize) -> Result<(), FlightError> {
         self.nodes += 1;
-        if self.nodes > self.limits.max_nodes {
-            return Err(FlightError::LimitExceeded(format!(
-                "the document has more than {} nodes and values",
-                self.limits.max_nodes
-            )));
-        }
+        self.check_node_count()?;
         if depth > self.limits.max_depth {
             return Err(FlightError::LimitExceeded(format!(
                 "the document nests deeper than {} levels",
@@ -175,11 +214,21 @@ impl<'a> SnapshotBuilder<'a> {
         Ok(())
     }
 
+    fn check_node_count(&self) -> Result<(), FlightError> {
+        if self.nodes > self.limits.max_nodes {
+            return Err(FlightError::LimitExceeded(format!(
+                "the document has more than {} nodes and values",
+                self.limits.max_nodes
+            )));
+        }
+        Ok(())
+    }
+
     fn children_of_chunk(
         &mut self,
         id: u32,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         match self.chunk(id) {
             None => {}
@@ -202,7 +251,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         self.count_node(depth)?;
         match model {
@@ -227,20 +276,70 @@ impl<'a> SnapshotBuilder<'a> {
                     truncate(text)
                 ))),
             },
-            Value::Array(items) if is_element(items) => {
-                self.element(items, chunk, path, depth, out)
-            }
-            Value::Array(items) => {
-                for (index, item) in items.iter().enumerate() {
-                    self.children(item, chunk, &format!("{path}/{index}"), depth + 1, out)?;
-                }
-                Ok(())
-            }
+            Value::Array(items) => self.settled_or_built(items, chunk, path, depth, out),
             Value::Object(_) => Err(FlightError::Unsupported(
                 "an object is not a valid document child; wrap data in <Agent.Json value={…}>"
                     .into(),
             )),
         }
+    }
+
+    /// Appends the nodes of a list or element: shared from an earlier snapshot when its conversion
+    /// had settled, else converted here, and kept for later snapshots once it has settled.
+    ///
+    /// Settled means the conversion met no missing row (so no row to come can change it), set no
+    /// region error and no result value or metadata (effects outside its own nodes). Its nodes
+    /// are then a function of immutable chunks and of its place, so reusing them is exact; the
+    /// node count is replayed so the limits fail at the same size.
+    fn settled_or_built(
+        &mut self,
+        items: &'a [Value],
+        chunk: u32,
+        path: &str,
+        depth: usize,
+        out: &mut ChildrenBuilder,
+    ) -> Result<(), FlightError> {
+        let place = Place {
+            chunk,
+            path: path.into(),
+            depth,
+            in_result: self.results > 0,
+        };
+        if let Some(settled) = self.cache.settled.get(&place).filter(|_| self.cache.reuse) {
+            out.append(&settled.children);
+            let counted = settled.counted;
+            self.nodes += counted;
+            return self.check_node_count();
+        }
+        let (waits, nodes, result_props) = (self.waits.len(), self.nodes, self.result_props);
+        let mut built = ChildrenBuilder::default();
+        if is_element(items) {
+            self.element(items, chunk, path, depth, &mut built)?;
+        } else {
+            for (index, item) in items.iter().enumerate() {
+                self.children(
+                    item,
+                    chunk,
+                    &format!("{path}/{index}"),
+                    depth + 1,
+                    &mut built,
+                )?;
+            }
+        }
+        let children = built.finish();
+        out.append(&children);
+        let settled = self.cache.reuse
+            && !self.closed
+            && self.waits.len() == waits
+            && self.region.error.is_none()
+            && self.result_props == result_props;
+        if settled {
+            let counted = self.nodes - nodes;
+            self.cache
+                .settled
+                .insert(place, Settled { children, counted });
+        }
+        Ok(())
     }
 
     fn element(
@@ -249,7 +348,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         let [_, element_type, _key, props] = items else {
             return Err(if items.len() == 7 {
@@ -315,7 +414,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         match props.get("children") {
             Some(children) => {
@@ -331,21 +430,24 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
-        let id = self.ids.id_for(chunk, path);
+        let id = self.cache.id_for(chunk, path);
         let outer = std::mem::take(&mut self.region);
         self.regions += 1;
         let outer_index = std::mem::replace(&mut self.region_index, self.regions);
-        let mut content = Vec::new();
+        let mut content = ChildrenBuilder::default();
         let built = self.prop_children(props, chunk, path, depth, &mut content);
         let inner = std::mem::replace(&mut self.region, outer);
         self.region_index = outer_index;
         built?;
         let (state, children) = if let Some(error) = inner.error {
-            (BoundaryState::Error, vec![Node::error(&error)])
+            (
+                BoundaryState::Error,
+                Children::from(vec![Node::error(&error)]),
+            )
         } else if inner.pending {
-            let mut fallback = Vec::new();
+            let mut fallback = ChildrenBuilder::default();
             if let Some(model) = props.get("fallback") {
                 self.children(
                     model,
@@ -355,9 +457,9 @@ impl<'a> SnapshotBuilder<'a> {
                     &mut fallback,
                 )?;
             }
-            (BoundaryState::Pending, fallback)
+            (BoundaryState::Pending, fallback.finish())
         } else {
-            (BoundaryState::Resolved, content)
+            (BoundaryState::Resolved, content.finish())
         };
         self.push(
             Node::Boundary {
@@ -377,25 +479,29 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         let node = match tag {
             "agent-result" => {
+                if props.contains_key("value") || props.contains_key("metadata") {
+                    self.result_props += 1;
+                }
                 if self.value.is_none()
                     && let Some(value) = props.get("value")
                 {
                     self.value = self.value(value, depth + 1)?;
                 }
                 self.merge_metadata(props, depth)?;
-                let mut children = Vec::new();
+                let mut children = ChildrenBuilder::default();
                 self.results += 1;
                 let built = self.prop_children(props, chunk, path, depth, &mut children);
                 self.results -= 1;
                 built?;
+                let children = children.finish();
                 // Seed 002: a result inside a result (a layout's container around the route's
                 // own) is merged into it, so the document has one result, the root.
                 if self.results > 0 {
-                    out.extend(children);
+                    out.append(&children);
                     return Ok(());
                 }
                 Node::Result { children }
@@ -586,7 +692,7 @@ impl<'a> SnapshotBuilder<'a> {
             && let Some(Escape::Chunk { id, path: None }) = parse_escape(text)
             && let Some(Chunk::Bytes(bytes)) = self.chunks.get(id)
         {
-            return Ok(BASE64.encode(bytes));
+            return Ok(bytes.clone());
         }
         self.string_prop(tag, props, "data", depth)?
             .ok_or_else(|| missing(tag, "data"))
@@ -596,7 +702,7 @@ impl<'a> SnapshotBuilder<'a> {
         &mut self,
         text: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         if text.is_empty() {
             return Ok(());
@@ -610,7 +716,12 @@ impl<'a> SnapshotBuilder<'a> {
         )
     }
 
-    fn push(&mut self, node: Node, depth: usize, out: &mut Vec<Node>) -> Result<(), FlightError> {
+    fn push(
+        &mut self,
+        node: Node,
+        depth: usize,
+        out: &mut ChildrenBuilder,
+    ) -> Result<(), FlightError> {
         self.count_node(depth)?;
         out.push(node);
         Ok(())
@@ -631,22 +742,15 @@ fn not_text(tag: &str) -> FlightError {
 /// ones replaced by their error node. A still-pending boundary cannot reach here (see `closed`).
 pub fn flatten_boundaries(node: Node) -> Node {
     match node {
-        Node::Result { children } => Node::Result {
-            children: flatten_children(children),
-        },
+        Node::Result { children } => {
+            let mut flat = ChildrenBuilder::default();
+            children.flatten_into(&mut flat);
+            Node::Result {
+                children: flat.finish(),
+            }
+        }
         other => other,
     }
-}
-
-fn flatten_children(children: Vec<Node>) -> Vec<Node> {
-    let mut flat = Vec::with_capacity(children.len());
-    for child in children {
-        match child {
-            Node::Boundary { children, .. } => flat.extend(flatten_children(children)),
-            other => flat.push(flatten_boundaries(other)),
-        }
-    }
-    flat
 }
 
 /// The boundaries visible in `node`, in document order, with their state and error.
@@ -655,9 +759,9 @@ pub fn visible_boundaries(
     out: &mut Vec<(String, BoundaryState, Option<DocumentError>)>,
 ) {
     match node {
-        Node::Result { children } => children
-            .iter()
-            .for_each(|child| visible_boundaries(child, out)),
+        Node::Result { children } if children.holds_boundary() => {
+            children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
+        }
         Node::Boundary {
             id,
             state,
@@ -674,9 +778,9 @@ pub fn visible_boundaries(
                 *state,
                 error.filter(|_| *state == BoundaryState::Error),
             ));
-            children
-                .iter()
-                .for_each(|child| visible_boundaries(child, out));
+            if children.holds_boundary() {
+                children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
+            }
         }
         _ => {}
     }
