@@ -92,7 +92,7 @@ impl Children {
 
     /// Calls `visit` with each node of the list, in order, skipping the shared parts that hold
     /// no boundary (a walk that looks for boundaries need not read what cannot hold one).
-    pub(crate) fn for_each_near_boundaries(&self, visit: &mut impl FnMut(&Node)) {
+    pub(crate) fn for_each_near_boundaries<'s>(&'s self, visit: &mut impl FnMut(&'s Node)) {
         for part in self.parts.iter() {
             match part {
                 Part::Node(node) => visit(node),

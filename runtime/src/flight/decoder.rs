@@ -222,16 +222,17 @@ impl FlightDecoder {
         let mut visible = Vec::new();
         visible_boundaries(&snapshot.root, &mut visible);
         for (id, state, error) in visible {
-            let before = self.boundaries.insert(id.clone(), state);
+            let before = self.boundaries.get(id).copied();
             if before == Some(state) {
                 continue;
             }
+            self.boundaries.insert(id.to_owned(), state);
             match (state, error) {
                 (BoundaryState::Resolved, _) if before == Some(BoundaryState::Pending) => {
                     let document = snapshot_document(snapshot);
                     self.emit(
                         RenderEventKind::Replace {
-                            boundary_id: id,
+                            boundary_id: id.to_owned(),
                             document,
                         },
                         events,
@@ -240,7 +241,7 @@ impl FlightDecoder {
                 (BoundaryState::Error, Some(error)) => {
                     self.emit(
                         RenderEventKind::Error {
-                            boundary_id: Some(id),
+                            boundary_id: Some(id.to_owned()),
                             error,
                         },
                         events,
@@ -265,11 +266,11 @@ impl FlightDecoder {
             events,
         );
         for (id, state, error) in visible {
-            self.boundaries.insert(id.clone(), state);
+            self.boundaries.insert(id.to_owned(), state);
             if let (BoundaryState::Error, Some(error)) = (state, error) {
                 self.emit(
                     RenderEventKind::Error {
-                        boundary_id: Some(id),
+                        boundary_id: Some(id.to_owned()),
                         error,
                     },
                     events,
@@ -434,5 +435,110 @@ mod tests {
                 children: vec![result.clone(), result].into(),
             }
         );
+    }
+
+    /// A stream shaped to exercise reuse where the recorded ones do not: a list of boundaries
+    /// long enough to be converted in blocks, content arriving out of order, boundaries nested in
+    /// content, a path reference to a row still to come, and a failed row.
+    fn out_of_order_stream(boundaries: u32) -> Vec<u8> {
+        let suspense = |id: u32, fallback: &str, content: &str| {
+            format!(
+                r#"["$","$1","{id}",{{"fallback":["$","agent-progress",null,{{"message":"{fallback}"}}],"children":"{content}"}}]"#
+            )
+        };
+        let content_row = |index: u32| 0x100 + index;
+        let list: Vec<String> = (0..boundaries)
+            .map(|index| {
+                suspense(
+                    index,
+                    &format!("wait {index}"),
+                    &format!("$L{:x}", content_row(index)),
+                )
+            })
+            .collect();
+        let mut rows = vec![
+            r#"1:"$Sreact.suspense""#.to_owned(),
+            format!(
+                r#"0:["$","agent-result",null,{{"children":[["$","agent-text",null,{{"children":"top"}}],[{}]]}}]"#,
+                list.join(",")
+            ),
+        ];
+        // A deterministic shuffle of the content rows.
+        let mut order: Vec<u32> = (0..boundaries).collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for index in (1..order.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            order.swap(index, (state % (index as u64 + 1)) as usize);
+        }
+        for index in order {
+            let id = content_row(index);
+            let row = match index % 5 {
+                // Content holding a boundary of its own, whose content comes later.
+                0 => format!(
+                    r#"{id:x}:[["$","agent-text",null,{{"children":"section {index}"}}],{}]"#,
+                    suspense(1000 + index, "inner", &format!("$L{:x}", 0x800 + index))
+                ),
+                // Content reaching into a row still to come by path.
+                1 => format!(r#"{id:x}:"${:x}:props:children""#, 0x800 + index),
+                2 if index % 3 == 0 => format!(r#"{id:x}:E{{"digest":"section {index} failed"}}"#),
+                _ => format!(
+                    r#"{id:x}:["$","agent-json",null,{{"value":{{"section":{index},"items":[1,2,3]}}}}]"#
+                ),
+            };
+            rows.push(row);
+            if index % 5 == 0 || index % 5 == 1 {
+                rows.push(format!(
+                    r#"{:x}:["$","agent-markdown",null,{{"children":"late {index}"}}]"#,
+                    0x800 + index
+                ));
+            }
+        }
+        let mut stream = rows.join("\n");
+        stream.push('\n');
+        stream.into_bytes()
+    }
+
+    #[test]
+    fn reuse_across_blocks_nesting_and_out_of_order_rows_changes_no_event() {
+        for boundaries in [3, 40, 100] {
+            let bytes = out_of_order_stream(boundaries);
+            let limits = DocumentLimits::default();
+            let events = decode(&bytes, bytes.len(), limits, true);
+            assert!(
+                events
+                    .iter()
+                    .filter(|event| matches!(event.kind, RenderEventKind::Replace { .. }))
+                    .count()
+                    >= boundaries as usize / 2,
+                "boundaries resolve one by one: {}",
+                events.len()
+            );
+            assert!(events.last().is_some_and(RenderEvent::is_complete));
+            for piece in [bytes.len(), 13] {
+                assert_eq!(
+                    events,
+                    decode(&bytes, piece, limits, false),
+                    "{boundaries} boundaries, pieces of {piece}"
+                );
+                assert_eq!(
+                    events,
+                    decode(&bytes, piece, limits, true),
+                    "{boundaries} boundaries, pieces of {piece}"
+                );
+            }
+            for max_nodes in [50, 400] {
+                let limits = DocumentLimits {
+                    max_nodes,
+                    ..limits
+                };
+                assert_eq!(
+                    decode(&bytes, 29, limits, true),
+                    decode(&bytes, 29, limits, false),
+                    "max_nodes {max_nodes}"
+                );
+            }
+        }
     }
 }

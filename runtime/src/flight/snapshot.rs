@@ -29,8 +29,8 @@ pub struct Region {
 pub struct SnapshotCache {
     /// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
     ids: HashMap<(u32, String), String>,
-    /// Lists and elements whose conversion no longer depends on rows to come, by their place.
-    settled: HashMap<Place, Settled>,
+    /// Converted lists, list blocks and elements, by their place.
+    converted: HashMap<Place, Converted>,
     /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
     reuse: bool,
 }
@@ -39,7 +39,7 @@ impl Default for SnapshotCache {
     fn default() -> Self {
         Self {
             ids: HashMap::new(),
-            settled: HashMap::new(),
+            converted: HashMap::new(),
             reuse: true,
         }
     }
@@ -55,12 +55,55 @@ struct Place {
     in_result: bool,
 }
 
-/// A converted list or element: its nodes (shared with every snapshot that holds them) and how
-/// many nodes and values its conversion counted against the limits.
+/// Lists longer than this are converted, and kept, in blocks of at least this many items.
+const BLOCK_ITEMS: usize = 32;
+
+/// What [`SnapshotBuilder::converted_or_built`] converts.
+#[derive(Clone, Copy)]
+enum Convert<'a> {
+    /// An element tuple.
+    Element(&'a [Value]),
+    /// `items`, the items of the list `all` from index `start` on.
+    Items {
+        start: usize,
+        items: &'a [Value],
+        all: &'a [Value],
+    },
+}
+
+impl Convert<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Convert::Element(_) => 1,
+            Convert::Items { all, .. } => all.len(),
+        }
+    }
+}
+
+/// A converted list, block or element: its nodes (shared with every snapshot that holds them)
+/// and what its conversion did besides, to replay when it is reused.
 #[derive(Debug)]
-struct Settled {
+struct Converted {
     children: Children,
+    /// Nodes and values counted against the limits.
     counted: usize,
+    /// The rows found missing, sorted; empty once settled.
+    missing_rows: Box<[u32]>,
+    /// The waits it recorded, in order.
+    waits: Box<[(u32, WaitingRegion)]>,
+    /// How many boundary regions it met.
+    regions: usize,
+    /// The missing rows it reached through a path reference.
+    by_path: Box<[u32]>,
+}
+
+/// Which region a replayed wait belongs to.
+#[derive(Debug, Clone, Copy)]
+enum WaitingRegion {
+    /// The region the conversion sat in.
+    Enclosing,
+    /// The `n`th boundary region met inside it (from 1).
+    Held(usize),
 }
 
 impl SnapshotCache {
@@ -117,6 +160,7 @@ pub fn build_snapshot(
         region: Region::default(),
         wanted: BTreeSet::new(),
         wanted_by_path: BTreeSet::new(),
+        by_path_log: Vec::new(),
         waits: Vec::new(),
         regions: 0,
         region_index: 0,
@@ -155,6 +199,8 @@ pub struct SnapshotBuilder<'a> {
     region: Region,
     wanted: BTreeSet<u32>,
     wanted_by_path: BTreeSet<u32>,
+    /// Every row marked in `wanted_by_path`, in order, so a conversion can tell which were its own.
+    by_path_log: Vec<u32>,
     waits: Vec<(u32, usize)>,
     /// Regions met so far (the root is 0).
     regions: usize,
@@ -193,6 +239,7 @@ impl<'a> SnapshotBuilder<'a> {
     pub fn wanted_by_path(&mut self, id: u32) {
         if self.wanted.contains(&id) {
             self.wanted_by_path.insert(id);
+            self.by_path_log.push(id);
         }
     }
 
@@ -276,7 +323,17 @@ impl<'a> SnapshotBuilder<'a> {
                     truncate(text)
                 ))),
             },
-            Value::Array(items) => self.settled_or_built(items, chunk, path, depth, out),
+            Value::Array(items) if is_element(items) => {
+                self.converted_or_built(Convert::Element(items), chunk, path, depth, out)
+            }
+            Value::Array(items) => {
+                let what = Convert::Items {
+                    start: 0,
+                    items,
+                    all: items,
+                };
+                self.converted_or_built(what, chunk, path, depth, out)
+            }
             Value::Object(_) => Err(FlightError::Unsupported(
                 "an object is not a valid document child; wrap data in <Agent.Json value={…}>"
                     .into(),
@@ -284,16 +341,19 @@ impl<'a> SnapshotBuilder<'a> {
         }
     }
 
-    /// Appends the nodes of a list or element: shared from an earlier snapshot when its conversion
-    /// had settled, else converted here, and kept for later snapshots once it has settled.
+    /// Appends the nodes of a list or element: reused from an earlier snapshot when that
+    /// conversion is still valid, else converted here and kept for later snapshots.
     ///
-    /// Settled means the conversion met no missing row (so no row to come can change it), set no
-    /// region error and no result value or metadata (effects outside its own nodes). Its nodes
-    /// are then a function of immutable chunks and of its place, so reusing them is exact; the
-    /// node count is replayed so the limits fail at the same size.
-    fn settled_or_built(
+    /// A conversion reads immutable chunks, and probes rows that had not arrived; it stays valid
+    /// while every row it found missing is still missing (a settled one found none). It is kept
+    /// unless it set a region error or a result value or metadata (effects beyond its own nodes
+    /// and waits). Reusing it replays what the walk would have done: its node count (so the
+    /// limits fail at the same size), its waits (in the enclosing region or in the boundaries it
+    /// holds, renumbered after the regions met so far), and the rows it reached by path. Once
+    /// the stream has closed, missing rows are failures, so only settled conversions are reused.
+    fn converted_or_built(
         &mut self,
-        items: &'a [Value],
+        what: Convert<'a>,
         chunk: u32,
         path: &str,
         depth: usize,
@@ -301,43 +361,115 @@ impl<'a> SnapshotBuilder<'a> {
     ) -> Result<(), FlightError> {
         let place = Place {
             chunk,
-            path: path.into(),
+            path: match what {
+                Convert::Items { start, items, .. } if items.len() < what.len() || start > 0 => {
+                    format!("{path}/{start}..{}", start + items.len()).into()
+                }
+                _ => path.into(),
+            },
             depth,
             in_result: self.results > 0,
         };
-        if let Some(settled) = self.cache.settled.get(&place).filter(|_| self.cache.reuse) {
-            out.append(&settled.children);
-            let counted = settled.counted;
-            self.nodes += counted;
+        if self.cache.reuse
+            && let Some(converted) = self.cache.converted.get(&place)
+            && (converted.missing_rows.is_empty()
+                || (!self.closed
+                    && converted
+                        .missing_rows
+                        .iter()
+                        .all(|&id| self.chunks.get(id).is_none())))
+        {
+            for &(id, region) in converted.waits.iter() {
+                let index = match region {
+                    WaitingRegion::Enclosing => {
+                        self.region.pending = true;
+                        self.region_index
+                    }
+                    WaitingRegion::Held(offset) => self.regions + offset,
+                };
+                self.waits.push((id, index));
+                self.wanted.insert(id);
+            }
+            self.regions += converted.regions;
+            for &id in converted.by_path.iter() {
+                self.wanted_by_path.insert(id);
+                self.by_path_log.push(id);
+            }
+            out.append(&converted.children);
+            self.nodes += converted.counted;
             return self.check_node_count();
         }
-        let (waits, nodes, result_props) = (self.waits.len(), self.nodes, self.result_props);
+        let before = (
+            self.waits.len(),
+            self.regions,
+            self.nodes,
+            self.result_props,
+            self.by_path_log.len(),
+        );
         let mut built = ChildrenBuilder::default();
-        if is_element(items) {
-            self.element(items, chunk, path, depth, &mut built)?;
-        } else {
-            for (index, item) in items.iter().enumerate() {
-                self.children(
-                    item,
-                    chunk,
-                    &format!("{path}/{index}"),
-                    depth + 1,
-                    &mut built,
-                )?;
+        match what {
+            Convert::Element(items) => self.element(items, chunk, path, depth, &mut built)?,
+            Convert::Items { start, items, all }
+                if all.len() > BLOCK_ITEMS && items.len() == all.len() =>
+            {
+                // A long list is converted in blocks, each kept on its own, so a snapshot
+                // after one item changed walks that item's block and reuses the others.
+                let block = BLOCK_ITEMS.max(all.len().isqrt());
+                for first in (0..all.len()).step_by(block) {
+                    let items = &all[first..all.len().min(first + block)];
+                    let what = Convert::Items {
+                        start: first,
+                        items,
+                        all,
+                    };
+                    self.converted_or_built(what, chunk, path, depth, &mut built)?;
+                }
+                debug_assert_eq!(start, 0);
+            }
+            Convert::Items { start, items, .. } => {
+                for (offset, item) in items.iter().enumerate() {
+                    let index = start + offset;
+                    self.children(
+                        item,
+                        chunk,
+                        &format!("{path}/{index}"),
+                        depth + 1,
+                        &mut built,
+                    )?;
+                }
             }
         }
         let children = built.finish();
         out.append(&children);
-        let settled = self.cache.reuse
+        let (waits, regions, nodes, result_props, by_path) = before;
+        let keep = self.cache.reuse
             && !self.closed
-            && self.waits.len() == waits
             && self.region.error.is_none()
             && self.result_props == result_props;
-        if settled {
-            let counted = self.nodes - nodes;
-            self.cache
-                .settled
-                .insert(place, Settled { children, counted });
+        if keep {
+            let waits: Vec<(u32, WaitingRegion)> = self.waits[waits..]
+                .iter()
+                .map(|&(id, index)| {
+                    let region = if index == self.region_index {
+                        WaitingRegion::Enclosing
+                    } else {
+                        WaitingRegion::Held(index - regions)
+                    };
+                    (id, region)
+                })
+                .collect();
+            let mut missing_rows: Vec<u32> = waits.iter().map(|&(id, _)| id).collect();
+            missing_rows.sort_unstable();
+            missing_rows.dedup();
+            let converted = Converted {
+                children,
+                counted: self.nodes - nodes,
+                missing_rows: missing_rows.into(),
+                waits: waits.into(),
+                regions: self.regions - regions,
+                by_path: self.by_path_log[by_path..].into(),
+            };
+            self.cache.converted.insert(place, converted);
         }
         Ok(())
     }
@@ -753,10 +885,11 @@ pub fn flatten_boundaries(node: Node) -> Node {
     }
 }
 
-/// The boundaries visible in `node`, in document order, with their state and error.
-pub fn visible_boundaries(
-    node: &Node,
-    out: &mut Vec<(String, BoundaryState, Option<DocumentError>)>,
+/// The boundaries visible in `node`, in document order, with their state and, for a failed one,
+/// its error. Borrowed: a snapshot after the first holds mostly boundaries that did not change.
+pub fn visible_boundaries<'n>(
+    node: &'n Node,
+    out: &mut Vec<(&'n str, BoundaryState, Option<DocumentError>)>,
 ) {
     match node {
         Node::Result { children } if children.holds_boundary() => {
@@ -767,17 +900,17 @@ pub fn visible_boundaries(
             state,
             children,
         } => {
-            let error = children.iter().find_map(|child| match child {
-                Node::Error { code, message } => {
-                    Some(DocumentError::new(code.clone(), message.clone()))
-                }
-                _ => None,
-            });
-            out.push((
-                id.clone(),
-                *state,
-                error.filter(|_| *state == BoundaryState::Error),
-            ));
+            let error = (*state == BoundaryState::Error)
+                .then(|| {
+                    children.iter().find_map(|child| match child {
+                        Node::Error { code, message } => {
+                            Some(DocumentError::new(code.clone(), message.clone()))
+                        }
+                        _ => None,
+                    })
+                })
+                .flatten();
+            out.push((id, *state, error));
             if children.holds_boundary() {
                 children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
             }
