@@ -97,8 +97,10 @@ function loader() {
     script.runInThisContext()(module.exports, createRequire(filename), module, filename, dirname(filename), import.meta.url);
     if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
       // After start-up, so the functions compiled while starting are in the cache, and never
-      // in the way of the hello the host is waiting for.
+      // in the way of the hello the host is waiting for; again at a clean exit, when the
+      // functions the renders compiled are in it too.
       setTimeout(() => writeCodeCache(script, cacheFile), 0).unref();
+      process.once('exit', () => writeCodeCache(script, cacheFile));
     }
   }
 
