@@ -8,16 +8,18 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const request = JSON.parse(process.argv[process.argv.length - 1]);
 const requireFromToolchain = createRequire(join(request.nodePaths[0], 'abgen-toolchain.cjs'));
 const esbuild = requireFromToolchain('esbuild');
 
-// React's CJS server build calls require() for Node built-ins, which ESM output lacks.
-const banner = "import { createRequire as __abgenCreateRequire } from 'node:module'; const require = __abgenCreateRequire(import.meta.url);";
+// The worker is built as CommonJS wrapped for V8's code cache when it can be, else as an ES
+// module (the shared rules live with the runtime package, in scripts/code-cache.mjs).
+const { buildWorker } = await import(pathToFileURL(requireFromToolchain.resolve('@agent-bundle/runtime/code-cache')).href);
 
 try {
-  const result = await esbuild.build({
+  const { result, text } = await buildWorker(esbuild, {
     stdin: {
       contents: request.entry,
       resolveDir: request.absWorkingDir,
@@ -27,14 +29,11 @@ try {
     absWorkingDir: request.absWorkingDir,
     nodePaths: request.nodePaths,
     bundle: true,
-    write: false,
     platform: 'node',
-    format: 'esm',
     target: 'node20',
     conditions: ['react-server'],
     jsx: 'automatic',
     define: { 'process.env.NODE_ENV': '"production"' },
-    banner: { js: banner },
     legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
@@ -46,7 +45,7 @@ try {
       location: { file, line: 1 },
     })) };
   }
-  process.stdout.write(result.outputFiles[0].contents);
+  process.stdout.write(text);
 } catch (error) {
   for (const message of error.errors ?? [{ text: String(error) }]) {
     const where = message.location ? `${message.location.file}:${message.location.line}: ` : '';

@@ -47,7 +47,12 @@ fn recorded_renders() {
 
 fn result(children: Vec<Node>, value: Option<Value>) -> Value {
     call_tool_result(
-        &Document::new(Node::Result { children }, value),
+        &Document::new(
+            Node::Result {
+                children: children.into(),
+            },
+            value,
+        ),
         &everything(),
     )
     .unwrap()
@@ -141,7 +146,8 @@ fn rich_content_needs_a_client_that_takes_it_or_a_fallback() {
                     data: "UklG".into(),
                     mime_type: "audio/wav".into(),
                 },
-            ],
+            ]
+            .into(),
         },
         None,
     );
@@ -177,7 +183,12 @@ fn rich_content_needs_a_client_that_takes_it_or_a_fallback() {
 
 #[test]
 fn meta_comes_from_document_metadata_and_hook_nodes_are_refused() {
-    let mut document = Document::new(Node::Result { children: vec![] }, None);
+    let mut document = Document::new(
+        Node::Result {
+            children: vec![].into(),
+        },
+        None,
+    );
     let mut metadata = Map::new();
     metadata.insert(
         "ui".into(),
@@ -193,7 +204,8 @@ fn meta_comes_from_document_metadata_and_hook_nodes_are_refused() {
         Node::Result {
             children: vec![Node::Deny {
                 reason: "no".into(),
-            }],
+            }]
+            .into(),
         },
         None,
     );
@@ -219,7 +231,12 @@ fn progress_needs_a_token_increases_strictly_and_stops_at_complete() {
     let complete = RenderEvent {
         sequence: 5,
         kind: RenderEventKind::Complete {
-            document: Document::new(Node::Result { children: vec![] }, None),
+            document: Document::new(
+                Node::Result {
+                    children: vec![].into(),
+                },
+                None,
+            ),
         },
     };
     let events = vec![

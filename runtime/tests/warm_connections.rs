@@ -28,7 +28,7 @@ impl RenderSource for Small {
     ) {
         let document = Document::new(
             Node::Result {
-                children: vec![Node::Context { text: "ok".into() }],
+                children: vec![Node::Context { text: "ok".into() }].into(),
             },
             None,
         );

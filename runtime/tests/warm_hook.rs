@@ -83,7 +83,8 @@ impl RenderSource for Source {
             Node::Result {
                 children: vec![Node::Deny {
                     reason: format!("Shelve the new books first ({host})."),
-                }],
+                }]
+                .into(),
             },
             None,
         );

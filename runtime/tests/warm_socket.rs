@@ -39,7 +39,8 @@ impl RenderSource for Source {
             Node::Result {
                 children: vec![Node::Context {
                     text: format!("rendered {}", request.route),
-                }],
+                }]
+                .into(),
             },
             None,
         );
@@ -103,6 +104,7 @@ fn a_request_gets_the_render_events_up_to_complete() {
             children: vec![Node::Context {
                 text: "rendered event:tool/after".into()
             }]
+            .into()
         }
     );
     // The socket is short, private, and named by root and digest.
@@ -302,7 +304,12 @@ fn requests_refusals_and_events_match_the_schema() {
     let event = RenderEvent {
         sequence: 0,
         kind: RenderEventKind::Complete {
-            document: Document::new(Node::Result { children: vec![] }, None),
+            document: Document::new(
+                Node::Result {
+                    children: vec![].into(),
+                },
+                None,
+            ),
         },
     };
     for frame in [

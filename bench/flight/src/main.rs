@@ -4,6 +4,10 @@
 //! worker's frames arrive), final document checked, median and best time as one JSON line.
 //! `render <worker.mjs> [runs]`: a small route rendered through the real Node worker, cold (start
 //! the process, render, stop) and warm (one process kept alive), as one JSON line.
+//! `decode-once <stream.flight>`: one decode, for callgrind.
+//! `growth [runs]`: synthetic streams, one JSON line each: a fixed ~1 MB document split over 1,
+//! 10, 100 and 1,000 Suspense boundaries, then 40 boundaries over 0.25 to 4 MB; decode time
+//! per byte should stay flat along both (linear in bytes).
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -30,12 +34,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &PathBuf::from(args.get(1).ok_or("decode needs a file")?),
             runs(2, 50),
         )?,
+        // One decode and nothing else, for `valgrind --tool=callgrind` (instruction counts).
+        Some("decode-once") => {
+            let bytes = std::fs::read(args.get(1).ok_or("decode-once needs a file")?)?;
+            let events = decode_once(&bytes);
+            let complete = matches!(
+                events.last().map(|event| &event.kind),
+                Some(RenderEventKind::Complete { document }) if document.status == Status::Success
+            );
+            if !complete {
+                return Err("the stream did not decode".into());
+            }
+            json!({"bytes": bytes.len(), "events": events.len()})
+        }
+        Some("growth") => {
+            for line in growth(runs(1, 9))? {
+                writeln!(std::io::stdout(), "{line}")?;
+            }
+            return Ok(());
+        }
         Some("render") => render(
             &PathBuf::from(args.get(1).ok_or("render needs a worker")?),
             runs(2, 20),
         )?,
         _ => return Err(
-            "usage: abgen-bench-flight decode <stream.flight> [runs] | render <worker.mjs> [runs]"
+            "usage: abgen-bench-flight decode <stream.flight> [runs] | render <worker.mjs> [runs] | growth [runs]"
                 .into(),
         ),
     };
@@ -46,6 +69,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn decode_once(bytes: &[u8]) -> Vec<RenderEvent> {
     let limits = DocumentLimits {
         max_events: 100_000,
+        max_bytes: 64 << 20,
+        max_nodes: usize::MAX,
         ..DocumentLimits::default()
     };
     let mut decoder = FlightDecoder::new("bench:catalog", limits);
@@ -156,4 +181,79 @@ fn median(times: &[Duration]) -> Duration {
 
 fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
+}
+
+/// A production-shaped Flight stream: a result holding `boundaries` Suspense boundaries (each with
+/// a progress fallback), then one row per boundary resolving it, with Agent.Json records (about
+/// `total_bytes` in all, spread evenly), the way a route streams sections as they are ready.
+fn synthetic_stream(boundaries: usize, total_bytes: usize) -> Vec<u8> {
+    let mut stream = String::new();
+    stream.push_str("1:\"$Sreact.suspense\"\n");
+    let first_content = 2;
+    let suspense: Vec<String> = (0..boundaries)
+        .map(|index| {
+            format!(
+                r#"["$","$1","{index}",{{"fallback":["$","agent-progress",null,{{"message":"section {index}"}}],"children":"$L{:x}"}}]"#,
+                first_content + index
+            )
+        })
+        .collect();
+    stream.push_str(&format!(
+        r##"0:["$","agent-result",null,{{"children":[["$","agent-markdown",null,{{"children":"# Report"}}],[{}]]}}]"##,
+        suspense.join(",")
+    ));
+    stream.push('\n');
+    let record = |index: usize| {
+        format!(
+            r#"{{"id":"item-{index}","title":"A title for item number {index}","tags":["alpha","beta"],"size":{index},"ok":true}}"#
+        )
+    };
+    let per_boundary = total_bytes / boundaries;
+    let mut next = 0;
+    for index in 0..boundaries {
+        let mut records = Vec::new();
+        let mut bytes = 0;
+        while bytes < per_boundary {
+            let text = record(next);
+            next += 1;
+            bytes += text.len() + 1;
+            records.push(text);
+        }
+        stream.push_str(&format!(
+            r#"{:x}:["$","agent-json",null,{{"value":{{"section":{index},"items":[{}]}}}}]"#,
+            first_content + index,
+            records.join(",")
+        ));
+        stream.push('\n');
+    }
+    stream.into_bytes()
+}
+
+fn growth(runs: usize) -> Result<Vec<serde_json::Value>, Box<dyn std::error::Error>> {
+    let shapes = [1, 10, 100, 1000]
+        .map(|boundaries| (boundaries, 1 << 20))
+        .into_iter()
+        .chain([1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22].map(|bytes| (40, bytes)));
+    let mut lines = Vec::new();
+    for (boundaries, total_bytes) in shapes {
+        let bytes = synthetic_stream(boundaries, total_bytes);
+        let events = decode_once(&bytes);
+        match events.last().map(|event| &event.kind) {
+            Some(RenderEventKind::Complete { document }) if document.status == Status::Success => {}
+            other => return Err(format!("the synthetic stream did not decode: {other:?}").into()),
+        }
+        let times = timed(runs, || {
+            decode_once(&bytes);
+        });
+        let median = median(&times);
+        lines.push(json!({
+            "boundaries": boundaries,
+            "bytes": bytes.len(),
+            "events": events.len(),
+            "runs": runs,
+            "medianMs": millis(median),
+            "nsPerByte": median.as_secs_f64() * 1e9 / bytes.len() as f64,
+        }));
+    }
+    Ok(lines)
 }

@@ -66,12 +66,18 @@ fn bundles_routes_without_node_modules_in_the_project_and_deterministically() {
     );
     let first = bundle_worker(&request).unwrap();
     let text = String::from_utf8(first.clone()).unwrap();
+    // The loader that compiles the CommonJS bundle with V8's code cache comes first; the
+    // bundle (whitespace-minified) follows in its trailing comment.
     assert!(
-        text.starts_with("import { createRequire as __abgenCreateRequire }"),
-        "banner first"
+        text.starts_with("// The render worker of this plugin"),
+        "the code-cache loader first"
     );
     assert!(
-        text.contains("\"tool:demo/hello\": () =>"),
+        text.contains("\nrun(ownBundle());\n/*abgen-commonjs-bundle\n"),
+        "the bundle rides in the trailing comment"
+    );
+    assert!(
+        text.contains(r#""tool:demo/hello":()=>"#),
         "the route is imported lazily"
     );
     assert!(

@@ -1,27 +1,26 @@
-// Bundles a Flight worker (or any entry that renders with react-server-dom-webpack) into one ESM
-// file that runs under `node --conditions=react-server`. The banner gives the bundle a `require`:
-// React's server build requires Node built-ins, which esbuild's ESM output cannot do without it.
-import { build } from 'esbuild';
-
-export const REQUIRE_BANNER =
-  "import { createRequire as __abgenCreateRequire } from 'node:module'; const require = __abgenCreateRequire(import.meta.url);";
+// Bundles a Flight worker (or any entry that renders with react-server-dom-webpack) into one ES
+// module file that runs under `node --conditions=react-server`, the way `abgen build` does: as
+// CommonJS wrapped for V8's code cache when it can be (see code-cache.mjs), else as an ES module
+// whose banner gives the bundle a `require` (React's server build requires Node built-ins).
+import { writeFileSync } from 'node:fs';
+import * as esbuild from 'esbuild';
+import { buildWorker } from './code-cache.mjs';
 
 /**
  * Bundles `contents` (TSX, resolved from `resolveDir`) into `outfile`.
  * @param {{ contents: string, resolveDir: string, outfile: string }} options
  */
 export async function bundleFlightEntry({ contents, resolveDir, outfile }) {
-  await build({
+  const { result, text } = await buildWorker(esbuild, {
     stdin: { contents, resolveDir, loader: 'tsx', sourcefile: 'entry.tsx' },
-    outfile,
     bundle: true,
     platform: 'node',
-    format: 'esm',
     target: 'node20',
     conditions: ['react-server'],
     jsx: 'automatic',
     define: { 'process.env.NODE_ENV': '"production"' },
-    banner: { js: REQUIRE_BANNER },
     logLevel: 'warning',
   });
+  for (const warning of result.warnings) process.stderr.write(`bundle warning: ${warning.text}\n`);
+  writeFileSync(outfile, text);
 }

@@ -4,10 +4,13 @@
 //! the decoder produces: shell, progress, replace, error, complete). Invariant: the serde JSON of
 //! these types is exactly the contract of ARCHITECTURE.md §7 and schemas/agent-document.schema.json.
 
+mod children;
 mod event;
 mod limits;
 mod node;
 
+pub use children::Children;
+pub(crate) use children::ChildrenBuilder;
 pub use event::{RenderEvent, RenderEventKind};
 pub use limits::DocumentLimits;
 pub use node::{BoundaryState, Document, DocumentError, Node, Status};

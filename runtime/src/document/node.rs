@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
+use super::children::Children;
+
 /// The outcome of an invocation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -51,7 +53,7 @@ pub enum BoundaryState {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Node {
     Result {
-        children: Vec<Node>,
+        children: Children,
     },
     Markdown {
         text: String,
@@ -107,7 +109,7 @@ pub enum Node {
     Boundary {
         id: String,
         state: BoundaryState,
-        children: Vec<Node>,
+        children: Children,
     },
 }
 
@@ -124,9 +126,7 @@ impl Node {
     pub fn holds_error(&self) -> bool {
         match self {
             Node::Error { .. } => true,
-            Node::Result { children } | Node::Boundary { children, .. } => {
-                children.iter().any(Node::holds_error)
-            }
+            Node::Result { children } | Node::Boundary { children, .. } => children.holds_error(),
             _ => false,
         }
     }

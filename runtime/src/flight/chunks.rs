@@ -2,9 +2,15 @@
 //!
 //! Entry: [`Chunks::apply`]. Invariant: a chunk, once resolved, never changes (a second row for
 //! the same id is a malformed stream), so snapshots built from the table only ever gain content.
+//!
+//! React numbers rows densely from 0, so most ids index a vector directly; an id far beyond the
+//! rows seen so far (legal, but never written by React) goes to a map, which keeps the table's
+//! memory proportional to the rows that arrived whatever ids a hostile stream picks.
 
 use std::collections::HashMap;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::Value;
 
 use super::error::FlightError;
@@ -18,24 +24,66 @@ pub enum Chunk {
     Model(Value),
     /// A `T` row: a long string.
     Text(String),
-    /// A typed-array row: raw bytes.
-    Bytes(Vec<u8>),
+    /// A typed-array row, as the document holds bytes: base64, encoded once on arrival.
+    Bytes(String),
     /// An `E` row: the render of this chunk failed.
     Error(DocumentError),
     /// A stream or iterator row (`R`, `r`, `X`, `x`, `b`, `C`) the document cannot hold.
     Stream(char),
 }
 
+/// Ids below this many slots more than the rows received go to the dense vector.
+const DENSE_SLACK: usize = 4096;
+
 /// Resolved chunks by row id.
 #[derive(Debug, Default)]
 pub struct Chunks {
-    resolved: HashMap<u32, Chunk>,
+    /// Chunks of small ids, indexed by id.
+    dense: Vec<Option<Chunk>>,
+    /// Chunks of ids too far beyond the dense vector.
+    sparse: HashMap<u32, Chunk>,
+    count: usize,
 }
 
 impl Chunks {
     /// The chunk of `id`, if its row has arrived.
     pub fn get(&self, id: u32) -> Option<&Chunk> {
-        self.resolved.get(&id)
+        match self.dense.get(id as usize) {
+            Some(slot) => slot.as_ref(),
+            None => self.sparse.get(&id),
+        }
+    }
+
+    fn contains(&self, id: u32) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Stores `chunk` under `id`; returns whether the id already had one.
+    fn insert(&mut self, id: u32, chunk: Chunk) -> bool {
+        let index = id as usize;
+        let limit = (self.count * 2).max(self.dense.len()) + DENSE_SLACK;
+        if index >= self.dense.len() && index < limit {
+            // Doubling keeps the moves below rare: the vector grows a logarithmic number of times.
+            let grown = (index + 1).next_power_of_two().clamp(index + 1, limit);
+            self.dense.resize_with(grown, || None);
+            // Ids now within the vector's range leave the map, so each id lives in one place.
+            if !self.sparse.is_empty() {
+                let moved: Vec<u32> = self
+                    .sparse
+                    .keys()
+                    .copied()
+                    .filter(|&key| (key as usize) < grown)
+                    .collect();
+                for key in moved {
+                    self.dense[key as usize] = self.sparse.remove(&key);
+                }
+            }
+        }
+        self.count += 1;
+        match self.dense.get_mut(index) {
+            Some(slot) => slot.replace(chunk).is_some(),
+            None => self.sparse.insert(id, chunk).is_some(),
+        }
     }
 
     /// Records `row`; returns whether it resolved a chunk (hints and debug rows do not).
@@ -63,7 +111,7 @@ impl Chunks {
             Some(
                 b'A' | b'O' | b'o' | b'U' | b'S' | b's' | b'L' | b'l' | b'G' | b'g' | b'M' | b'm'
                 | b'V',
-            ) => Chunk::Bytes(row.payload),
+            ) => Chunk::Bytes(BASE64.encode(&row.payload)),
             Some(tag) => {
                 return Err(FlightError::Malformed(format!(
                     "row {:x} has the unknown tag `{}`",
@@ -73,12 +121,12 @@ impl Chunks {
             }
         };
         if let Chunk::Stream(_) = chunk
-            && self.resolved.contains_key(&row.id)
+            && self.contains(row.id)
         {
             // Stream rows repeat their id for every value; the stream itself is refused on use.
             return Ok(false);
         }
-        if self.resolved.insert(row.id, chunk).is_some() {
+        if self.insert(row.id, chunk) {
             return Err(FlightError::Malformed(format!(
                 "row {:x} arrived twice",
                 row.id
@@ -156,5 +204,38 @@ mod tests {
             "malformed-flight"
         );
         assert!(!chunks.apply(row(0, Some(b'H'), "L[\"x\"]")).unwrap());
+    }
+
+    /// Ids far beyond the rows seen go to the map, then move into the vector once it reaches
+    /// them; every chunk stays readable and a repeated id stays refused wherever it lives.
+    #[test]
+    fn far_ids_are_kept_in_the_map_and_found_after_the_vector_grows() {
+        let mut chunks = Chunks::default();
+        chunks.apply(row(0xffff_ffff, None, "\"far\"")).unwrap();
+        chunks.apply(row(9000, None, "\"later\"")).unwrap();
+        assert!(chunks.dense.len() <= DENSE_SLACK);
+        for id in 0..5000 {
+            chunks.apply(row(id, None, &id.to_string())).unwrap();
+        }
+        chunks.apply(row(8999, None, "1")).unwrap();
+        assert!(chunks.dense.len() > 9000, "the vector grew over id 9000");
+        assert_eq!(chunks.get(9000), Some(&Chunk::Model(Value::from("later"))));
+        assert_eq!(
+            chunks.get(0xffff_ffff),
+            Some(&Chunk::Model(Value::from("far")))
+        );
+        assert_eq!(chunks.get(4999), Some(&Chunk::Model(Value::from(4999))));
+        assert_eq!(chunks.get(5000), None);
+        assert_eq!(
+            chunks.apply(row(9000, None, "2")).unwrap_err().code(),
+            "malformed-flight"
+        );
+        assert_eq!(
+            chunks
+                .apply(row(0xffff_ffff, None, "2"))
+                .unwrap_err()
+                .code(),
+            "malformed-flight"
+        );
     }
 }

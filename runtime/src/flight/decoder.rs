@@ -15,7 +15,7 @@ use super::error::FlightError;
 use super::pending::Waits;
 use super::rows::{Row, RowReader};
 use super::snapshot::{
-    BoundaryIds, Snapshot, build_snapshot, flatten_boundaries, visible_boundaries,
+    Snapshot, SnapshotCache, build_snapshot, flatten_boundaries, visible_boundaries,
 };
 use crate::document::{
     BoundaryState, Document, DocumentError, DocumentLimits, RenderEvent, RenderEventKind,
@@ -33,7 +33,8 @@ enum Phase {
 pub struct FlightDecoder {
     rows: RowReader,
     chunks: Chunks,
-    ids: BoundaryIds,
+    /// Boundary ids and converted regions, carried from one snapshot to the next.
+    cache: SnapshotCache,
     limits: DocumentLimits,
     route: String,
     phase: Phase,
@@ -52,7 +53,7 @@ impl FlightDecoder {
         Self {
             rows: RowReader::new(limits.max_bytes),
             chunks: Chunks::default(),
-            ids: BoundaryIds::default(),
+            cache: SnapshotCache::default(),
             limits,
             route: if route.is_empty() {
                 String::new()
@@ -143,7 +144,13 @@ impl FlightDecoder {
             self.fail_into(error.to_document_error(), &mut events);
             return events;
         }
-        match build_snapshot(&self.chunks, &mut self.ids, &self.limits, &self.route, true) {
+        match build_snapshot(
+            &self.chunks,
+            &mut self.cache,
+            &self.limits,
+            &self.route,
+            true,
+        ) {
             Err(error) => self.fail_into(error.to_document_error(), &mut events),
             Ok(_) if self.chunks.get(0).is_none() => {
                 let error =
@@ -188,7 +195,7 @@ impl FlightDecoder {
         }
         match build_snapshot(
             &self.chunks,
-            &mut self.ids,
+            &mut self.cache,
             &self.limits,
             &self.route,
             false,
@@ -215,16 +222,17 @@ impl FlightDecoder {
         let mut visible = Vec::new();
         visible_boundaries(&snapshot.root, &mut visible);
         for (id, state, error) in visible {
-            let before = self.boundaries.insert(id.clone(), state);
+            let before = self.boundaries.get(id).copied();
             if before == Some(state) {
                 continue;
             }
+            self.boundaries.insert(id.to_owned(), state);
             match (state, error) {
                 (BoundaryState::Resolved, _) if before == Some(BoundaryState::Pending) => {
                     let document = snapshot_document(snapshot);
                     self.emit(
                         RenderEventKind::Replace {
-                            boundary_id: id,
+                            boundary_id: id.to_owned(),
                             document,
                         },
                         events,
@@ -233,7 +241,7 @@ impl FlightDecoder {
                 (BoundaryState::Error, Some(error)) => {
                     self.emit(
                         RenderEventKind::Error {
-                            boundary_id: Some(id),
+                            boundary_id: Some(id.to_owned()),
                             error,
                         },
                         events,
@@ -258,11 +266,11 @@ impl FlightDecoder {
             events,
         );
         for (id, state, error) in visible {
-            self.boundaries.insert(id.clone(), state);
+            self.boundaries.insert(id.to_owned(), state);
             if let (BoundaryState::Error, Some(error)) = (state, error) {
                 self.emit(
                     RenderEventKind::Error {
-                        boundary_id: Some(id),
+                        boundary_id: Some(id.to_owned()),
                         error,
                     },
                     events,
@@ -313,4 +321,224 @@ impl FlightDecoder {
 fn snapshot_document(snapshot: &Snapshot) -> Document {
     Document::new(snapshot.root.clone(), snapshot.value.clone())
         .with_metadata(snapshot.metadata.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn decode(bytes: &[u8], piece: usize, limits: DocumentLimits, reuse: bool) -> Vec<RenderEvent> {
+        let mut decoder = FlightDecoder::new("tool:fixtures/case", limits);
+        if !reuse {
+            decoder.cache = SnapshotCache::without_reuse();
+        }
+        let mut events = Vec::new();
+        for part in bytes.chunks(piece.max(1)) {
+            events.extend(decoder.push(part));
+        }
+        events.extend(decoder.finish());
+        events
+    }
+
+    fn files(directory: &str, extension: Option<&str>) -> Vec<std::path::PathBuf> {
+        let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join(directory);
+        let mut files: Vec<_> = std::fs::read_dir(&directory)
+            .unwrap_or_else(|error| panic!("reading {}: {error}", directory.display()))
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| {
+                extension.is_none_or(|extension| {
+                    path.extension().is_some_and(|found| found == extension)
+                })
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Reusing settled regions is an optimisation only: every recorded stream and every fuzz
+    /// input gives the same events with it as when every snapshot converts everything again,
+    /// also under node limits tight enough to fail part-way (the replayed counts must fail at
+    /// the same place), and whatever the pieces the bytes arrive in.
+    #[test]
+    fn reusing_settled_regions_changes_no_event() {
+        let mut inputs = files("../fixtures/flight", Some("flight"));
+        assert!(
+            inputs.len() >= 40,
+            "fixtures/flight holds the recorded cases"
+        );
+        let corpus = files("../fuzz/corpus/flight_decoder", None);
+        assert!(corpus.len() >= 40, "the fuzz corpus is there");
+        inputs.extend(corpus);
+        let limits = [
+            DocumentLimits::default(),
+            DocumentLimits {
+                max_nodes: 12,
+                ..DocumentLimits::default()
+            },
+            DocumentLimits {
+                max_nodes: 60,
+                max_depth: 9,
+                ..DocumentLimits::default()
+            },
+        ];
+        for input in &inputs {
+            let bytes = std::fs::read(input).expect("the input reads");
+            for limits in limits {
+                for piece in [bytes.len(), 7] {
+                    assert_eq!(
+                        decode(&bytes, piece, limits, true),
+                        decode(&bytes, piece, limits, false),
+                        "{} in pieces of {piece} bytes, limits {limits:?}",
+                        input.display()
+                    );
+                }
+            }
+        }
+    }
+
+    /// The same row met at the same depth inside and outside an `<Agent.Result>` converts
+    /// differently (a result inside a result merges into it), so the two are never confused.
+    #[test]
+    fn a_row_reused_inside_and_outside_a_result_keeps_both_forms() {
+        let stream = concat!(
+            "1:[\"$\",\"agent-result\",null,{\"children\":\"x\"}]\n",
+            "0:[[\"$\",\"agent-result\",null,{\"children\":\"$1\"}],[\"$1\"]]\n",
+        );
+        let events = decode(
+            stream.as_bytes(),
+            stream.len(),
+            DocumentLimits::default(),
+            true,
+        );
+        assert_eq!(
+            events,
+            decode(
+                stream.as_bytes(),
+                stream.len(),
+                DocumentLimits::default(),
+                false
+            )
+        );
+        let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+        else {
+            panic!("the render completes: {events:?}");
+        };
+        let x = || crate::document::Node::Text { text: "x".into() };
+        let result = crate::document::Node::Result {
+            children: vec![x()].into(),
+        };
+        assert_eq!(
+            document.root,
+            crate::document::Node::Result {
+                children: vec![result.clone(), result].into(),
+            }
+        );
+    }
+
+    /// A stream shaped to exercise reuse where the recorded ones do not: a list of boundaries
+    /// long enough to be converted in blocks, content arriving out of order, boundaries nested in
+    /// content, a path reference to a row still to come, and a failed row.
+    fn out_of_order_stream(boundaries: u32) -> Vec<u8> {
+        let suspense = |id: u32, fallback: &str, content: &str| {
+            format!(
+                r#"["$","$1","{id}",{{"fallback":["$","agent-progress",null,{{"message":"{fallback}"}}],"children":"{content}"}}]"#
+            )
+        };
+        let content_row = |index: u32| 0x100 + index;
+        let list: Vec<String> = (0..boundaries)
+            .map(|index| {
+                suspense(
+                    index,
+                    &format!("wait {index}"),
+                    &format!("$L{:x}", content_row(index)),
+                )
+            })
+            .collect();
+        let mut rows = vec![
+            r#"1:"$Sreact.suspense""#.to_owned(),
+            format!(
+                r#"0:["$","agent-result",null,{{"children":[["$","agent-text",null,{{"children":"top"}}],[{}]]}}]"#,
+                list.join(",")
+            ),
+        ];
+        // A deterministic shuffle of the content rows.
+        let mut order: Vec<u32> = (0..boundaries).collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for index in (1..order.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            order.swap(index, (state % (index as u64 + 1)) as usize);
+        }
+        for index in order {
+            let id = content_row(index);
+            let row = match index % 5 {
+                // Content holding a boundary of its own, whose content comes later.
+                0 => format!(
+                    r#"{id:x}:[["$","agent-text",null,{{"children":"section {index}"}}],{}]"#,
+                    suspense(1000 + index, "inner", &format!("$L{:x}", 0x800 + index))
+                ),
+                // Content reaching into a row still to come by path.
+                1 => format!(r#"{id:x}:"${:x}:props:children""#, 0x800 + index),
+                2 if index % 3 == 0 => format!(r#"{id:x}:E{{"digest":"section {index} failed"}}"#),
+                _ => format!(
+                    r#"{id:x}:["$","agent-json",null,{{"value":{{"section":{index},"items":[1,2,3]}}}}]"#
+                ),
+            };
+            rows.push(row);
+            if index % 5 == 0 || index % 5 == 1 {
+                rows.push(format!(
+                    r#"{:x}:["$","agent-markdown",null,{{"children":"late {index}"}}]"#,
+                    0x800 + index
+                ));
+            }
+        }
+        let mut stream = rows.join("\n");
+        stream.push('\n');
+        stream.into_bytes()
+    }
+
+    #[test]
+    fn reuse_across_blocks_nesting_and_out_of_order_rows_changes_no_event() {
+        for boundaries in [3, 40, 100] {
+            let bytes = out_of_order_stream(boundaries);
+            let limits = DocumentLimits::default();
+            let events = decode(&bytes, bytes.len(), limits, true);
+            assert!(
+                events
+                    .iter()
+                    .filter(|event| matches!(event.kind, RenderEventKind::Replace { .. }))
+                    .count()
+                    >= boundaries as usize / 2,
+                "boundaries resolve one by one: {}",
+                events.len()
+            );
+            assert!(events.last().is_some_and(RenderEvent::is_complete));
+            for piece in [bytes.len(), 13] {
+                assert_eq!(
+                    events,
+                    decode(&bytes, piece, limits, false),
+                    "{boundaries} boundaries, pieces of {piece}"
+                );
+                assert_eq!(
+                    events,
+                    decode(&bytes, piece, limits, true),
+                    "{boundaries} boundaries, pieces of {piece}"
+                );
+            }
+            for max_nodes in [50, 400] {
+                let limits = DocumentLimits {
+                    max_nodes,
+                    ..limits
+                };
+                assert_eq!(
+                    decode(&bytes, 29, limits, true),
+                    decode(&bytes, 29, limits, false),
+                    "max_nodes {max_nodes}"
+                );
+            }
+        }
+    }
 }

@@ -8,14 +8,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Number, Value};
 
 use super::chunks::{Chunk, Chunks};
 use super::error::FlightError;
 use super::values::{Escape, is_element, parse_escape, truncate};
-use crate::document::{BoundaryState, DocumentError, DocumentLimits, Node};
+use crate::document::{
+    BoundaryState, Children, ChildrenBuilder, DocumentError, DocumentLimits, Node,
+};
 
 /// What the content of the root or of one boundary still waits for or failed on.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -24,16 +24,101 @@ pub struct Region {
     pub error: Option<DocumentError>,
 }
 
-/// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
-#[derive(Debug, Default)]
-pub struct BoundaryIds {
-    by_place: HashMap<(u32, String), String>,
+/// What one snapshot leaves to the next: boundary ids and the regions already converted.
+#[derive(Debug)]
+pub struct SnapshotCache {
+    /// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
+    ids: HashMap<(u32, String), String>,
+    /// Converted lists, list blocks and elements, by their place.
+    converted: HashMap<Place, Converted>,
+    /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
+    reuse: bool,
 }
 
-impl BoundaryIds {
+impl Default for SnapshotCache {
+    fn default() -> Self {
+        Self {
+            ids: HashMap::new(),
+            converted: HashMap::new(),
+            reuse: true,
+        }
+    }
+}
+
+/// Where a model sits in the stream, and what else its conversion depends on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Place {
+    chunk: u32,
+    path: Box<str>,
+    depth: usize,
+    /// Inside an `<Agent.Result>`, which merges the results it holds.
+    in_result: bool,
+}
+
+/// Lists longer than this are converted, and kept, in blocks of at least this many items.
+const BLOCK_ITEMS: usize = 32;
+
+/// What [`SnapshotBuilder::converted_or_built`] converts.
+#[derive(Clone, Copy)]
+enum Convert<'a> {
+    /// An element tuple.
+    Element(&'a [Value]),
+    /// `items`, the items of the list `all` from index `start` on.
+    Items {
+        start: usize,
+        items: &'a [Value],
+        all: &'a [Value],
+    },
+}
+
+impl Convert<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Convert::Element(_) => 1,
+            Convert::Items { all, .. } => all.len(),
+        }
+    }
+}
+
+/// A converted list, block or element: its nodes (shared with every snapshot that holds them)
+/// and what its conversion did besides, to replay when it is reused.
+#[derive(Debug)]
+struct Converted {
+    children: Children,
+    /// Nodes and values counted against the limits.
+    counted: usize,
+    /// The rows found missing, sorted; empty once settled.
+    missing_rows: Box<[u32]>,
+    /// The waits it recorded, in order.
+    waits: Box<[(u32, WaitingRegion)]>,
+    /// How many boundary regions it met.
+    regions: usize,
+    /// The missing rows it reached through a path reference.
+    by_path: Box<[u32]>,
+}
+
+/// Which region a replayed wait belongs to.
+#[derive(Debug, Clone, Copy)]
+enum WaitingRegion {
+    /// The region the conversion sat in.
+    Enclosing,
+    /// The `n`th boundary region met inside it (from 1).
+    Held(usize),
+}
+
+impl SnapshotCache {
+    /// A cache that converts every region again for every snapshot, as the decoder once did.
+    #[cfg(test)]
+    pub fn without_reuse() -> Self {
+        Self {
+            reuse: false,
+            ..Self::default()
+        }
+    }
+
     fn id_for(&mut self, chunk: u32, path: &str) -> String {
-        let next = self.by_place.len() + 1;
-        self.by_place
+        let next = self.ids.len() + 1;
+        self.ids
             .entry((chunk, path.to_owned()))
             .or_insert_with(|| format!("b{next}"))
             .clone()
@@ -61,20 +146,21 @@ pub struct Snapshot {
 /// Builds the snapshot of `chunks`. With `closed`, missing chunks count as failed (the stream ended).
 pub fn build_snapshot(
     chunks: &Chunks,
-    ids: &mut BoundaryIds,
+    cache: &mut SnapshotCache,
     limits: &DocumentLimits,
     route: &str,
     closed: bool,
 ) -> Result<Snapshot, FlightError> {
     let mut builder = SnapshotBuilder {
         chunks,
-        ids,
+        cache,
         limits,
         route,
         closed,
         region: Region::default(),
         wanted: BTreeSet::new(),
         wanted_by_path: BTreeSet::new(),
+        by_path_log: Vec::new(),
         waits: Vec::new(),
         regions: 0,
         region_index: 0,
@@ -82,17 +168,16 @@ pub fn build_snapshot(
         value: None,
         metadata: None,
         results: 0,
+        result_props: 0,
     };
-    let mut top = Vec::new();
+    let mut top = ChildrenBuilder::default();
     if builder.chunk(0).is_some() {
         builder.children_of_chunk(0, 0, &mut top)?;
     }
-    let root = match <[Node; 1]>::try_from(top) {
-        Ok([root @ Node::Result { .. }]) => root,
-        Ok([other]) => Node::Result {
-            children: vec![other],
-        },
-        Err(children) => Node::Result { children },
+    let top = top.finish();
+    let root = match top.first() {
+        Some(root @ Node::Result { .. }) if top.len() == 1 => root.clone(),
+        _ => Node::Result { children: top },
     };
     Ok(Snapshot {
         root,
@@ -107,13 +192,15 @@ pub fn build_snapshot(
 /// The walk over chunks that builds one snapshot.
 pub struct SnapshotBuilder<'a> {
     chunks: &'a Chunks,
-    ids: &'a mut BoundaryIds,
+    cache: &'a mut SnapshotCache,
     limits: &'a DocumentLimits,
     route: &'a str,
     closed: bool,
     region: Region,
     wanted: BTreeSet<u32>,
     wanted_by_path: BTreeSet<u32>,
+    /// Every row marked in `wanted_by_path`, in order, so a conversion can tell which were its own.
+    by_path_log: Vec<u32>,
     waits: Vec<(u32, usize)>,
     /// Regions met so far (the root is 0).
     regions: usize,
@@ -124,6 +211,9 @@ pub struct SnapshotBuilder<'a> {
     metadata: Option<Map<String, Value>>,
     /// How many `<Agent.Result>` elements enclose the element being built.
     results: usize,
+    /// How many `<Agent.Result>` elements with a `value` or `metadata` were met: those set the
+    /// snapshot's own value and metadata, so a region holding one is never reused.
+    result_props: usize,
 }
 
 impl<'a> SnapshotBuilder<'a> {
@@ -149,6 +239,7 @@ impl<'a> SnapshotBuilder<'a> {
     pub fn wanted_by_path(&mut self, id: u32) {
         if self.wanted.contains(&id) {
             self.wanted_by_path.insert(id);
+            self.by_path_log.push(id);
         }
     }
 
@@ -160,12 +251,7 @@ impl<'a> SnapshotBuilder<'a> {
     /// Counts one node or value against the limits.
     pub fn count_node(&mut self, depth: usize) -> Result<(), FlightError> {
         self.nodes += 1;
-        if self.nodes > self.limits.max_nodes {
-            return Err(FlightError::LimitExceeded(format!(
-                "the document has more than {} nodes and values",
-                self.limits.max_nodes
-            )));
-        }
+        self.check_node_count()?;
         if depth > self.limits.max_depth {
             return Err(FlightError::LimitExceeded(format!(
                 "the document nests deeper than {} levels",
@@ -175,11 +261,21 @@ impl<'a> SnapshotBuilder<'a> {
         Ok(())
     }
 
+    fn check_node_count(&self) -> Result<(), FlightError> {
+        if self.nodes > self.limits.max_nodes {
+            return Err(FlightError::LimitExceeded(format!(
+                "the document has more than {} nodes and values",
+                self.limits.max_nodes
+            )));
+        }
+        Ok(())
+    }
+
     fn children_of_chunk(
         &mut self,
         id: u32,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         match self.chunk(id) {
             None => {}
@@ -202,7 +298,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         self.count_node(depth)?;
         match model {
@@ -228,13 +324,15 @@ impl<'a> SnapshotBuilder<'a> {
                 ))),
             },
             Value::Array(items) if is_element(items) => {
-                self.element(items, chunk, path, depth, out)
+                self.converted_or_built(Convert::Element(items), chunk, path, depth, out)
             }
             Value::Array(items) => {
-                for (index, item) in items.iter().enumerate() {
-                    self.children(item, chunk, &format!("{path}/{index}"), depth + 1, out)?;
-                }
-                Ok(())
+                let what = Convert::Items {
+                    start: 0,
+                    items,
+                    all: items,
+                };
+                self.converted_or_built(what, chunk, path, depth, out)
             }
             Value::Object(_) => Err(FlightError::Unsupported(
                 "an object is not a valid document child; wrap data in <Agent.Json value={…}>"
@@ -243,13 +341,146 @@ impl<'a> SnapshotBuilder<'a> {
         }
     }
 
+    /// Appends the nodes of a list or element: reused from an earlier snapshot when that
+    /// conversion is still valid, else converted here and kept for later snapshots.
+    ///
+    /// A conversion reads immutable chunks, and probes rows that had not arrived; it stays valid
+    /// while every row it found missing is still missing (a settled one found none). It is kept
+    /// unless it set a region error or a result value or metadata (effects beyond its own nodes
+    /// and waits). Reusing it replays what the walk would have done: its node count (so the
+    /// limits fail at the same size), its waits (in the enclosing region or in the boundaries it
+    /// holds, renumbered after the regions met so far), and the rows it reached by path. Once
+    /// the stream has closed, missing rows are failures, so only settled conversions are reused.
+    fn converted_or_built(
+        &mut self,
+        what: Convert<'a>,
+        chunk: u32,
+        path: &str,
+        depth: usize,
+        out: &mut ChildrenBuilder,
+    ) -> Result<(), FlightError> {
+        let place = Place {
+            chunk,
+            path: match what {
+                Convert::Items { start, items, .. } if items.len() < what.len() || start > 0 => {
+                    format!("{path}/{start}..{}", start + items.len()).into()
+                }
+                _ => path.into(),
+            },
+            depth,
+            in_result: self.results > 0,
+        };
+        if self.cache.reuse
+            && let Some(converted) = self.cache.converted.get(&place)
+            && (converted.missing_rows.is_empty()
+                || (!self.closed
+                    && converted
+                        .missing_rows
+                        .iter()
+                        .all(|&id| self.chunks.get(id).is_none())))
+        {
+            for &(id, region) in converted.waits.iter() {
+                let index = match region {
+                    WaitingRegion::Enclosing => {
+                        self.region.pending = true;
+                        self.region_index
+                    }
+                    WaitingRegion::Held(offset) => self.regions + offset,
+                };
+                self.waits.push((id, index));
+                self.wanted.insert(id);
+            }
+            self.regions += converted.regions;
+            for &id in converted.by_path.iter() {
+                self.wanted_by_path.insert(id);
+                self.by_path_log.push(id);
+            }
+            out.append(&converted.children);
+            self.nodes += converted.counted;
+            return self.check_node_count();
+        }
+        let before = (
+            self.waits.len(),
+            self.regions,
+            self.nodes,
+            self.result_props,
+            self.by_path_log.len(),
+        );
+        let mut built = ChildrenBuilder::default();
+        match what {
+            Convert::Element(items) => self.element(items, chunk, path, depth, &mut built)?,
+            Convert::Items { start, items, all }
+                if all.len() > BLOCK_ITEMS && items.len() == all.len() =>
+            {
+                // A long list is converted in blocks, each kept on its own, so a snapshot
+                // after one item changed walks that item's block and reuses the others.
+                let block = BLOCK_ITEMS.max(all.len().isqrt());
+                for first in (0..all.len()).step_by(block) {
+                    let items = &all[first..all.len().min(first + block)];
+                    let what = Convert::Items {
+                        start: first,
+                        items,
+                        all,
+                    };
+                    self.converted_or_built(what, chunk, path, depth, &mut built)?;
+                }
+                debug_assert_eq!(start, 0);
+            }
+            Convert::Items { start, items, .. } => {
+                for (offset, item) in items.iter().enumerate() {
+                    let index = start + offset;
+                    self.children(
+                        item,
+                        chunk,
+                        &format!("{path}/{index}"),
+                        depth + 1,
+                        &mut built,
+                    )?;
+                }
+            }
+        }
+        let children = built.finish();
+        out.append(&children);
+        let (waits, regions, nodes, result_props, by_path) = before;
+        let keep = self.cache.reuse
+            && !self.closed
+            && self.region.error.is_none()
+            && self.result_props == result_props;
+        if keep {
+            let waits: Vec<(u32, WaitingRegion)> = self.waits[waits..]
+                .iter()
+                .map(|&(id, index)| {
+                    let region = if index == self.region_index {
+                        WaitingRegion::Enclosing
+                    } else {
+                        WaitingRegion::Held(index - regions)
+                    };
+                    (id, region)
+                })
+                .collect();
+            let mut missing_rows: Vec<u32> = waits.iter().map(|&(id, _)| id).collect();
+            missing_rows.sort_unstable();
+            missing_rows.dedup();
+            let converted = Converted {
+                children,
+                counted: self.nodes - nodes,
+                missing_rows: missing_rows.into(),
+                waits: waits.into(),
+                regions: self.regions - regions,
+                by_path: self.by_path_log[by_path..].into(),
+            };
+            self.cache.converted.insert(place, converted);
+        }
+        Ok(())
+    }
+
     fn element(
         &mut self,
         items: &'a [Value],
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         let [_, element_type, _key, props] = items else {
             return Err(if items.len() == 7 {
@@ -315,7 +546,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         match props.get("children") {
             Some(children) => {
@@ -331,21 +562,24 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
-        let id = self.ids.id_for(chunk, path);
+        let id = self.cache.id_for(chunk, path);
         let outer = std::mem::take(&mut self.region);
         self.regions += 1;
         let outer_index = std::mem::replace(&mut self.region_index, self.regions);
-        let mut content = Vec::new();
+        let mut content = ChildrenBuilder::default();
         let built = self.prop_children(props, chunk, path, depth, &mut content);
         let inner = std::mem::replace(&mut self.region, outer);
         self.region_index = outer_index;
         built?;
         let (state, children) = if let Some(error) = inner.error {
-            (BoundaryState::Error, vec![Node::error(&error)])
+            (
+                BoundaryState::Error,
+                Children::from(vec![Node::error(&error)]),
+            )
         } else if inner.pending {
-            let mut fallback = Vec::new();
+            let mut fallback = ChildrenBuilder::default();
             if let Some(model) = props.get("fallback") {
                 self.children(
                     model,
@@ -355,9 +589,9 @@ impl<'a> SnapshotBuilder<'a> {
                     &mut fallback,
                 )?;
             }
-            (BoundaryState::Pending, fallback)
+            (BoundaryState::Pending, fallback.finish())
         } else {
-            (BoundaryState::Resolved, content)
+            (BoundaryState::Resolved, content.finish())
         };
         self.push(
             Node::Boundary {
@@ -377,25 +611,29 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         let node = match tag {
             "agent-result" => {
+                if props.contains_key("value") || props.contains_key("metadata") {
+                    self.result_props += 1;
+                }
                 if self.value.is_none()
                     && let Some(value) = props.get("value")
                 {
                     self.value = self.value(value, depth + 1)?;
                 }
                 self.merge_metadata(props, depth)?;
-                let mut children = Vec::new();
+                let mut children = ChildrenBuilder::default();
                 self.results += 1;
                 let built = self.prop_children(props, chunk, path, depth, &mut children);
                 self.results -= 1;
                 built?;
+                let children = children.finish();
                 // Seed 002: a result inside a result (a layout's container around the route's
                 // own) is merged into it, so the document has one result, the root.
                 if self.results > 0 {
-                    out.extend(children);
+                    out.append(&children);
                     return Ok(());
                 }
                 Node::Result { children }
@@ -586,7 +824,7 @@ impl<'a> SnapshotBuilder<'a> {
             && let Some(Escape::Chunk { id, path: None }) = parse_escape(text)
             && let Some(Chunk::Bytes(bytes)) = self.chunks.get(id)
         {
-            return Ok(BASE64.encode(bytes));
+            return Ok(bytes.clone());
         }
         self.string_prop(tag, props, "data", depth)?
             .ok_or_else(|| missing(tag, "data"))
@@ -596,7 +834,7 @@ impl<'a> SnapshotBuilder<'a> {
         &mut self,
         text: &str,
         depth: usize,
-        out: &mut Vec<Node>,
+        out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         if text.is_empty() {
             return Ok(());
@@ -610,7 +848,12 @@ impl<'a> SnapshotBuilder<'a> {
         )
     }
 
-    fn push(&mut self, node: Node, depth: usize, out: &mut Vec<Node>) -> Result<(), FlightError> {
+    fn push(
+        &mut self,
+        node: Node,
+        depth: usize,
+        out: &mut ChildrenBuilder,
+    ) -> Result<(), FlightError> {
         self.count_node(depth)?;
         out.push(node);
         Ok(())
@@ -631,52 +874,46 @@ fn not_text(tag: &str) -> FlightError {
 /// ones replaced by their error node. A still-pending boundary cannot reach here (see `closed`).
 pub fn flatten_boundaries(node: Node) -> Node {
     match node {
-        Node::Result { children } => Node::Result {
-            children: flatten_children(children),
-        },
+        Node::Result { children } => {
+            let mut flat = ChildrenBuilder::default();
+            children.flatten_into(&mut flat);
+            Node::Result {
+                children: flat.finish(),
+            }
+        }
         other => other,
     }
 }
 
-fn flatten_children(children: Vec<Node>) -> Vec<Node> {
-    let mut flat = Vec::with_capacity(children.len());
-    for child in children {
-        match child {
-            Node::Boundary { children, .. } => flat.extend(flatten_children(children)),
-            other => flat.push(flatten_boundaries(other)),
-        }
-    }
-    flat
-}
-
-/// The boundaries visible in `node`, in document order, with their state and error.
-pub fn visible_boundaries(
-    node: &Node,
-    out: &mut Vec<(String, BoundaryState, Option<DocumentError>)>,
+/// The boundaries visible in `node`, in document order, with their state and, for a failed one,
+/// its error. Borrowed: a snapshot after the first holds mostly boundaries that did not change.
+pub fn visible_boundaries<'n>(
+    node: &'n Node,
+    out: &mut Vec<(&'n str, BoundaryState, Option<DocumentError>)>,
 ) {
     match node {
-        Node::Result { children } => children
-            .iter()
-            .for_each(|child| visible_boundaries(child, out)),
+        Node::Result { children } if children.holds_boundary() => {
+            children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
+        }
         Node::Boundary {
             id,
             state,
             children,
         } => {
-            let error = children.iter().find_map(|child| match child {
-                Node::Error { code, message } => {
-                    Some(DocumentError::new(code.clone(), message.clone()))
-                }
-                _ => None,
-            });
-            out.push((
-                id.clone(),
-                *state,
-                error.filter(|_| *state == BoundaryState::Error),
-            ));
-            children
-                .iter()
-                .for_each(|child| visible_boundaries(child, out));
+            let error = (*state == BoundaryState::Error)
+                .then(|| {
+                    children.iter().find_map(|child| match child {
+                        Node::Error { code, message } => {
+                            Some(DocumentError::new(code.clone(), message.clone()))
+                        }
+                        _ => None,
+                    })
+                })
+                .flatten();
+            out.push((id, *state, error));
+            if children.holds_boundary() {
+                children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
+            }
         }
         _ => {}
     }

@@ -5,8 +5,6 @@
 //! undefined → omitted (null inside arrays, as `JSON.stringify` does), bytes → base64.
 //! Invariant: a pending chunk inside a value marks the enclosing region pending, never guesses.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Number, Value};
 
 use super::chunks::Chunk;
@@ -130,7 +128,7 @@ impl<'a> SnapshotBuilder<'a> {
                 None => Value::Null,
                 Some(Chunk::Model(model)) => return self.value(model, depth + 1),
                 Some(Chunk::Text(text)) => Value::String(text.clone()),
-                Some(Chunk::Bytes(bytes)) => Value::String(BASE64.encode(bytes)),
+                Some(Chunk::Bytes(base64)) => Value::String(base64.clone()),
                 Some(Chunk::Error(error)) => {
                     self.region_error(error.clone());
                     Value::Null

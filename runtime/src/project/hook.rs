@@ -96,10 +96,16 @@ fn collect(node: &Node, answer: &mut HookAnswer) -> Result<(), HookProjectionErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Children;
     use serde_json::json;
 
     fn document(children: Vec<Node>) -> Document {
-        Document::new(Node::Result { children }, None)
+        Document::new(
+            Node::Result {
+                children: children.into(),
+            },
+            None,
+        )
     }
 
     #[test]
@@ -134,7 +140,12 @@ mod tests {
             project_hook(&json_node),
             Err(HookProjectionError::Unsupported("a json node"))
         );
-        let with_value = Document::new(Node::Result { children: vec![] }, Some(json!({})));
+        let with_value = Document::new(
+            Node::Result {
+                children: Children::default(),
+            },
+            Some(json!({})),
+        );
         assert!(project_hook(&with_value).is_err());
         let failed = Document::failed(&DocumentError::new("timeout", "too slow"));
         assert_eq!(

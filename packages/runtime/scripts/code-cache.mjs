@@ -1,0 +1,164 @@
+// Builds the render worker so that V8 can reuse its compiled code from one process to the next.
+//
+// A cold render spends most of its time above Node's own start compiling and first running the
+// ~1 MB bundle (React, the Flight server, zod). Node 20 has no code cache for ES modules, so the
+// bundle is built as CommonJS and wrapped in a small ES module (the `runtime/worker.mjs` Node
+// runs) that compiles it with `vm.Script` and V8's cached data. The cache lives under the
+// plugin's state directory, keyed by artifact digest, Node version and architecture, and never
+// beside the bundle, which is hash-listed and may be read-only. A bundle that CommonJS cannot
+// express (top-level await, `import.meta` beyond `url`) is emitted as a plain ES module instead.
+//
+// Both bundlers use this: templates/esbuild-worker.mjs (`abgen build`) and scripts/bundle.mjs
+// (the runtime's tests and benchmarks).
+
+/** How the bundle's own `import.meta.url` is passed in: the URL of the wrapping module. */
+const IMPORT_META_URL = '__abgenImportMetaUrl';
+
+/** React's CJS server build calls require() for Node built-ins, which ESM output lacks. */
+export const REQUIRE_BANNER =
+  "import { createRequire as __abgenCreateRequire } from 'node:module'; const require = __abgenCreateRequire(import.meta.url);";
+
+/**
+ * Runs `esbuild.build(options)` for the worker and returns the build result with the text of
+ * `runtime/worker.mjs`: the CommonJS bundle wrapped for the code cache, or, when the bundle
+ * cannot be CommonJS, the ES module bundle as before.
+ * @param {typeof import('esbuild')} esbuild
+ * @param {import('esbuild').BuildOptions} options bundle options without format, banner, outfile
+ */
+export async function buildWorker(esbuild, options) {
+  const commonJs = await esbuild
+    .build({
+      ...options,
+      write: false,
+      format: 'cjs',
+      define: { ...options.define, 'import.meta.url': IMPORT_META_URL },
+      // No comments (and so, almost always, no `*/`: the bundle can ride in a comment) and less
+      // to scan; names stay, so stack traces still read.
+      minifyWhitespace: true,
+      legalComments: 'none',
+      logLevel: 'silent',
+    })
+    .catch((error) => {
+      if (!needsModuleFormat(error.errors ?? [])) throw error;
+      return undefined;
+    });
+  if (commonJs !== undefined && !needsModuleFormat(commonJs.warnings)) {
+    return { result: commonJs, text: wrapWithCodeCache(commonJs.outputFiles[0].text) };
+  }
+  const module = await esbuild.build({
+    ...options,
+    write: false,
+    format: 'esm',
+    banner: { js: REQUIRE_BANNER },
+  });
+  return { result: module, text: module.outputFiles[0].text };
+}
+
+/** Whether esbuild's messages say the bundle needs the ES module format. */
+function needsModuleFormat(messages) {
+  return messages.some(({ text }) => /top-level await|"import\.meta"|import\.meta is not available/i.test(text));
+}
+
+/** Opens the comment that holds the bundle (never written whole in the loader's own text). */
+const BUNDLE_START = ['/*', 'abgen-commonjs-bundle\n'];
+
+/**
+ * The ES module that compiles `commonJs` with V8's code cache and runs it. The bundle rides in
+ * a trailing block comment, which V8 skips at memchr speed, and is read back from the module's
+ * own file; a bundle holding `*\/` (which would end the comment) is a JSON string instead,
+ * which costs V8 a few milliseconds more to scan.
+ * @param {string} commonJs
+ */
+export function wrapWithCodeCache(commonJs) {
+  if (commonJs.includes('*/')) return `${LOADER}\nrun(${JSON.stringify(commonJs)});\n`;
+  return `${LOADER}\nrun(ownBundle());\n${BUNDLE_START.join('')}${commonJs}\n*/\n`;
+}
+
+// Kept as a function so the loader is ordinary, checked code; its text is what the bundle holds.
+function loader() {
+  const filename = fileURLToPath(import.meta.url);
+
+  /** Compiles and runs the CommonJS `source` as this module, with V8's cached data when there is some. */
+  function run(source) {
+    const cacheFile = codeCacheFile();
+    let cachedData;
+    if (cacheFile !== undefined) {
+      try {
+        cachedData = readFileSync(cacheFile);
+      } catch {
+        // No cache yet (or unreadable): compile from source and write one.
+      }
+    }
+    const script = new Script(
+      `(function (exports, require, module, __filename, __dirname, ${IMPORT_META_URL}) {"use strict";${source}\n})`,
+      { filename, cachedData, importModuleDynamically: constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER },
+    );
+    const module = { exports: {} };
+    script.runInThisContext()(module.exports, createRequire(filename), module, filename, dirname(filename), import.meta.url);
+    if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+      // After start-up, so the functions compiled while starting are in the cache, and never
+      // in the way of the hello the host is waiting for; again at a clean exit, when the
+      // functions the renders compiled are in it too.
+      setTimeout(() => writeCodeCache(script, cacheFile), 0).unref();
+      process.once('exit', () => writeCodeCache(script, cacheFile));
+    }
+  }
+
+  /** The bundle this module carries in its trailing comment. */
+  function ownBundle() {
+    const text = readFileSync(filename, 'utf8');
+    const marker = BUNDLE_START.join('');
+    const start = text.indexOf(marker) + marker.length;
+    return text.slice(start, text.lastIndexOf('\n*/'));
+  }
+
+  /** `<state>/abgen/code-cache/<digest>-node<version>-<arch>.bin`, or undefined without a state directory or digest. */
+  function codeCacheFile() {
+    const state = ['ABGEN_STATE_DIR', 'CLAUDE_PLUGIN_DATA', 'PLUGIN_DATA'].map((name) => process.env[name]).find((value) => value);
+    if (state === undefined) return undefined;
+    let digest;
+    try {
+      digest = JSON.parse(readFileSync(join(dirname(filename), '..', 'abgen.manifest.json'), 'utf8')).digest;
+    } catch {
+      return undefined;
+    }
+    if (typeof digest !== 'string' || !/^[0-9a-f]{16,128}$/.test(digest)) return undefined;
+    return join(state, 'abgen', 'code-cache', `${digest}-node${process.versions.node}-${process.arch}.bin`);
+  }
+
+  /** Writes the cache whole or not at all (a concurrent reader never sees half a file). */
+  function writeCodeCache(script, cacheFile) {
+    const partial = `${cacheFile}.${process.pid}.partial`;
+    try {
+      mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
+      writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+      renameSync(partial, cacheFile);
+    } catch {
+      // A read-only or full state directory only costs the cache.
+      try {
+        unlinkSync(partial);
+      } catch {}
+    }
+  }
+}
+
+const LOADER = [
+  "// The render worker of this plugin, generated by `abgen build`; do not edit. The CommonJS bundle",
+  "// below is compiled with V8's code cache, kept under the plugin's state directory.",
+  "import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';",
+  "import { createRequire } from 'node:module';",
+  "import { dirname, join } from 'node:path';",
+  "import { fileURLToPath } from 'node:url';",
+  "import { Script, constants } from 'node:vm';",
+  loaderBody(),
+].join('\n');
+
+function loaderBody() {
+  const text = loader.toString();
+  return text
+    .slice(text.indexOf('{') + 1, text.lastIndexOf('}'))
+    .replaceAll('${IMPORT_META_URL}', IMPORT_META_URL)
+    .replace('BUNDLE_START', () => JSON.stringify(BUNDLE_START))
+    .replace(/^ {2}/gm, '')
+    .trim();
+}

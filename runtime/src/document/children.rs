@@ -1,0 +1,274 @@
+//! The children of a result or boundary node: a list of nodes that snapshots share.
+//!
+//! A render emits a full document with every shell and replace event, and most of each snapshot is
+//! the previous one unchanged. `Children` is a persistent list: its parts are nodes or whole lists
+//! shared with earlier snapshots behind an `Arc`, so cloning a document or reusing a converted
+//! region costs O(1) instead of a deep copy. Invariant: it reads, compares and serializes exactly
+//! as the flat `Vec<Node>` it stands for; the sharing is never visible in its JSON.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::node::Node;
+
+/// An immutable, cheaply cloned list of nodes.
+#[derive(Clone, Default)]
+pub struct Children {
+    parts: Arc<[Part]>,
+    len: usize,
+    /// Whether some node in the list, at any depth, is an error node.
+    holds_error: bool,
+    /// Whether some node in the list, at any depth, is a boundary.
+    holds_boundary: bool,
+}
+
+#[derive(Clone)]
+enum Part {
+    Node(Node),
+    Shared(Children),
+}
+
+impl Children {
+    /// How many nodes the list holds (shared lists counted by their nodes).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether some node in the list or below it is an error node (known without a walk).
+    pub fn holds_error(&self) -> bool {
+        self.holds_error
+    }
+
+    /// Whether some node in the list or below it is a boundary (known without a walk).
+    pub fn holds_boundary(&self) -> bool {
+        self.holds_boundary
+    }
+
+    /// The nodes in order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            stack: vec![self.parts.iter()],
+        }
+    }
+
+    /// The first node.
+    pub fn first(&self) -> Option<&Node> {
+        self.iter().next()
+    }
+
+    /// The nodes as a flat vector (a deep copy).
+    pub fn to_vec(&self) -> Vec<Node> {
+        self.iter().cloned().collect()
+    }
+
+    /// Appends this list to `builder` with every boundary replaced by its own children, flattened
+    /// the same way, and every nested result flattened inside; shared parts that hold neither are
+    /// shared again rather than copied.
+    pub(crate) fn flatten_into(&self, builder: &mut ChildrenBuilder) {
+        for part in self.parts.iter() {
+            match part {
+                Part::Node(Node::Boundary { children, .. }) => children.flatten_into(builder),
+                Part::Node(Node::Result { children }) => {
+                    let mut inner = ChildrenBuilder::default();
+                    children.flatten_into(&mut inner);
+                    builder.push(Node::Result {
+                        children: inner.finish(),
+                    });
+                }
+                Part::Node(node) => builder.push(node.clone()),
+                Part::Shared(shared) if shared.holds_boundary || shared.holds_result() => {
+                    shared.flatten_into(builder);
+                }
+                Part::Shared(shared) => builder.append(shared),
+            }
+        }
+    }
+
+    /// Calls `visit` with each node of the list, in order, skipping the shared parts that hold
+    /// no boundary (a walk that looks for boundaries need not read what cannot hold one).
+    pub(crate) fn for_each_near_boundaries<'s>(&'s self, visit: &mut impl FnMut(&'s Node)) {
+        for part in self.parts.iter() {
+            match part {
+                Part::Node(node) => visit(node),
+                Part::Shared(shared) if shared.holds_boundary => {
+                    shared.for_each_near_boundaries(visit);
+                }
+                Part::Shared(_) => {}
+            }
+        }
+    }
+
+    /// Whether some node of the list itself (not below) is a result node.
+    fn holds_result(&self) -> bool {
+        self.iter().any(|node| matches!(node, Node::Result { .. }))
+    }
+}
+
+/// Builds a [`Children`] from nodes and shared lists.
+#[derive(Default)]
+pub(crate) struct ChildrenBuilder {
+    parts: Vec<Part>,
+    len: usize,
+    holds_error: bool,
+    holds_boundary: bool,
+}
+
+impl ChildrenBuilder {
+    pub(crate) fn push(&mut self, node: Node) {
+        self.holds_error |= node.holds_error();
+        self.holds_boundary |= match &node {
+            Node::Boundary { .. } => true,
+            Node::Result { children } => children.holds_boundary,
+            _ => false,
+        };
+        self.parts.push(Part::Node(node));
+        self.len += 1;
+    }
+
+    /// Appends `children` by sharing it, not copying its nodes.
+    pub(crate) fn append(&mut self, children: &Children) {
+        match &*children.parts {
+            [] => {}
+            // A list that only shares another is that other list: no extra level to walk.
+            [shared @ Part::Shared(_)] => self.parts.push(shared.clone()),
+            _ => self.parts.push(Part::Shared(children.clone())),
+        }
+        self.len += children.len;
+        self.holds_error |= children.holds_error;
+        self.holds_boundary |= children.holds_boundary;
+    }
+
+    pub(crate) fn finish(self) -> Children {
+        Children {
+            parts: self.parts.into(),
+            len: self.len,
+            holds_error: self.holds_error,
+            holds_boundary: self.holds_boundary,
+        }
+    }
+}
+
+/// The nodes of a [`Children`], in order.
+pub struct Iter<'a> {
+    stack: Vec<std::slice::Iter<'a, Part>>,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Node;
+
+    fn next(&mut self) -> Option<&'a Node> {
+        loop {
+            let top = self.stack.last_mut()?;
+            match top.next() {
+                Some(Part::Node(node)) => return Some(node),
+                Some(Part::Shared(shared)) => self.stack.push(shared.parts.iter()),
+                None => {
+                    self.stack.pop();
+                }
+            }
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Children {
+    type Item = &'a Node;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl FromIterator<Node> for Children {
+    fn from_iter<I: IntoIterator<Item = Node>>(nodes: I) -> Self {
+        let mut builder = ChildrenBuilder::default();
+        nodes.into_iter().for_each(|node| builder.push(node));
+        builder.finish()
+    }
+}
+
+impl From<Vec<Node>> for Children {
+    fn from(nodes: Vec<Node>) -> Self {
+        nodes.into_iter().collect()
+    }
+}
+
+impl PartialEq for Children {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl fmt::Debug for Children {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Children {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Children {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<Node>::deserialize(deserializer).map(Children::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(text: &str) -> Node {
+        Node::Text { text: text.into() }
+    }
+
+    #[test]
+    fn shared_parts_read_and_serialize_as_one_flat_list() {
+        let shared = Children::from(vec![text("b"), text("c")]);
+        let mut builder = ChildrenBuilder::default();
+        builder.push(text("a"));
+        builder.append(&shared);
+        builder.append(&Children::default());
+        builder.append(&Children::from(vec![text("d")]));
+        let children = builder.finish();
+        let flat = vec![text("a"), text("b"), text("c"), text("d")];
+        assert_eq!(children.len(), 4);
+        assert_eq!(children.to_vec(), flat);
+        assert_eq!(children, Children::from(flat.clone()));
+        assert_eq!(
+            serde_json::to_value(&children).unwrap(),
+            serde_json::to_value(&flat).unwrap()
+        );
+        let back: Children = serde_json::from_value(serde_json::to_value(&flat).unwrap()).unwrap();
+        assert_eq!(back, children);
+        assert_ne!(children, Children::from(vec![text("a"), text("b")]));
+    }
+
+    #[test]
+    fn flattening_lifts_boundary_children_and_shares_the_rest() {
+        let inner = Children::from(vec![text("x"), text("y")]);
+        let boundary = Node::Boundary {
+            id: "b1".into(),
+            state: crate::document::BoundaryState::Resolved,
+            children: Children::from(vec![text("in"), text("side")]),
+        };
+        let mut builder = ChildrenBuilder::default();
+        builder.append(&inner);
+        builder.push(boundary);
+        let mut flat = ChildrenBuilder::default();
+        builder.finish().flatten_into(&mut flat);
+        assert_eq!(
+            flat.finish().to_vec(),
+            vec![text("x"), text("y"), text("in"), text("side")]
+        );
+    }
+}
