@@ -10,3 +10,7 @@ pub const ABGEN_ARTIFACT: &str = "ABGEN_ARTIFACT";
 
 /// The default of `abgen-host mcp --max-message-bytes`: the longest message a client may send.
 pub const ABGEN_MCP_MAX_MESSAGE_BYTES: &str = "ABGEN_MCP_MAX_MESSAGE_BYTES";
+
+/// The bearer token `abgen-host mcp --http` requires of every request, when set (read from the
+/// environment only, so it never shows in a process list).
+pub const ABGEN_MCP_HTTP_TOKEN: &str = "ABGEN_MCP_HTTP_TOKEN";

@@ -34,4 +34,20 @@ pub struct McpArgs {
     /// them wait in a queue of 256; a call beyond that is answered at once with a `busy` error.
     #[arg(long, value_name = "N")]
     pub workers: Option<NonZeroUsize>,
+
+    /// Serve Streamable HTTP at `http://ADDR/mcp` instead of stdio (e.g. `127.0.0.1:8931`; port
+    /// 0 picks a free one, printed on stderr). Runs until SIGINT or SIGTERM. With
+    /// `ABGEN_MCP_HTTP_TOKEN` set, every request needs `Authorization: Bearer <token>`.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+
+    /// A `Host` name (or `host:port`) to accept beside the loopback ones, for a server reached
+    /// by another name; repeatable. Other hosts are refused (DNS rebinding).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub allowed_host: Vec<String>,
+
+    /// A browser origin to accept beside the loopback ones (e.g. `https://app.example.com`);
+    /// repeatable.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allowed_origin: Vec<String>,
 }

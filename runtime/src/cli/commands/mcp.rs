@@ -1,5 +1,6 @@
 //! `abgen-host mcp`: read the manifest, check the server exists, serve MCP on stdin/stdout until
-//! the client closes stdin. Exit 0 then, 2 when the server cannot start or stdout breaks.
+//! the client closes stdin (exit 0 then, 2 when the server cannot start or stdout breaks), or
+//! with `--http ADDR` over Streamable HTTP until a signal ends the process.
 //!
 //! The process is also its artifact's warm runtime: it starts a [`WarmHost`] that answers the
 //! artifact's hooks (or stands by to, while another server of the plugin does) on the same
@@ -13,10 +14,13 @@ use std::sync::Arc;
 
 use abgen_runtime::kernel::SharedKernel;
 use abgen_runtime::manifest::{MANIFEST_FILE_NAME, Manifest, read_manifest};
-use abgen_runtime::mcp::{Log, McpServer, START_ALLOWANCE, ServerConfig};
+use abgen_runtime::mcp::{
+    HttpConfig, Log, MCP_PATH, McpServer, START_ALLOWANCE, ServerConfig, serve_http,
+};
 use abgen_runtime::warm::{HostLog, ServeLimits, SocketPath, WarmHost};
 
 use super::hook::artifact_root;
+use crate::cli::env_vars::ABGEN_MCP_HTTP_TOKEN;
 use crate::cli::{McpArgs, Printer};
 
 pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
@@ -61,17 +65,34 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
     let warm_host = start_warm_host(&root, &manifest, &kernel, &args.server, printer);
     let printer = *printer;
     let log: Log = Arc::new(move |line| printer.message(line));
-    let server = McpServer::new(
-        ServerConfig {
-            artifact: root,
-            manifest,
-            server: args.server.clone(),
-            max_message_bytes: args.max_message_bytes.get(),
-            heartbeat: abgen_runtime::mcp::HEARTBEAT,
-        },
-        kernel,
-        log,
-    );
+    let config = ServerConfig {
+        artifact: root,
+        manifest,
+        server: args.server.clone(),
+        max_message_bytes: args.max_message_bytes.get(),
+        heartbeat: abgen_runtime::mcp::HEARTBEAT,
+    };
+    if let Some(address) = args.http {
+        let http = HttpConfig {
+            address: Some(address),
+            allowed_hosts: args.allowed_host.clone(),
+            allowed_origins: args.allowed_origin.clone(),
+            bearer_token: std::env::var(ABGEN_MCP_HTTP_TOKEN)
+                .ok()
+                .filter(|token| !token.is_empty()),
+        };
+        let server = args.server.clone();
+        let served = serve_http(config, kernel, log, http, |bound| {
+            printer.message(format!(
+                "mcp {server}: serving Streamable HTTP at http://{bound}{MCP_PATH}"
+            ));
+        });
+        drop(warm_host);
+        let Err(error) = served;
+        printer.message(format!("mcp: cannot serve HTTP at {address}: {error}"));
+        return ExitCode::from(2);
+    }
+    let server = McpServer::new(config, kernel, log);
     let served = server.serve(BufReader::new(stdin()), stdout());
     // The session is over: stop answering hooks (the socket file goes with the server) before
     // the kernel, and its workers, go.

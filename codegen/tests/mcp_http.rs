@@ -1,0 +1,71 @@
+//! `abgen-host mcp --http` serves Streamable HTTP to the official MCP TypeScript SDK client: the
+//! curator is built with the real `abgen-host`, the server started on a free loopback port with
+//! a bearer token, and `runtime/tests/mcp_client/http.mjs` runs two sessions at once and checks
+//! the front door (token, path, `Origin`, `Host`). Then SIGTERM ends the server with 143.
+
+mod support;
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Command, Stdio};
+
+use support::{build_curator, repo};
+
+#[test]
+fn the_sdk_client_is_served_over_streamable_http() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["claude"]);
+    let runtime = temp.join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let mut server = Command::new(artifact.join("bin/abgen-host"))
+        .args([
+            "mcp",
+            "--server",
+            "library",
+            "--http",
+            "127.0.0.1:0",
+            "--artifact",
+        ])
+        .arg(&artifact)
+        .env("ABGEN_MCP_HTTP_TOKEN", "sesame")
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(server.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = stderr
+            .next()
+            .expect("the server says where it listens")
+            .unwrap();
+        if let Some((_, url)) = line.split_once("serving Streamable HTTP at ") {
+            break url.to_owned();
+        }
+    };
+    // Keep reading stderr so the server never blocks on it.
+    let rest = std::thread::spawn(move || stderr.map_while(Result::ok).collect::<Vec<_>>());
+
+    let output = Command::new("node")
+        .arg(repo().join("runtime/tests/mcp_client/http.mjs"))
+        .args([&url, "sesame"])
+        .current_dir(repo())
+        .output()
+        .expect("running node");
+    let checked = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "http.mjs failed:\n{checked}");
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = server.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(143),
+        "{status:?}; stderr: {:?}",
+        rest.join().unwrap()
+    );
+}
