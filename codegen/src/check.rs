@@ -80,6 +80,7 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     let hook_diagnostics =
         crate::matrix::check_hooks(&graph.graph, &sources, &extracted, &diagnostics);
     diagnostics.extend(hook_diagnostics);
+    diagnostics.extend(crate::project::support::check_conventional_paths(root));
     let skills = crate::emit::read_skills(root);
     diagnostics.extend(skills.diagnostics);
     let schemas = translate_routes(root, reader, &loaded.modules, &sources);

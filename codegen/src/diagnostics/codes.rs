@@ -44,6 +44,9 @@ codes! {
     AB4100 Error "unknown target";
     AB4201 Error "`tools` on an event route whose event does not concern a tool";
     AB4202 Error "bad tool selector in an event route's `tools`";
+    AB4304 Error "a declared or handed-off MCP server has no `entry`, `command` or `url`, and no `src/mcp/<id>.ts` entry";
+    AB4733 Info "a `src/mcp/<id>.ts` entry is shadowed by `routes.servers.<id>: 'generated'`";
+    AB4736 Error "a legacy top-level `skills/`, `commands/` or `rules/` file: no longer discovered";
     AB4800 Error "an MCP server has route modules and an entry claim, without an explicit `routes.servers` mode";
     AB4802 Error "two modules derive the same route id";
     AB4803 Error "unsafe identity segment in a route path";
@@ -95,9 +98,15 @@ codes! {
     AB5315 Warning "unknown key in an event route's `config`";
     AB5316 Error "event `config.failure` is not `open` or `closed`";
     AB5320 Error "a tool's `config.excludeClients` is not a list of 1–128 character client-name prefixes";
+    AB5321 Error "an MCP tool, resource or prompt wire name breaks MCP's name rule (1–128 characters of `A-Z a-z 0-9 _ - .`)";
     AB5340 Error "`--out` holds files abgen did not write there, or changed ones: abgen replaces only its own artifact";
     AB5341 Error "`--out` is a file or something else that is not a directory";
     AB5342 Error "`--out` is the project root, a folder containing it, a filesystem root, or inside `src/`";
     AB5343 Error "a symlink where abgen discovers routes or skills (`src`, a module path, `src/skills`): abgen does not follow symlinks";
     AB5344 Error "nothing to build: no `agent-bundle.config.*`, and no routes, servers or skills under `src/`";
+    AB5350 Error "a config key abgen does not build yet";
+    AB5351 Error "a conventional file abgen does not build yet (`src/state.ts`, `src/cli.ts`, commands, rules, assets…)";
+    AB5352 Error "a key the config schema does not know";
+    AB5353 Error "a module nested below a route folder: route modules are its direct children";
+    AB5354 Warning "a project-root `.env`, which abgen's generated shells do not apply yet";
 }

@@ -53,6 +53,7 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
     }
 
     let servers = resolve_servers(config, &unique, &entries, &mut diagnostics);
+    check_unserved(config, &servers, &entries, &mut diagnostics);
     let serves_routes = |server: &str| {
         servers.iter().any(|s| {
             s.id == server
@@ -174,6 +175,98 @@ fn resolve_servers(
     }
     servers
 }
+
+/// Servers nothing would serve, and entry modules nothing builds: a declared server with no
+/// `entry`, `command` or `url`, no routes and no `src/mcp/<id>.ts` is AB4304; so is a server
+/// whose routes a non-generated mode hands to an entry that does not exist. A `src/mcp/<id>.ts`
+/// entry is not built yet (AB5351), unless the server's routes already make it AB4800.
+fn check_unserved(
+    config: &ProjectConfig,
+    servers: &[ServerNode],
+    entries: &BTreeMap<String, &LoadedModule>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for (server, module) in entries {
+        let mode = servers
+            .iter()
+            .find(|node| &node.id == server)
+            .map(|node| node.mode);
+        match mode {
+            Some(ServerModeState::Conflict) => {}
+            Some(ServerModeState::Generated)
+                if config.route_servers.get(server) == Some(&ServerMode::Generated) =>
+            {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::AB4733,
+                        format!(
+                            "`{}` is not built: `routes.servers.{server}` is 'generated', so the server's routes serve it",
+                            module.source.path
+                        ),
+                        format!("delete `{}` or rename it with a leading `_`", module.source.path),
+                    )
+                    .at(module_location(module)),
+                );
+            }
+            _ => {
+                if let Some(diagnostic) = crate::project::support::reported_convention(
+                    HANDWRITTEN_ENTRY_PATTERN,
+                    &module.source.path,
+                ) {
+                    diagnostics.push(diagnostic.at(module_location(module)));
+                }
+            }
+        }
+    }
+    let mut unserved: Vec<(&str, String, Option<Location>)> = Vec::new();
+    for (id, declared) in &config.mcp_servers {
+        let has_routes = servers.iter().any(|node| &node.id == id);
+        if !has_routes && declared.entry_claim().is_none() && !entries.contains_key(id) {
+            unserved.push((
+                id,
+                format!("`mcp.servers.{id}` declares no `entry`, `command` or `url`, and there is no `src/mcp/{id}.ts`"),
+                config.location(&declared.pointer),
+            ));
+        }
+    }
+    for node in servers {
+        let handed_off = matches!(
+            node.mode,
+            ServerModeState::Custom | ServerModeState::Command | ServerModeState::Remote
+        );
+        if handed_off && entry_claim(config, entries, &node.id).is_none() {
+            let mode = config
+                .route_servers
+                .get(&node.id)
+                .map_or("", |mode| mode.as_str());
+            unserved.push((
+                &node.id,
+                format!(
+                    "`routes.servers.{}` is '{mode}', so its routes are not compiled, but nothing declares what serves it",
+                    node.id
+                ),
+                config.location(&format!("/routes/servers/{}", escape_pointer(&node.id))),
+            ));
+        }
+    }
+    for (id, message, location) in unserved {
+        let diagnostic = Diagnostic::new(
+            Code::AB4304,
+            message,
+            format!(
+                "declare `entry`, `command` or `url` in `mcp.servers.{id}`, or add routes under `src/mcp/{id}/`"
+            ),
+        )
+        .with_note("without one, no host document would launch the server");
+        diagnostics.push(match location {
+            Some(location) => diagnostic.at(location),
+            None => diagnostic,
+        });
+    }
+}
+
+/// The entry-conventions pattern of a handwritten `src/mcp/<id>.ts` entry.
+const HANDWRITTEN_ENTRY_PATTERN: &str = "src/mcp/*.{ts,tsx,mts,js,cjs}";
 
 /// What claims `server` besides its routes: a `src/mcp/<server>.ts` entry module or a declared
 /// `entry`/`command`/`url`, with where that claim is written.
