@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 mod support;
 
-use support::{abgen_build_curator_for_every_host, repo, transcript};
+use support::{abgen_build_curator_for_every_host, build_fixture, repo, transcript};
 
 fn claude_cli() -> PathBuf {
     let path = repo().join("scripts/host-clis/node_modules/.bin/claude");
@@ -102,6 +102,30 @@ fn claude_code_validates_installs_and_lists_the_curator_plugin() {
         assert!(
             details.contains(&expected),
             "`{expected}` missing from plugin details:\n{details}"
+        );
+    }
+}
+
+/// Config-declared servers (a command with path tokens and env, a Streamable HTTP server with
+/// headers) as Claude Code reads them: `validate --strict` accepts the document and lists both.
+#[test]
+fn claude_code_validates_config_declared_servers() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let artifact = build_fixture(temp.path(), "valid-declared-servers");
+    let validated = transcript(&claude(
+        &home,
+        &["plugin", "validate", "--strict", artifact.to_str().unwrap()],
+    ));
+    for expected in [
+        "Validation passed",
+        r#"docs stdio ${CLAUDE_PLUGIN_ROOT}/bin/docs ["--stdio"]"#,
+        "remote http https://docs.example/mcp",
+    ] {
+        assert!(
+            validated.contains(expected),
+            "`{expected}` missing from validate:\n{validated}"
         );
     }
 }

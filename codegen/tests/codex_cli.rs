@@ -119,3 +119,31 @@ fn codex_adds_installs_and_lists_the_curator_plugin() {
         "./"
     );
 }
+
+/// Config-declared servers as Codex reads them after install: a command (the root as `./`
+/// against a plugin-root cwd) and a Streamable HTTP server.
+#[test]
+fn codex_lists_config_declared_servers() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    let artifact = support::build_fixture(temp.path(), "valid-declared-servers");
+    codex(
+        &home,
+        &["plugin", "marketplace", "add", artifact.to_str().unwrap()],
+    );
+    codex(&home, &["plugin", "add", "notes@notes-marketplace"]);
+    let servers = codex(&home, &["mcp", "list"]);
+    let line = |name: &str| {
+        servers
+            .lines()
+            .find(|line| line.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("`{name}` is not listed:\n{servers}"))
+            .to_owned()
+    };
+    let docs = line("docs");
+    assert!(docs.contains("./bin/docs"), "{servers}");
+    assert!(docs.contains("--stdio"), "{servers}");
+    let remote = line("remote");
+    assert!(remote.contains("https://docs.example/mcp"), "{servers}");
+}

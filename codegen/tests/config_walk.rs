@@ -263,6 +263,118 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                 server_in_every_document(o, "docs")
             })
         }
+        "mcp.servers.*.command" | "mcp.servers.*.args" | "mcp.servers.*.env" => (
+            with(
+                base(),
+                "mcp.servers.docs",
+                json!({
+                    "command": "${PLUGIN_ROOT}/bin/docs",
+                    "args": ["--stdio"],
+                    "env": { "DOCS_URL": "https://docs.example" }
+                }),
+            ),
+            vec![],
+            |o| {
+                let claude = &o.json(".mcp.json")?["mcpServers"]["docs"];
+                expect_eq(
+                    claude,
+                    &json!({
+                        "type": "stdio",
+                        "command": "${CLAUDE_PLUGIN_ROOT}/bin/docs",
+                        "args": ["--stdio"],
+                        "env": {
+                            "AGENT_BUNDLE_PLUGIN_ROOT": "${CLAUDE_PLUGIN_ROOT}",
+                            "DOCS_URL": "https://docs.example"
+                        }
+                    }),
+                )?;
+                // Codex expands no token: the root is `./` against a plugin-root cwd.
+                let codex = &o.json(".codex-plugin/mcp.json")?["mcpServers"]["docs"];
+                expect_eq(
+                    codex,
+                    &json!({
+                        "type": "stdio",
+                        "command": "./bin/docs",
+                        "args": ["--stdio"],
+                        "cwd": "./",
+                        "env": { "AGENT_BUNDLE_PLUGIN_ROOT": "./", "DOCS_URL": "https://docs.example" }
+                    }),
+                )?;
+                let cursor = &o.json(".cursor-plugin/mcp.json")?["mcpServers"]["docs"];
+                expect_eq(
+                    &cursor["env"]["AGENT_BUNDLE_PLUGIN_ROOT"],
+                    &json!("${CURSOR_PLUGIN_ROOT}"),
+                )?;
+                let portable = &o.json("mcp.json")?["mcpServers"]["docs"];
+                expect_eq(
+                    &portable["env"]["AGENT_BUNDLE_PLUGIN_ROOT"],
+                    &json!("${PLUGIN_ROOT}"),
+                )
+            },
+        ),
+        "mcp.servers.*.cwd" => (
+            with(
+                base(),
+                "mcp.servers.docs",
+                json!({ "command": "docs-server", "cwd": "/srv/docs" }),
+            ),
+            vec![],
+            |o| {
+                // A plain cwd is passed through; Codex then has no plugin-root cwd, so no anchor.
+                let claude = &o.json(".mcp.json")?["mcpServers"]["docs"];
+                expect_eq(&claude["cwd"], &json!("/srv/docs"))?;
+                let codex = &o.json(".codex-plugin/mcp.json")?["mcpServers"]["docs"];
+                expect_eq(&codex["cwd"], &json!("/srv/docs"))?;
+                expect_eq(&codex["env"], &json!({}))
+            },
+        ),
+        "mcp.servers.*.url" | "mcp.servers.*.headers" | "mcp.servers.*.transport" => (
+            with(
+                base(),
+                "mcp.servers.docs",
+                json!({
+                    "url": "https://docs.example/mcp",
+                    "transport": "streamable-http",
+                    "headers": { "X-Team": "docs" }
+                }),
+            ),
+            vec![],
+            |o| {
+                expect_eq(
+                    &o.json(".mcp.json")?["mcpServers"]["docs"],
+                    &json!({ "type": "http", "url": "https://docs.example/mcp", "headers": { "X-Team": "docs" } }),
+                )?;
+                expect_eq(
+                    &o.json(".codex-plugin/mcp.json")?["mcpServers"]["docs"],
+                    &json!({ "type": "streamable-http", "url": "https://docs.example/mcp", "http_headers": { "X-Team": "docs" } }),
+                )?;
+                expect_eq(
+                    &o.json(".cursor-plugin/mcp.json")?["mcpServers"]["docs"],
+                    &json!({ "url": "https://docs.example/mcp", "headers": { "X-Team": "docs" } }),
+                )?;
+                expect_eq(
+                    &o.json("mcp.json")?["mcpServers"]["docs"],
+                    &json!({ "type": "streamable-http", "url": "https://docs.example/mcp", "headers": { "X-Team": "docs" } }),
+                )
+            },
+        ),
+        "mcp.servers.*.targets" => (
+            with(
+                base(),
+                "mcp.servers.docs",
+                json!({ "command": "docs-server", "targets": ["cursor"] }),
+            ),
+            vec![],
+            |o| {
+                let files: Vec<&str> = o.artifact()?.files.files().map(|(path, _)| path).collect();
+                let only_cursor = files.contains(&".cursor-plugin/mcp.json")
+                    && !files.contains(&".mcp.json")
+                    && !files.contains(&"mcp.json");
+                only_cursor
+                    .then_some(())
+                    .ok_or_else(|| format!("only Cursor lists the server: {files:?}"))
+            },
+        ),
         "routes" | "routes.servers" => (
             with(base(), "routes.servers.docs", json!("generated")),
             tool,
@@ -544,4 +656,83 @@ fn a_handwritten_entry_beside_routes_is_the_mode_conflict_alone() {
         .map(|d| d.code.as_str())
         .collect();
     assert_eq!(codes, ["AB4800"]);
+}
+
+#[test]
+fn a_declaration_beside_a_generated_server_adds_args_and_env_over_the_anchor() {
+    let outcome = run(
+        &with(
+            base(),
+            "mcp.servers.docs",
+            json!({ "args": ["--verbose"], "env": { "AGENT_BUNDLE_PLUGIN_ROOT": "/opt/docs" } }),
+        ),
+        &[("src/mcp/docs/tools/search.ts", TOOL)],
+    );
+    let claude = &outcome.json(".mcp.json").unwrap()["mcpServers"]["docs"];
+    assert_eq!(
+        claude["args"],
+        json!(["mcp", "--server", "docs", "--verbose"])
+    );
+    assert_eq!(
+        claude["env"],
+        json!({ "AGENT_BUNDLE_PLUGIN_ROOT": "/opt/docs" })
+    );
+}
+
+#[test]
+fn launch_rules_are_reported_where_they_are_written() {
+    let cases = [
+        (
+            json!({ "command": "x", "url": "https://a.example" }),
+            Code::AB4304,
+        ),
+        (
+            json!({ "command": "x", "targets": ["nowhere"] }),
+            Code::AB4305,
+        ),
+        (
+            json!({ "command": "x", "headers": { "A": "b" } }),
+            Code::AB4310,
+        ),
+        (json!({ "command": " " }), Code::AB4313),
+        (
+            json!({ "command": "x", "transport": "streamable-http" }),
+            Code::AB4314,
+        ),
+        (
+            json!({ "command": "x", "cwd": "${CLAUDE_PLUGIN_DATA}/x" }),
+            Code::AB4315,
+        ),
+        (
+            json!({ "url": "ftp://a.example", "transport": "streamable-http" }),
+            Code::AB4316,
+        ),
+        (json!({ "url": "https://a.example" }), Code::AB4317),
+        (
+            json!({ "url": "https://a.example", "transport": "streamable-http", "env": { "A": "b" } }),
+            Code::AB4318,
+        ),
+    ];
+    for (server, code) in cases {
+        let outcome = run(&with(base(), "mcp.servers.docs", server.clone()), &[]);
+        let found: Vec<Code> = outcome.checked.diagnostics.iter().map(|d| d.code).collect();
+        assert!(
+            found.contains(&code),
+            "{server}: expected {}, found {found:?}",
+            code.as_str()
+        );
+        let diagnostic = outcome
+            .checked
+            .diagnostics
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap();
+        assert!(
+            diagnostic
+                .location
+                .as_ref()
+                .is_some_and(|l| l.line.is_some()),
+            "{server}: {diagnostic:?}"
+        );
+    }
 }

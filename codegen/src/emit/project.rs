@@ -12,7 +12,10 @@ use rayon::prelude::*;
 
 use super::build::{EmitOptions, EmitReturn, emit_claimed, locate_host_binary};
 use super::error::EmitError;
-use super::input::{EmitInput, EmitLayout, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
+use super::input::{
+    EmitDeclaredServer, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute, EmitServer,
+    PluginIdentity,
+};
 use super::output::claim_output;
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_worker, default_node_modules,
@@ -181,9 +184,9 @@ pub fn checked_emit_input(
     input
 }
 
-/// The emitter's view of a checked project: generated servers only (custom, command and remote
-/// servers are served by something else), every route of a generated server and every event
-/// route.
+/// The emitter's view of a checked project: generated servers (with what a declaration beside
+/// each adds), the config's command and remote servers, every route of a generated server and
+/// every event route.
 pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteGraph) -> EmitInput {
     let generated: Vec<&crate::graph::ServerNode> = graph
         .servers
@@ -235,11 +238,18 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         routes,
         servers: generated
             .iter()
-            .map(|server| EmitServer {
-                id: server.id.clone(),
-                routes: server.routes.clone(),
+            .map(|server| {
+                let declared = config.mcp_servers.get(&server.id);
+                EmitServer {
+                    id: server.id.clone(),
+                    routes: server.routes.clone(),
+                    args: declared.map(|d| d.args.clone()).unwrap_or_default(),
+                    env: declared.map(|d| d.env.clone()).unwrap_or_default(),
+                    targets: declared.and_then(|d| target_names(d.targets.as_deref())),
+                }
             })
             .collect(),
+        declared: declared_servers(config, graph),
         schemas: BTreeMap::new(),
         providers: graph
             .providers
@@ -260,6 +270,47 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         // Read with the check (`CheckReturn::skills`); `build_project` fills them in.
         skills: Vec::new(),
     }
+}
+
+/// The config's `command` and `url` servers that own no generated routes (a declaration beside
+/// a generated server augments it instead).
+fn declared_servers(config: &ProjectConfig, graph: &RouteGraph) -> Vec<EmitDeclaredServer> {
+    let generated = |id: &str| {
+        graph
+            .servers
+            .iter()
+            .any(|server| server.id == id && server.mode == ServerModeState::Generated)
+    };
+    config
+        .mcp_servers
+        .iter()
+        .filter(|(id, _)| !generated(id))
+        .filter_map(|(id, declared)| {
+            let launch = match (&declared.command, &declared.url) {
+                (Some(command), None) if declared.entry.is_none() => EmitLaunch::Command {
+                    command: command.clone(),
+                    args: declared.args.clone(),
+                    cwd: declared.cwd.clone(),
+                    env: declared.env.clone(),
+                },
+                (None, Some(url)) if declared.entry.is_none() => EmitLaunch::Remote {
+                    url: url.clone(),
+                    headers: declared.headers.clone(),
+                },
+                // An `entry` is not built yet (AB5350); two claims are AB4304.
+                _ => return None,
+            };
+            Some(EmitDeclaredServer {
+                id: id.clone(),
+                launch,
+                targets: target_names(declared.targets.as_deref()),
+            })
+        })
+        .collect()
+}
+
+fn target_names(targets: Option<&[crate::project::Target]>) -> Option<Vec<String>> {
+    targets.map(|targets| targets.iter().map(|t| t.as_str().to_owned()).collect())
 }
 
 /// The worker imports every route it may render (tools, prompts, resources, Apps, events), every

@@ -67,9 +67,7 @@ fn declared_entry_without_mode_is_ab4800_at_the_config_value() {
         DeclaredServer {
             pointer: "/mcp/servers/docs".into(),
             entry: Some("./server.ts".into()),
-            command: None,
-            url: None,
-            declaration: serde_json::Map::new(),
+            ..DeclaredServer::default()
         },
     );
     let built = build_graph(&config, &modules(&["src/mcp/docs/tools/search.ts"]));

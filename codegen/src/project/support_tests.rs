@@ -92,7 +92,7 @@ fn supported_examples_match_no_reported_pattern() {
 fn an_unknown_key_and_a_deferred_key_are_reported_where_they_are_written() {
     let value: Value = serde_json::json!({
         "plugin": { "name": "docs", "repository": "x" },
-        "mcp": { "servers": { "docs": { "env": { "A": "b" }, "colour": "red" } } },
+        "mcp": { "servers": { "docs": { "env": { "A": "b" }, "apps": {}, "colour": "red" } } },
         "targts": ["claude"],
         "routes": { "servers": { "docs": "generated" } }
     });
@@ -107,7 +107,7 @@ fn an_unknown_key_and_a_deferred_key_are_reported_where_they_are_written() {
             ),
             (
                 Code::AB5350,
-                "`mcp.servers.docs.env` is not supported by abgen yet: a server's `env` is not emitted yet".to_owned()
+                "`mcp.servers.docs.apps` is not supported by abgen yet: config-declared MCP Apps are not built yet; put an App under `src/mcp/<server>/apps/`".to_owned()
             ),
             (
                 Code::AB5352,
