@@ -736,3 +736,33 @@ fn launch_rules_are_reported_where_they_are_written() {
         );
     }
 }
+
+#[test]
+fn a_declaration_beside_a_generated_server_cannot_relaunch_it() {
+    let cases = [
+        (json!({ "transport": "streamable-http" }), Code::AB4308),
+        (json!({ "cwd": "data" }), Code::AB4309),
+        (json!({ "headers": { "A": "b" } }), Code::AB4310),
+    ];
+    for (server, code) in cases {
+        let outcome = run(
+            &with(base(), "mcp.servers.docs", server.clone()),
+            &[("src/mcp/docs/tools/search.ts", TOOL)],
+        );
+        let found: Vec<Code> = outcome.checked.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(found, [code], "{server}");
+    }
+    let explicit = with(
+        with(
+            base(),
+            "mcp.servers.docs",
+            json!({ "command": "docs-server" }),
+        ),
+        "routes.servers.docs",
+        json!("generated"),
+    );
+    let outcome = run(&explicit, &[("src/mcp/docs/tools/search.ts", TOOL)]);
+    outcome
+        .reported(Code::AB4340, "`mcp.servers.docs.command` redeclares", None)
+        .unwrap();
+}

@@ -218,6 +218,7 @@ fn check_unserved(
             }
         }
     }
+    check_beside_generated(config, servers, diagnostics);
     let mut unserved: Vec<(&str, String, Option<Location>)> = Vec::new();
     for (id, declared) in &config.mcp_servers {
         let has_routes = servers.iter().any(|node| &node.id == id);
@@ -262,6 +263,79 @@ fn check_unserved(
             Some(location) => diagnostic.at(location),
             None => diagnostic,
         });
+    }
+}
+
+/// A declaration beside a generated server augments it (`args`, `env`, `targets`); what would
+/// launch it another way is refused: `entry`, `command` or `url` under an explicit 'generated'
+/// (AB4340; without the explicit mode it is AB4800), a `transport` other than stdio (AB4308), a
+/// `cwd` (AB4309: the generated server runs from the plugin root) and `headers` (AB4310).
+fn check_beside_generated(
+    config: &ProjectConfig,
+    servers: &[ServerNode],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for node in servers
+        .iter()
+        .filter(|node| node.mode == ServerModeState::Generated)
+    {
+        let Some(declared) = config.mcp_servers.get(&node.id) else {
+            continue;
+        };
+        let id = &node.id;
+        let mut report = |code: Code, key: &str, message: String, recovery: String| {
+            let diagnostic = Diagnostic::new(code, message, recovery).with_note(
+                "a declaration beside a generated server adds `args`, `env` and `targets` to it",
+            );
+            diagnostics.push(
+                match config.location(&format!("{}/{key}", declared.pointer)) {
+                    Some(location) => diagnostic.at(location),
+                    None => diagnostic,
+                },
+            );
+        };
+        if let Some(claim) = declared.entry_claim() {
+            report(
+                Code::AB4340,
+                claim,
+                format!(
+                    "`mcp.servers.{id}.{claim}` redeclares how `{id}` is launched, but `routes.servers.{id}` is 'generated'"
+                ),
+                format!(
+                    "remove `{claim}`, or set `routes.servers.{id}` to 'custom', 'command' or 'remote' to keep it"
+                ),
+            );
+        }
+        if let Some(transport) = declared.transport.as_deref().filter(|t| *t != "stdio") {
+            report(
+                Code::AB4308,
+                "transport",
+                format!(
+                    "`mcp.servers.{id}.transport` is '{transport}', but the generated server `{id}` speaks stdio"
+                ),
+                "remove `transport`".to_owned(),
+            );
+        }
+        if declared.cwd.is_some() {
+            report(
+                Code::AB4309,
+                "cwd",
+                format!(
+                    "`mcp.servers.{id}.cwd` would move the generated server `{id}` out of the plugin root"
+                ),
+                "remove `cwd`; resolve paths against `AGENT_BUNDLE_PLUGIN_ROOT` instead".to_owned(),
+            );
+        }
+        if !declared.headers.is_empty() {
+            report(
+                Code::AB4310,
+                "headers",
+                format!(
+                    "`mcp.servers.{id}` declares `headers` beside the generated stdio server `{id}`"
+                ),
+                "remove `headers`; pass values to the server through `env`".to_owned(),
+            );
+        }
     }
 }
 
