@@ -82,6 +82,7 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     diagnostics.extend(hook_diagnostics);
     diagnostics.extend(crate::project::support::check_conventional_paths(root));
     diagnostics.extend(check_server_cwds(&config.config));
+    diagnostics.extend(check_entry_files(root, &config.config));
     let skills = crate::emit::read_skills(root);
     diagnostics.extend(skills.diagnostics);
     let schemas = translate_routes(root, reader, &loaded.modules, &sources);
@@ -108,6 +109,45 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
         schemas: schemas.routes,
         skills: skills.skills,
     }
+}
+
+/// AB4307: a declared `entry` (or `{ prebuilt }`) names no file of the project.
+fn check_entry_files(root: &std::path::Path, config: &ProjectConfig) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    for (id, server) in &config.mcp_servers {
+        let Some(entry) = &server.entry else { continue };
+        let relative = entry.trim_start_matches("./");
+        let inside =
+            !relative.starts_with('/') && !relative.split('/').any(|segment| segment == "..");
+        if inside && root.join(relative).is_file() {
+            continue;
+        }
+        let key = if server.prebuilt {
+            "entry/prebuilt"
+        } else {
+            "entry"
+        };
+        let diagnostic = Diagnostic::new(
+            Code::AB4307,
+            if inside {
+                format!(
+                    "`mcp.servers.{id}` names the entry `{entry}`, which is not a file of the project"
+                )
+            } else {
+                format!(
+                    "`mcp.servers.{id}` names the entry `{entry}`, which is outside the project"
+                )
+            },
+            "write the path of the server's module relative to the project root, e.g. `entry: './src/server/docs.ts'`",
+        );
+        found.push(
+            match config.location(&format!("{}/{key}", server.pointer)) {
+                Some(location) => diagnostic.at(location),
+                None => diagnostic,
+            },
+        );
+    }
+    found
 }
 
 /// AB4315: a declared server's `cwd` carries a path token (other than the plugin root itself)

@@ -129,3 +129,29 @@ fn claude_code_validates_config_declared_servers() {
         );
     }
 }
+
+/// A handwritten entry on `@modelcontextprotocol/sdk` (`src/mcp/notes.ts`), bundled under the
+/// lifecycle shell, is started by Claude Code from the installed plugin and answers its health
+/// check: `claude mcp list` shows it "Connected".
+#[test]
+fn claude_code_connects_to_a_handwritten_entry() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let artifact = build_fixture(temp.path(), "valid-handwritten-entry");
+    let artifact = artifact.to_str().unwrap();
+    let validated = transcript(&claude(
+        &home,
+        &["plugin", "validate", "--strict", artifact],
+    ));
+    assert!(validated.contains("Validation passed"), "{validated}");
+    claude(&home, &["plugin", "marketplace", "add", artifact]);
+    claude(&home, &["plugin", "install", "notes@notes-marketplace"]);
+    let listed = transcript(&claude(&home, &["mcp", "list"]));
+    let line = listed
+        .lines()
+        .find(|line| line.starts_with("plugin:notes:notes:"))
+        .unwrap_or_else(|| panic!("the handwritten server is not listed:\n{listed}"));
+    assert!(line.contains("mcp/notes.mjs"), "{listed}");
+    assert!(line.contains("Connected"), "{listed}");
+}

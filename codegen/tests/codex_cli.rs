@@ -147,3 +147,25 @@ fn codex_lists_config_declared_servers() {
     let remote = line("remote");
     assert!(remote.contains("https://docs.example/mcp"), "{servers}");
 }
+
+/// A handwritten entry as Codex reads it after install: `node ./mcp/notes.mjs` from the
+/// installed copy.
+#[test]
+fn codex_lists_a_handwritten_entry() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    let artifact = support::build_fixture(temp.path(), "valid-handwritten-entry");
+    codex(
+        &home,
+        &["plugin", "marketplace", "add", artifact.to_str().unwrap()],
+    );
+    codex(&home, &["plugin", "add", "notes@notes-marketplace"]);
+    let servers = codex(&home, &["mcp", "list"]);
+    let notes = servers
+        .lines()
+        .find(|line| line.starts_with("notes "))
+        .unwrap_or_else(|| panic!("the handwritten server is not listed:\n{servers}"));
+    assert!(notes.contains("node"), "{servers}");
+    assert!(notes.contains("./mcp/notes.mjs"), "{servers}");
+}

@@ -8,7 +8,10 @@ use std::path::Path;
 
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::diagnostics::Code;
-use abgen::emit::{EmitInput, EmitOptions, PlannedArtifact, checked_emit_input, plan_artifact};
+use abgen::emit::{
+    EmitInput, EmitOptions, PlannedArtifact, bundle_entry_servers, checked_emit_input,
+    plan_artifact,
+};
 use abgen::project::support::{KeySupport, support};
 use serde_json::{Value, json};
 
@@ -36,6 +39,10 @@ const STOP: &str = "import { Agent } from '@agent-bundle/runtime';
 import { events } from 'agent-bundle/routes';
 
 export default events.stop({}, async () => <Agent.Context>{'bye'}</Agent.Context>);
+";
+/// A handwritten stdio entry: it logs at its top level and default-exports a server factory.
+const ENTRY: &str = "console.log('loading');
+export default () => ({ connect: async () => {} });
 ";
 const PROVIDER: &str = "export default async function provide() { return { token: 'local' }; }\n";
 const SKILL: &str = "---\nname: notes\ndescription: Take notes.\n---\n# Notes\n";
@@ -139,6 +146,9 @@ fn run(config: &Value, files: &[(&str, &str)]) -> Outcome {
                 host_binary,
                 worker_bundle: Vec::new(),
             };
+            let mut input = input;
+            bundle_entry_servers(&mut input, &abgen::bundle::default_node_modules())
+                .expect("the entry servers bundle");
             let planned = plan_artifact(&input, &options).expect("the artifact plans");
             Some((input, planned))
         }
@@ -312,6 +322,35 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                 )
             },
         ),
+        "mcp.servers.*.entry" => (
+            with(
+                base(),
+                "mcp.servers.docs",
+                json!({ "entry": "./src/server/docs.ts" }),
+            ),
+            vec![("src/server/docs.ts", ENTRY)],
+            |o| entry_server_in_every_document(o, "docs"),
+        ),
+        "mcp.servers.*.entry.prebuilt" => (
+            with(
+                base(),
+                "mcp.servers.docs",
+                json!({ "entry": { "prebuilt": "dist/docs-server.mjs" } }),
+            ),
+            vec![("dist/docs-server.mjs", "// built elsewhere\n")],
+            |o| {
+                let shipped = o
+                    .artifact()?
+                    .files
+                    .get("mcp/docs/docs-server.mjs")
+                    .ok_or("the prebuilt file is not shipped")?;
+                expect_eq(&json!(shipped.contents), &json!(b"// built elsewhere\n"))?;
+                expect_eq(
+                    &o.json(".mcp.json")?["mcpServers"]["docs"]["args"],
+                    &json!(["${CLAUDE_PLUGIN_ROOT}/mcp/docs/docs-server.mjs"]),
+                )
+            },
+        ),
         "mcp.servers.*.cwd" => (
             with(
                 base(),
@@ -429,6 +468,9 @@ fn supported_path_case(pattern: &str) -> Option<(Files, Check)> {
                 .map(|_| ())
                 .ok_or_else(|| "skills/notes/SKILL.md is not in the artifact".to_owned())
         }),
+        "src/mcp/*.{ts,tsx,mts,js,cjs}" => (vec![("src/mcp/docs.ts", ENTRY)], |o| {
+            entry_server_in_every_document(o, "docs")
+        }),
         "src/mcp/*/{tools,resources,prompts}/*.{ts,tsx}" => {
             (vec![("src/mcp/docs/tools/search.ts", TOOL)], |o| {
                 route_in_manifest(o, "tool:docs/search")?;
@@ -472,6 +514,86 @@ fn supported_path_case(pattern: &str) -> Option<(Files, Check)> {
         _ => return None,
     };
     Some(case)
+}
+
+/// Runs `bundle` with Node and no input: the module's top-level `console.log` must reach stderr,
+/// nothing may reach stdout, and the end of input must exit 0 (a watchdog bounds the wait).
+fn run_bundle(bundle: &[u8]) -> Result<(), String> {
+    let temp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let file = temp.path().join("entry.mjs");
+    std::fs::write(&file, bundle).map_err(|e| e.to_string())?;
+    let child = std::process::Command::new("node")
+        .arg(&file)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("node: {e}"))?;
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if finished
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .is_err()
+        {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+        }
+    });
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    let _ = done.send(());
+    let _ = watchdog.join();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() != Some(0) {
+        return Err(format!("the entry exited with {}: {stderr}", output.status));
+    }
+    if !output.stdout.is_empty() {
+        return Err(format!(
+            "the entry wrote to stdout: {}",
+            String::from_utf8_lossy(&output.stdout)
+        ));
+    }
+    if !stderr.contains("loading") || !stderr.contains("[docs] stdin ended") {
+        return Err(format!(
+            "expected the module's log and the shutdown on stderr: {stderr}"
+        ));
+    }
+    Ok(())
+}
+/// The entry server's bundle is `mcp/<id>.mjs`, started by `node` from the plugin root in
+/// every host's spelling, and it redirects the console before the module's own top level runs.
+fn entry_server_in_every_document(outcome: &Outcome, server: &str) -> Result<(), String> {
+    let file = format!("mcp/{server}.mjs");
+    let bundle = outcome
+        .artifact()?
+        .files
+        .get(&file)
+        .ok_or_else(|| format!("`{file}` is not in the artifact"))?;
+    run_bundle(&bundle.contents)?;
+    let expected = [
+        (
+            ".mcp.json",
+            json!({ "type": "stdio", "command": "node", "args": [format!("${{CLAUDE_PLUGIN_ROOT}}/{file}")], "env": { "AGENT_BUNDLE_PLUGIN_ROOT": "${CLAUDE_PLUGIN_ROOT}" } }),
+        ),
+        (
+            ".codex-plugin/mcp.json",
+            json!({ "type": "stdio", "command": "node", "args": [format!("./{file}")], "cwd": "./", "env": { "AGENT_BUNDLE_PLUGIN_ROOT": "./" } }),
+        ),
+        (
+            ".cursor-plugin/mcp.json",
+            json!({ "command": "node", "args": [format!("${{CURSOR_PLUGIN_ROOT}}/{file}")], "env": { "AGENT_BUNDLE_PLUGIN_ROOT": "${CURSOR_PLUGIN_ROOT}" } }),
+        ),
+        (
+            "mcp.json",
+            json!({ "type": "stdio", "command": "node", "args": [format!("${{PLUGIN_ROOT}}/{file}")], "cwd": "${PLUGIN_ROOT}", "env": { "AGENT_BUNDLE_PLUGIN_ROOT": "${PLUGIN_ROOT}" } }),
+        ),
+    ];
+    for (path, entry) in expected {
+        expect_eq(&outcome.json(path)?["mcpServers"][server], &entry)
+            .map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(())
 }
 
 fn route_in_manifest(outcome: &Outcome, id: &str) -> Result<(), String> {
@@ -765,4 +887,108 @@ fn a_declaration_beside_a_generated_server_cannot_relaunch_it() {
     outcome
         .reported(Code::AB4340, "`mcp.servers.docs.command` redeclares", None)
         .unwrap();
+}
+
+#[test]
+fn a_stdio_entry_without_a_factory_is_ab4730() {
+    let connecting = run(
+        &base(),
+        &[(
+            "src/mcp/docs.ts",
+            "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\nconst server = new McpServer({ name: 'docs', version: '1.0.0' });\nawait server.connect(new StdioServerTransport());\n",
+        )],
+    );
+    let diagnostic = connecting
+        .checked
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::AB4730)
+        .expect("AB4730");
+    assert!(
+        diagnostic
+            .message
+            .contains("connects a transport at its top level"),
+        "{diagnostic:?}"
+    );
+    assert_eq!(diagnostic.location.as_ref().and_then(|l| l.line), Some(4));
+    // A CommonJS entry's whole-object `module.exports` is its default export; a named one is not.
+    let commonjs = run(
+        &base(),
+        &[(
+            "src/mcp/docs.cjs",
+            "module.exports = () => ({ connect: async () => {} });\n",
+        )],
+    );
+    assert!(
+        commonjs.checked.diagnostics.is_empty(),
+        "{:?}",
+        commonjs.checked.diagnostics
+    );
+    entry_server_in_every_document_named(&commonjs);
+    let named = run(
+        &base(),
+        &[("src/mcp/docs.cjs", "exports.docs = () => null;\n")],
+    );
+    named
+        .reported(
+            Code::AB4730,
+            "has no default export",
+            Some("src/mcp/docs.cjs"),
+        )
+        .unwrap();
+}
+
+fn entry_server_in_every_document_named(outcome: &Outcome) {
+    let claude = &outcome.json(".mcp.json").unwrap()["mcpServers"]["docs"];
+    assert_eq!(claude["command"], json!("node"), "{claude}");
+}
+
+#[test]
+fn an_entry_that_is_no_file_is_ab4307() {
+    let outcome = run(
+        &with(
+            base(),
+            "mcp.servers.docs",
+            json!({ "entry": "./src/server/gone.ts" }),
+        ),
+        &[],
+    );
+    outcome
+        .reported(Code::AB4307, "`./src/server/gone.ts`", None)
+        .unwrap();
+    let outside = run(
+        &with(
+            base(),
+            "mcp.servers.docs",
+            json!({ "entry": "../elsewhere.ts" }),
+        ),
+        &[],
+    );
+    outside
+        .reported(Code::AB4307, "outside the project", None)
+        .unwrap();
+}
+
+#[test]
+fn a_prebuilt_entry_is_shipped_as_is() {
+    let outcome = run(
+        &with(
+            base(),
+            "mcp.servers.docs",
+            json!({ "entry": { "prebuilt": "dist/docs-server.mjs" } }),
+        ),
+        &[("dist/docs-server.mjs", "// built elsewhere\n")],
+    );
+    let shipped = outcome
+        .artifact()
+        .unwrap()
+        .files
+        .get("mcp/docs/docs-server.mjs")
+        .expect("shipped");
+    assert_eq!(shipped.contents, b"// built elsewhere\n");
+    let claude = &outcome.json(".mcp.json").unwrap()["mcpServers"]["docs"];
+    assert_eq!(
+        claude["args"],
+        json!(["${CLAUDE_PLUGIN_ROOT}/mcp/docs/docs-server.mjs"])
+    );
 }

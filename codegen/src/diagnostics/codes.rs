@@ -46,8 +46,9 @@ codes! {
     AB4202 Error "bad tool selector in an event route's `tools`";
     AB4304 Error "a declared or handed-off MCP server has none, or more than one, of `entry`, `command` and `url` (and no `src/mcp/<id>.ts` entry)";
     AB4305 Error "a declared MCP server's `targets` is not a non-empty list of target names";
-    AB4308 Error "a declaration beside a generated server sets a transport other than stdio";
-    AB4309 Error "a declaration beside a generated server sets `cwd`";
+    AB4307 Error "a declared server's `entry` (or `{ prebuilt }`) file does not exist";
+    AB4308 Error "a local entry or generated server declares a transport other than stdio";
+    AB4309 Error "a local entry or generated server declares `cwd` (it runs from the plugin root)";
     AB4310 Error "a stdio MCP server declares `headers`";
     AB4313 Error "a declared MCP server's `command` is empty";
     AB4314 Error "a `command` server declares a transport other than stdio";
@@ -56,7 +57,8 @@ codes! {
     AB4317 Error "a `url` server without `transport: 'streamable-http'`";
     AB4318 Error "a remote MCP server declares `args`, `env` or `cwd`";
     AB4340 Error "a server whose `routes.servers` mode is 'generated' redeclares `entry`, `command` or `url`";
-    AB4733 Info "a `src/mcp/<id>.ts` entry is shadowed by `routes.servers.<id>: 'generated'`";
+    AB4730 Error "a stdio entry has no default-exported server factory (it connects a transport itself, or exports nothing to call)";
+    AB4733 Info "a `src/mcp/<id>.ts` entry is shadowed (an explicit 'generated' mode, or a declared `entry`, `command` or `url`)";
     AB4736 Error "a legacy top-level `skills/`, `commands/` or `rules/` file: no longer discovered";
     AB4800 Error "an MCP server has route modules and an entry claim, without an explicit `routes.servers` mode";
     AB4802 Error "two modules derive the same route id";

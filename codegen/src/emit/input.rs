@@ -94,13 +94,28 @@ pub struct EmitServer {
     pub targets: Option<Vec<String>>,
 }
 
-/// A config-declared server abgen launches or points at but does not build.
+/// A server that is not generated from routes: a handwritten entry abgen bundles (or a
+/// prebuilt one it ships), a command it launches, or a remote URL it points at.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmitDeclaredServer {
     pub id: String,
     pub launch: EmitLaunch,
     /// The hosts whose documents list it; `None` is every target.
     pub targets: Option<Vec<String>>,
+    /// The module that becomes the server's file in the artifact, for an entry server.
+    pub entry: Option<EmitEntry>,
+    /// The server's files in the artifact (artifact-relative path, bytes), filled by the build
+    /// from `entry`; an entry server without them is not emitted (a defect, not a user error).
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// Where an entry server's artifact file comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmitEntry {
+    /// A handwritten module (project-relative), bundled under the lifecycle shell into `file`.
+    Bundle { source: String, file: String },
+    /// A file the project's own build produced (project-relative), shipped as is at `file`.
+    Prebuilt { source: String, file: String },
 }
 
 /// How a declared server is reached. Values may carry the canonical `${PLUGIN_ROOT}`, which

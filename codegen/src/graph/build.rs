@@ -179,7 +179,8 @@ fn resolve_servers(
 /// Servers nothing would serve, and entry modules nothing builds: a declared server with no
 /// `entry`, `command` or `url`, no routes and no `src/mcp/<id>.ts` is AB4304; so is a server
 /// whose routes a non-generated mode hands to an entry that does not exist. A `src/mcp/<id>.ts`
-/// entry is not built yet (AB5351), unless the server's routes already make it AB4800.
+/// entry that something else serves instead (an explicit 'generated', a declared `entry`,
+/// `command` or `url`) is AB4733; beside routes without a mode it is AB4800's conflict.
 fn check_unserved(
     config: &ProjectConfig,
     servers: &[ServerNode],
@@ -191,31 +192,34 @@ fn check_unserved(
             .iter()
             .find(|node| &node.id == server)
             .map(|node| node.mode);
-        match mode {
-            Some(ServerModeState::Conflict) => {}
-            Some(ServerModeState::Generated)
-                if config.route_servers.get(server) == Some(&ServerMode::Generated) =>
-            {
-                diagnostics.push(
-                    Diagnostic::new(
-                        Code::AB4733,
-                        format!(
-                            "`{}` is not built: `routes.servers.{server}` is 'generated', so the server's routes serve it",
-                            module.source.path
-                        ),
-                        format!("delete `{}` or rename it with a leading `_`", module.source.path),
-                    )
-                    .at(module_location(module)),
-                );
-            }
-            _ => {
-                if let Some(diagnostic) = crate::project::support::reported_convention(
-                    HANDWRITTEN_ENTRY_PATTERN,
-                    &module.source.path,
-                ) {
-                    diagnostics.push(diagnostic.at(module_location(module)));
-                }
-            }
+        let explicit_generated = mode == Some(ServerModeState::Generated)
+            && config.route_servers.get(server) == Some(&ServerMode::Generated);
+        let declared = config
+            .mcp_servers
+            .get(server)
+            .and_then(|declared| declared.entry_claim());
+        let shadowed_by = if explicit_generated {
+            Some(format!(
+                "`routes.servers.{server}` is 'generated', so the server's routes serve it"
+            ))
+        } else if mode == Some(ServerModeState::Conflict) {
+            // AB4800 already names the entry as one side of the conflict.
+            None
+        } else {
+            declared.map(|key| format!("`mcp.servers.{server}.{key}` launches the server"))
+        };
+        if let Some(why) = shadowed_by {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::AB4733,
+                    format!("`{}` is not built: {why}", module.source.path),
+                    format!(
+                        "delete `{}` or rename it with a leading `_`",
+                        module.source.path
+                    ),
+                )
+                .at(module_location(module)),
+            );
         }
     }
     check_beside_generated(config, servers, diagnostics);
@@ -338,9 +342,6 @@ fn check_beside_generated(
         }
     }
 }
-
-/// The entry-conventions pattern of a handwritten `src/mcp/<id>.ts` entry.
-const HANDWRITTEN_ENTRY_PATTERN: &str = "src/mcp/*.{ts,tsx,mts,js,cjs}";
 
 /// What claims `server` besides its routes: a `src/mcp/<server>.ts` entry module or a declared
 /// `entry`/`command`/`url`, with where that claim is written.

@@ -86,6 +86,8 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
             vec![server]
         }
         ModuleKind::Provider { name } => vec![name],
+        // Not a module of the graph: it has no identity.
+        ModuleKind::Imported => return (None, diagnostics),
     };
     if let Some(unsafe_segment) = segments.iter().find(|segment| !is_safe_segment(segment)) {
         diagnostics.push(
@@ -162,6 +164,7 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
         ModuleKind::ServerEntry { server } => Identity::ServerEntry {
             server: server.clone(),
         },
+        ModuleKind::Imported => return (None, diagnostics),
     };
     (Some(identity), diagnostics)
 }

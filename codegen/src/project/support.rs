@@ -429,17 +429,6 @@ fn collect_files(dir: &Path, shown: &str, paths: &mut Vec<String>, depth: usize)
     }
 }
 
-/// The diagnostic of a file at `path` that the reported convention `pattern` matches.
-pub fn reported_convention(pattern: &str, path: &str) -> Option<Diagnostic> {
-    let support = support();
-    let row = support
-        .table
-        .path
-        .iter()
-        .find(|row| row.pattern == pattern)?;
-    reported_path(support, row, path)
-}
-
 fn reported_path(support: &Support, row: &PathRow, path: &str) -> Option<Diagnostic> {
     let code = row.code()?;
     let convention = support.convention(&row.pattern);

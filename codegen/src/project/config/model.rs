@@ -169,8 +169,12 @@ impl ServerMode {
 pub struct DeclaredServer {
     /// The JSON Pointer of the declaration in the config (`/mcp/servers/<id>`).
     pub pointer: String,
+    /// The module path of `entry`, or the file of `entry: { prebuilt }`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry: Option<String>,
+    /// `entry` is `{ prebuilt }`: shipped as is, not bundled.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prebuilt: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

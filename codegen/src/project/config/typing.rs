@@ -243,15 +243,19 @@ impl Typer<'_> {
             };
             let at = |key: &str| format!("{pointer}/{key}");
             // `entry` is a module path or `{ prebuilt: <file> }`.
+            let prebuilt = matches!(
+                fields.get("entry"),
+                Some(Value::Object(entry)) if entry.contains_key("prebuilt")
+            );
             let entry = match fields.get("entry") {
-                Some(Value::Object(prebuilt)) if prebuilt.get("prebuilt").is_some() => self.string(
-                    prebuilt.get("prebuilt"),
-                    &format!("{pointer}/entry/prebuilt"),
-                ),
+                Some(Value::Object(entry)) if prebuilt => {
+                    self.string(entry.get("prebuilt"), &format!("{pointer}/entry/prebuilt"))
+                }
                 value => self.string(value, &at("entry")),
             };
             let server = DeclaredServer {
                 entry,
+                prebuilt,
                 command: self.string(fields.get("command"), &at("command")),
                 url: self.string(fields.get("url"), &at("url")),
                 args: self.strings(fields.get("args"), &at("args")),
@@ -318,6 +322,24 @@ impl Typer<'_> {
                     &at("transport"),
                     &format!("`mcp.servers.{id}` launches a `command` but sets `transport` to something other than 'stdio'"),
                     "remove `transport` (a command speaks stdio), or declare a remote server with `url`",
+                );
+            }
+        }
+        if server.entry.is_some() {
+            if transport.is_some_and(|transport| transport != "stdio") {
+                self.report(
+                    Code::AB4308,
+                    &at("transport"),
+                    &format!("`mcp.servers.{id}` is a local `entry` but sets `transport` to something other than 'stdio'"),
+                    "remove `transport`: abgen runs a local entry over stdio",
+                );
+            }
+            if server.cwd.is_some() {
+                self.report(
+                    Code::AB4309,
+                    &at("cwd"),
+                    &format!("`mcp.servers.{id}` is a local `entry` and declares `cwd`"),
+                    "remove `cwd`: the entry runs from the plugin root; resolve paths against `AGENT_BUNDLE_PLUGIN_ROOT`",
                 );
             }
         }

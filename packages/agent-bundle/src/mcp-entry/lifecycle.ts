@@ -113,7 +113,14 @@ class LineTransport implements StdioTransport {
     this.#activity = activity;
   }
 
+  #started = false;
+
+  /** Idempotent: the SDK's `connect` starts the transport, and the shell makes sure it did. */
   async start(): Promise<void> {
+    if (this.#started) {
+      return;
+    }
+    this.#started = true;
     process.stdin.setEncoding('utf8');
     process.stdin.on('data', (chunk) => this.#read(String(chunk)));
     process.stdin.resume();
@@ -209,6 +216,8 @@ export async function runStdioServer(
   const heartbeat = setInterval(() => log('alive'), options.heartbeatMs ?? 300_000);
   (heartbeat as { unref?: () => void }).unref?.();
   await server.connect(transport);
+  // A server that connected without starting the transport still ends with its input.
+  await transport.start();
   // Chain after connect: the SDK installs its own onclose there.
   const closed = transport.onclose;
   transport.onclose = () => {
