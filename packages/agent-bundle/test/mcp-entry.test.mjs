@@ -29,7 +29,12 @@ const factory = () => {
   server.registerTool('ping', { description: 'Ping.' }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
   return server;
 };
-await runStdioServer(factory, { name: 'docs' });
+const wedged = process.env.WEDGED_CLOSE === '1';
+await runStdioServer(wedged ? () => Object.assign(factory(), { close: () => new Promise(() => {}) }) : factory, {
+  name: 'docs',
+  heartbeatMs: Number(process.env.HEARTBEAT_MS ?? 300000),
+  shutdownMs: Number(process.env.SHUTDOWN_MS ?? 5000),
+});
 `,
 );
 
@@ -85,6 +90,26 @@ describe('agent-bundle/mcp-entry', () => {
     assert.match(stderr(), /loading the docs server/);
     assert.match(stderr(), /\[docs\] connected over stdio/);
     assert.match(stderr(), /\[docs\] handling requests/);
+  });
+
+  it('writes a heartbeat line on stderr, labelled with the server', async () => {
+    const server = start({ HEARTBEAT_MS: '50' });
+    await server.waitFor((_, err) => err.includes('[docs] alive'));
+    server.child.stdin.end();
+    const { code, lines } = await server.exited;
+    assert.equal(code, 0);
+    assert.deepEqual(lines(), []);
+  });
+
+  it('bounds the shutdown of a server whose close never settles', async () => {
+    const server = start({ WEDGED_CLOSE: '1', SHUTDOWN_MS: '300' });
+    await server.waitFor((_, err) => err.includes('connected over stdio'));
+    const began = Date.now();
+    server.child.kill('SIGTERM');
+    const { code } = await server.exited;
+    assert.equal(code, 143);
+    const elapsed = Date.now() - began;
+    assert.ok(elapsed >= 250 && elapsed < 4000, `exited after ${elapsed} ms`);
   });
 
   for (const [signal, expected] of [['SIGINT', 130], ['SIGTERM', 143]]) {
