@@ -5,6 +5,7 @@
 //! else the workspace this abgen was built in), passed to esbuild as `nodePaths` so that a
 //! project without its own `node_modules` still bundles.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -48,20 +49,28 @@ pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
 }
 
 /// Bundles the generated stdio entry of server `server` around its handwritten module `source`
-/// (project-relative): `agent-bundle/mcp-entry`'s console redirect runs first, the module is
-/// imported after it (so even its top level logs to stderr), and its default export, a server
-/// factory, is run under `runStdioServer`. Returns the bytes of `mcp/<server>.mjs`.
+/// (project-relative), in seed 002's order: `agent-bundle/mcp-entry`'s console redirect, then
+/// `agent-bundle/launch-env`'s operator layer over `manifest_env` (the server's declared `env`,
+/// which yields to the operator's files) read from the artifact root (the parent of `mcp/`, or
+/// the host's `AGENT_BUNDLE_PLUGIN_ROOT`), then the module (so even its top level logs to stderr
+/// and reads the composed environment), whose default export, a server factory, runs under
+/// `runStdioServer`. Returns the bytes of `mcp/<server>.mjs`.
 pub fn bundle_stdio_entry(
     project_root: &Path,
     node_modules: &Path,
     server: &str,
     source: &str,
+    manifest_env: &BTreeMap<String, String>,
 ) -> Result<Vec<u8>, BundleError> {
     let specifier = serde_json::to_string(&format!("./{source}")).unwrap_or_default();
     let name = serde_json::to_string(server).unwrap_or_default();
+    let manifest_env = serde_json::to_string(manifest_env).unwrap_or_default();
     let entry = format!(
         "import {{ redirectConsoleToStderr, runStdioServer }} from 'agent-bundle/mcp-entry';\n\
+         import {{ applyOperatorEnv, operatorEnvPluginRoot }} from 'agent-bundle/launch-env';\n\
+         import {{ fileURLToPath }} from 'node:url';\n\
          redirectConsoleToStderr();\n\
+         applyOperatorEnv({{ manifestEnv: {manifest_env}, pluginRoot: operatorEnvPluginRoot(fileURLToPath(new URL('..', import.meta.url))) }});\n\
          const {{ default: factory }} = await import({specifier});\n\
          await runStdioServer(factory, {{ name: {name} }});\n"
     );

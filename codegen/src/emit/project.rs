@@ -424,10 +424,14 @@ pub fn bundle_entry_servers(
         let Some(entry) = &server.entry else { continue };
         server.files = match entry {
             EmitEntry::Bundle { source, file } => {
-                vec![(
-                    file.clone(),
-                    bundle_stdio_entry(&root, node_modules, &server.id, source)?,
-                )]
+                let no_env = BTreeMap::new();
+                let manifest_env = match &server.launch {
+                    EmitLaunch::Command { env, .. } => env,
+                    EmitLaunch::Remote { .. } => &no_env,
+                };
+                let bundle =
+                    bundle_stdio_entry(&root, node_modules, &server.id, source, manifest_env)?;
+                vec![(file.clone(), bundle)]
             }
             EmitEntry::Prebuilt { source, file } => {
                 let bytes = std::fs::read(root.join(source)).map_err(EmitError::io(

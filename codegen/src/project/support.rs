@@ -437,8 +437,8 @@ fn reported_path(support: &Support, row: &PathRow, path: &str) -> Option<Diagnos
     let opt_out = convention.and_then(|c| c.opt_out.as_deref());
     let (message, recovery) = match code {
         Code::AB5354 => (
-            format!("`{path}` is not applied by abgen yet: {why}"),
-            "give the plugin's servers and hooks their variables through the host's environment, or rename the file with a leading `_` to silence this".to_owned(),
+            format!("`{path}` is the developer's environment file: {why}"),
+            "put the operator's `.env` in the installed plugin's root, or give the variables to the host's environment; rename this file with a leading `_` to silence this".to_owned(),
         ),
         Code::AB5351 => (
             format!("`{path}` is not built by abgen yet: {why}"),

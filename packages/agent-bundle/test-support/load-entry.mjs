@@ -14,7 +14,7 @@ after(() => rmSync(outDir, { recursive: true, force: true }));
 
 /**
  * Bundles `src/<entry>/index.ts` and imports the result.
- * @param {'routes' | 'config' | 'mcp-entry'} entry
+ * @param {'routes' | 'config' | 'mcp-entry' | 'launch-env'} entry
  */
 export async function loadEntry(entry) {
   return import(pathToFileURL(await bundleEntry(entry)).href);
@@ -22,7 +22,7 @@ export async function loadEntry(entry) {
 
 /**
  * Bundles `src/<entry>/index.ts` into a temporary ES module and returns its path.
- * @param {'routes' | 'config' | 'mcp-entry'} entry
+ * @param {'routes' | 'config' | 'mcp-entry' | 'launch-env'} entry
  */
 export async function bundleEntry(entry) {
   const outfile = join(outDir, `${entry}.mjs`);
