@@ -146,6 +146,27 @@ fn codex_lists_config_declared_servers() {
     assert!(docs.contains("--stdio"), "{servers}");
     let remote = line("remote");
     assert!(remote.contains("https://docs.example/mcp"), "{servers}");
+    // Codex reads the headers of a Streamable HTTP server from `http_headers`.
+    let got = codex(&home, &["mcp", "get", "remote", "--json"]);
+    let json_start = got.find('{').unwrap_or_else(|| panic!("no JSON: {got}"));
+    let remote: serde_json::Value = first_json(&got[json_start..]);
+    assert_eq!(remote["transport"]["type"], "streamable_http", "{got}");
+    assert_eq!(
+        remote["transport"]["http_headers"],
+        serde_json::json!({ "X-Team": "docs" }),
+        "{got}"
+    );
+    let got = codex(&home, &["mcp", "get", "docs", "--json"]);
+    let json_start = got.find('{').unwrap_or_else(|| panic!("no JSON: {got}"));
+    let docs: serde_json::Value = first_json(&got[json_start..]);
+    assert_eq!(
+        docs["transport"]["env"]["AGENT_BUNDLE_PLUGIN_ROOT"], "./",
+        "{got}"
+    );
+    assert_eq!(
+        docs["transport"]["env"]["DOCS_URL"], "https://docs.example",
+        "{got}"
+    );
 }
 
 /// A handwritten entry as Codex reads it after install: `node ./mcp/notes.mjs` from the
@@ -168,4 +189,13 @@ fn codex_lists_a_handwritten_entry() {
         .unwrap_or_else(|| panic!("the handwritten server is not listed:\n{servers}"));
     assert!(notes.contains("node"), "{servers}");
     assert!(notes.contains("./mcp/notes.mjs"), "{servers}");
+}
+
+/// The first JSON value of `text` (the transcript goes on with stderr after it).
+fn first_json(text: &str) -> serde_json::Value {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<serde_json::Value>()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| panic!("no JSON value: {text}"))
 }
