@@ -1,7 +1,9 @@
-//! The operator environment layer of a built handwritten entry (`mcp/<id>.mjs`): the operator's
-//! `.env` and `.env.local` in the plugin root are applied before the server module evaluates,
+//! The operator environment layer of a built artifact: the operator's `.env` and `.env.local` in
+//! the plugin root are applied by a handwritten entry (`mcp/<id>.mjs`) before its server module
+//! evaluates, and by the render worker (generated servers, hooks) before any route module does,
 //! with the documented precedence (a value the host set wins, then `.env.local`, then `.env`,
-//! then the declared `env` default the host passed through), read from an expanded
+//! then the declared `env` default the host passed through; the worker, which cannot tell such a
+//! default from a host value, keeps every host value), read from an expanded
 //! `AGENT_BUNDLE_PLUGIN_ROOT` when the host sets one; and the project's own `.env` never enters
 //! the artifact.
 
@@ -130,4 +132,73 @@ fn the_operator_layer_applies_before_the_module_with_the_documented_precedence()
         &[("AGENT_BUNDLE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}")],
     );
     assert_eq!(literal["FROM_FILE"], json!("file"));
+}
+
+const TOOL: &str = "import { Agent } from '@agent-bundle/runtime';
+import { defineTool } from 'agent-bundle/routes';
+import { z } from 'zod';
+
+// Read at the module's top level: the worker applies the operator layer before importing it.
+const greeting = process.env.GREETING ?? 'unset';
+
+export default defineTool(
+  { description: 'Greet.', inputSchema: z.object({}), resultSchema: z.undefined() },
+  async () => <Agent.Markdown>{`greeting=${greeting}`}</Agent.Markdown>,
+);
+";
+
+/// Renders the tool through `abgen-host render` from outside the project; returns stdout.
+fn render(artifact: &Path, env: &[(&str, &str)]) -> String {
+    let mut command = Command::new(artifact.join("bin/abgen-host"));
+    command
+        .args(["render", "--artifact"])
+        .arg(artifact)
+        .args([
+            "--route",
+            "tool:hello/greet",
+            "--input",
+            "{}",
+            "--format",
+            "markdown",
+        ])
+        .current_dir(artifact)
+        .env_remove("NODE_PATH")
+        .env_remove("GREETING")
+        .env_remove("AGENT_BUNDLE_PLUGIN_ROOT");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn route_workers_apply_the_operator_layer_before_route_modules_evaluate() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("project");
+    write(
+        &project,
+        "agent-bundle.config.ts",
+        "export default { plugin: { name: 'hello' }, targets: ['claude'] };\n",
+    );
+    write(&project, "src/mcp/hello/tools/greet.tsx", TOOL);
+    let artifact = temp.path().join("artifact");
+    build_project(&BuildOptions {
+        root: project,
+        targets: None,
+        out: Some(artifact.clone()),
+        host_binary: Some(support::host_binary()),
+        node_modules: None,
+    })
+    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    assert!(render(&artifact, &[]).contains("greeting=unset"));
+    write(&artifact, ".env", "GREETING=from-file\n");
+    assert!(render(&artifact, &[]).contains("greeting=from-file"));
+    // A value the host's environment sets wins over the file.
+    assert!(render(&artifact, &[("GREETING", "from-host")]).contains("greeting=from-host"));
 }

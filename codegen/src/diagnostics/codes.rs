@@ -121,5 +121,5 @@ codes! {
     AB5351 Error "a conventional file abgen does not build yet (`src/state.ts`, `src/cli.ts`, commands, rules, assets…)";
     AB5352 Error "a key the config schema does not know";
     AB5353 Error "a module nested below a route folder: route modules are its direct children";
-    AB5354 Warning "a project-root `.env`: never shipped, and not applied by the route servers and hooks `abgen-host` runs yet";
+    AB5354 Warning "a project-root `.env`: never shipped; the installed plugin reads the operator's `.env` from its own root";
 }

@@ -9,7 +9,8 @@
  *    (`manifestEnv`) the host passed through from the plugin's MCP document;
  * 2. `.env.local`, then `.env`, from the plugin root;
  * 3. the manifest default.
- * Without `manifestEnv` every variable the host set is kept, manifest defaults included.
+ * Without `manifestEnv` every variable the host set is kept, manifest defaults included (the
+ * render worker, shared by a plugin's generated servers and hooks, applies it that way).
  */
 
 export {
