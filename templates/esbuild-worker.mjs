@@ -1,6 +1,9 @@
-// Bundles abgen's generated render worker entry with esbuild and writes the bundle to stdout.
-// Run by `abgen build` as `node esbuild-worker.mjs '<request JSON>'`; the request is
-// { entry, absWorkingDir, nodePaths, sourcefile }. esbuild itself and the runtime packages are
+// Bundles abgen's generated render worker entry (or a stdio server's generated entry) with
+// esbuild and writes the bundle to stdout. Run by `abgen build` as
+// `node esbuild-worker.mjs '<request JSON>'`; the request is
+// { entry, absWorkingDir, nodePaths, sourcefile, kind? }: kind 'stdio-entry' bundles a
+// handwritten MCP server, which renders nothing, so it gets no react-server condition and no
+// 'use client' check. esbuild itself and the runtime packages are
 // resolved from nodePaths (abgen's own node_modules), so a project without node_modules builds.
 // On failure it prints one line per esbuild error to stderr and exits 1. A module of the graph
 // (read from esbuild's metafile) that starts with a 'use client' directive is such an error too:
@@ -31,14 +34,14 @@ try {
     bundle: true,
     platform: 'node',
     target: 'node20',
-    conditions: ['react-server'],
+    conditions: request.kind === 'stdio-entry' ? [] : ['react-server'],
     jsx: 'automatic',
     define: { 'process.env.NODE_ENV': '"production"' },
     legalComments: 'none',
     logLevel: 'silent',
     metafile: true,
   });
-  const clientModules = useClientModules(result.metafile, request.absWorkingDir);
+  const clientModules = request.kind === 'stdio-entry' ? [] : useClientModules(result.metafile, request.absWorkingDir);
   if (clientModules.length > 0) {
     throw { errors: clientModules.map(({ file, importer }) => ({
       text: `'use client' module in the render worker's module graph (imported by ${importer}); routes render on the server only, and Agent Documents hold no client components`,

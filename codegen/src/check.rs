@@ -80,6 +80,9 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     let hook_diagnostics =
         crate::matrix::check_hooks(&graph.graph, &sources, &extracted, &diagnostics);
     diagnostics.extend(hook_diagnostics);
+    diagnostics.extend(crate::project::support::check_conventional_paths(root));
+    diagnostics.extend(check_server_cwds(&config.config));
+    diagnostics.extend(check_entry_files(root, &config.config));
     let skills = crate::emit::read_skills(root);
     diagnostics.extend(skills.diagnostics);
     let schemas = translate_routes(root, reader, &loaded.modules, &sources);
@@ -106,6 +109,82 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
         schemas: schemas.routes,
         skills: skills.skills,
     }
+}
+
+/// AB4307: a declared `entry` (or `{ prebuilt }`) names no file of the project.
+fn check_entry_files(root: &std::path::Path, config: &ProjectConfig) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    for (id, server) in &config.mcp_servers {
+        let Some(entry) = &server.entry else { continue };
+        let relative = entry.trim_start_matches("./");
+        let inside =
+            !relative.starts_with('/') && !relative.split('/').any(|segment| segment == "..");
+        if inside && root.join(relative).is_file() {
+            continue;
+        }
+        let key = if server.prebuilt {
+            "entry/prebuilt"
+        } else {
+            "entry"
+        };
+        let diagnostic = Diagnostic::new(
+            Code::AB4307,
+            if inside {
+                format!(
+                    "`mcp.servers.{id}` names the entry `{entry}`, which is not a file of the project"
+                )
+            } else {
+                format!(
+                    "`mcp.servers.{id}` names the entry `{entry}`, which is outside the project"
+                )
+            },
+            "write the path of the server's module relative to the project root, e.g. `entry: './src/server/docs.ts'`",
+        );
+        found.push(
+            match config.location(&format!("{}/{key}", server.pointer)) {
+                Some(location) => diagnostic.at(location),
+                None => diagnostic,
+            },
+        );
+    }
+    found
+}
+
+/// AB4315: a declared server's `cwd` carries a path token (other than the plugin root itself)
+/// that a selected host does not expand in `cwd`.
+fn check_server_cwds(config: &ProjectConfig) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    for (id, server) in &config.mcp_servers {
+        let Some(cwd) = &server.cwd else { continue };
+        if !cwd.contains("${") || crate::emit::is_plugin_root_cwd(cwd) {
+            continue;
+        }
+        let targets = server.targets.as_deref().unwrap_or(&config.targets);
+        let refusing: Vec<&str> = targets
+            .iter()
+            .filter_map(|target| crate::matrix::host(target.as_str()))
+            .filter(|host| !host.mcp.cwd_tokens)
+            .map(|host| host.display_name.as_str())
+            .collect();
+        if refusing.is_empty() {
+            continue;
+        }
+        let diagnostic = Diagnostic::new(
+            Code::AB4315,
+            format!(
+                "`mcp.servers.{id}.cwd` is `{cwd}`, but {} expand no path token in a server's working directory",
+                refusing.join(", ")
+            ),
+            "use a plain path, the plugin root (`${PLUGIN_ROOT}`), or leave `cwd` out and resolve paths against `AGENT_BUNDLE_PLUGIN_ROOT`",
+        )
+        .with_note("the server would start in a folder whose name is the unexpanded token");
+        let pointer = format!("{}/cwd", server.pointer);
+        found.push(match config.location(&pointer) {
+            Some(location) => diagnostic.at(location),
+            None => diagnostic,
+        });
+    }
+    found
 }
 
 /// AB5344: a package.json names the plugin, but there is no config and nothing under `src/`.

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 mod support;
 
-use support::{abgen_build_curator_for_every_host, repo, transcript};
+use support::{abgen_build_curator_for_every_host, build_fixture, repo, transcript};
 
 fn claude_cli() -> PathBuf {
     let path = repo().join("scripts/host-clis/node_modules/.bin/claude");
@@ -29,6 +29,8 @@ fn claude(home: &Path, args: &[&str]) -> Output {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
         .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+        // The plugin's MCP servers Claude starts keep their warm socket under the test's HOME.
+        .env("XDG_RUNTIME_DIR", runtime_dir(home))
         .env("DISABLE_AUTOUPDATER", "1")
         .env("DISABLE_TELEMETRY", "1")
         .env("DISABLE_ERROR_REPORTING", "1")
@@ -42,6 +44,13 @@ fn claude(home: &Path, args: &[&str]) -> Output {
         args.join(" ")
     );
     output
+}
+
+/// The runtime directory of the servers Claude starts, inside the test's HOME.
+fn runtime_dir(home: &Path) -> PathBuf {
+    let runtime = home.join("run");
+    std::fs::create_dir_all(&runtime).unwrap();
+    runtime
 }
 
 #[test]
@@ -123,5 +132,55 @@ fn claude_code_connects_to_the_installed_curator_server() {
         .lines()
         .find(|line| line.contains("library"))
         .unwrap_or_else(|| panic!("the curator's server is not listed:\n{listed}"));
+    assert!(line.contains("Connected"), "{listed}");
+}
+
+/// Config-declared servers (a command with path tokens and env, a Streamable HTTP server with
+/// headers) as Claude Code reads them: `validate --strict` accepts the document and lists both.
+#[test]
+fn claude_code_validates_config_declared_servers() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let artifact = build_fixture(temp.path(), "valid-declared-servers");
+    let validated = transcript(&claude(
+        &home,
+        &["plugin", "validate", "--strict", artifact.to_str().unwrap()],
+    ));
+    for expected in [
+        "Validation passed",
+        r#"docs stdio ${CLAUDE_PLUGIN_ROOT}/bin/docs ["--stdio"]"#,
+        "remote http https://docs.example/mcp",
+    ] {
+        assert!(
+            validated.contains(expected),
+            "`{expected}` missing from validate:\n{validated}"
+        );
+    }
+}
+
+/// A handwritten entry on `@modelcontextprotocol/sdk` (`src/mcp/notes.ts`), bundled under the
+/// lifecycle shell, is started by Claude Code from the installed plugin and answers its health
+/// check: `claude mcp list` shows it "Connected".
+#[test]
+fn claude_code_connects_to_a_handwritten_entry() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let artifact = build_fixture(temp.path(), "valid-handwritten-entry");
+    let artifact = artifact.to_str().unwrap();
+    let validated = transcript(&claude(
+        &home,
+        &["plugin", "validate", "--strict", artifact],
+    ));
+    assert!(validated.contains("Validation passed"), "{validated}");
+    claude(&home, &["plugin", "marketplace", "add", artifact]);
+    claude(&home, &["plugin", "install", "notes@notes-marketplace"]);
+    let listed = transcript(&claude(&home, &["mcp", "list"]));
+    let line = listed
+        .lines()
+        .find(|line| line.starts_with("plugin:notes:notes:"))
+        .unwrap_or_else(|| panic!("the handwritten server is not listed:\n{listed}"));
+    assert!(line.contains("mcp/notes.mjs"), "{listed}");
     assert!(line.contains("Connected"), "{listed}");
 }

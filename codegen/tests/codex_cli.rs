@@ -119,3 +119,83 @@ fn codex_adds_installs_and_lists_the_curator_plugin() {
         "./"
     );
 }
+
+/// Config-declared servers as Codex reads them after install: a command (the root as `./`
+/// against a plugin-root cwd) and a Streamable HTTP server.
+#[test]
+fn codex_lists_config_declared_servers() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    let artifact = support::build_fixture(temp.path(), "valid-declared-servers");
+    codex(
+        &home,
+        &["plugin", "marketplace", "add", artifact.to_str().unwrap()],
+    );
+    codex(&home, &["plugin", "add", "notes@notes-marketplace"]);
+    let servers = codex(&home, &["mcp", "list"]);
+    let line = |name: &str| {
+        servers
+            .lines()
+            .find(|line| line.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("`{name}` is not listed:\n{servers}"))
+            .to_owned()
+    };
+    let docs = line("docs");
+    assert!(docs.contains("./bin/docs"), "{servers}");
+    assert!(docs.contains("--stdio"), "{servers}");
+    let remote = line("remote");
+    assert!(remote.contains("https://docs.example/mcp"), "{servers}");
+    // Codex reads the headers of a Streamable HTTP server from `http_headers`.
+    let got = codex(&home, &["mcp", "get", "remote", "--json"]);
+    let json_start = got.find('{').unwrap_or_else(|| panic!("no JSON: {got}"));
+    let remote: serde_json::Value = first_json(&got[json_start..]);
+    assert_eq!(remote["transport"]["type"], "streamable_http", "{got}");
+    assert_eq!(
+        remote["transport"]["http_headers"],
+        serde_json::json!({ "X-Team": "docs" }),
+        "{got}"
+    );
+    let got = codex(&home, &["mcp", "get", "docs", "--json"]);
+    let json_start = got.find('{').unwrap_or_else(|| panic!("no JSON: {got}"));
+    let docs: serde_json::Value = first_json(&got[json_start..]);
+    assert_eq!(
+        docs["transport"]["env"]["AGENT_BUNDLE_PLUGIN_ROOT"], "./",
+        "{got}"
+    );
+    assert_eq!(
+        docs["transport"]["env"]["DOCS_URL"], "https://docs.example",
+        "{got}"
+    );
+}
+
+/// A handwritten entry as Codex reads it after install: `node ./mcp/notes.mjs` from the
+/// installed copy.
+#[test]
+fn codex_lists_a_handwritten_entry() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    let artifact = support::build_fixture(temp.path(), "valid-handwritten-entry");
+    codex(
+        &home,
+        &["plugin", "marketplace", "add", artifact.to_str().unwrap()],
+    );
+    codex(&home, &["plugin", "add", "notes@notes-marketplace"]);
+    let servers = codex(&home, &["mcp", "list"]);
+    let notes = servers
+        .lines()
+        .find(|line| line.starts_with("notes "))
+        .unwrap_or_else(|| panic!("the handwritten server is not listed:\n{servers}"));
+    assert!(notes.contains("node"), "{servers}");
+    assert!(notes.contains("./mcp/notes.mjs"), "{servers}");
+}
+
+/// The first JSON value of `text` (the transcript goes on with stderr after it).
+fn first_json(text: &str) -> serde_json::Value {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<serde_json::Value>()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| panic!("no JSON value: {text}"))
+}

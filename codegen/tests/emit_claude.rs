@@ -82,9 +82,11 @@ fn input(root: &Path) -> EmitInput {
                 json!({ "targets": ["codex"] }),
             ),
         ],
+        declared: Vec::new(),
         servers: vec![EmitServer {
             id: "yard".into(),
             routes: vec!["tool:yard/rake".into(), "tool:yard/count".into()],
+            ..EmitServer::default()
         }],
         providers: vec![],
         layouts: vec![],

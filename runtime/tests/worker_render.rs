@@ -342,8 +342,26 @@ fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
     let document = serde_json::to_value(document).unwrap();
     assert_eq!(document["value"], json!({"sameSignal": true}));
     let not_provided = |key: &str| json!({"state": "unavailable", "code": "not-provided", "reason": format!("the tool call carries no {key}")});
+    let mut axes = document["root"]["children"][0]["value"].clone();
+    // The plugin axis's roots come from this process's environment and working directory (the
+    // packages/runtime tests pin them); here their shape is what is checked.
+    let plugin = axes["plugin"]["value"].as_object_mut().unwrap();
+    let root = plugin
+        .remove("root")
+        .and_then(|root| root.as_str().map(str::to_owned));
+    let state_root = plugin
+        .remove("stateRoot")
+        .and_then(|root| root.as_str().map(str::to_owned));
+    assert!(root.is_some_and(|root| root.starts_with('/')), "{axes}");
+    let state_root = state_root.unwrap_or_default();
+    let digest16 = state_root.rsplit('-').next().unwrap_or_default();
+    assert!(
+        std::env::var_os("AGENT_BUNDLE_STATE_ROOT").is_some()
+            || (digest16.len() == 16 && digest16.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{state_root}"
+    );
     assert_eq!(
-        document["root"]["children"][0]["value"],
+        axes,
         json!({
             "route": {"id": "tool:demo/context", "kind": "tool"},
             "invocation": {"kind": "tool"},
@@ -352,7 +370,7 @@ fn agent_reports_the_identity_axes_it_knows_and_says_why_for_the_others() {
             "workspace": {"state": "available", "value": "/home/reader/notes", "source": "derived"},
             "plugin": {"state": "available", "value": {"digest": "test-artifact-digest"}, "source": "derived"},
             "actor": not_provided("actor"),
-            "lineage": not_provided("lineage"),
+            "lineage": {"state": "unavailable", "code": "not-provided", "reason": "no lineage registry exists yet"},
             "terminal": not_provided("terminal"),
         })
     );

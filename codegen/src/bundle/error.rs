@@ -17,6 +17,6 @@ pub enum BundleError {
         "abgen's JavaScript toolchain is missing: {path} has no esbuild; run scripts/setup, or set ABGEN_NODE_MODULES to a node_modules folder with esbuild, react and @agent-bundle/runtime"
     )]
     ToolchainMissing { path: PathBuf },
-    #[error("bundling the render worker failed:\n{0}")]
-    Esbuild(String),
+    #[error("bundling {what} failed:\n{detail}")]
+    Esbuild { what: String, detail: String },
 }

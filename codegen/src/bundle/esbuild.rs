@@ -5,6 +5,7 @@
 //! else the workspace this abgen was built in), passed to esbuild as `nodePaths` so that a
 //! project without its own `node_modules` still bundles.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -37,24 +38,75 @@ pub fn default_node_modules() -> PathBuf {
 
 /// Bundles the worker and returns the bytes of `runtime/worker.mjs`.
 pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
-    if !request.node_modules.join("esbuild/package.json").is_file() {
+    let entry = render_worker_entry(&request.entry)?;
+    run_esbuild(
+        &request.project_root,
+        &request.node_modules,
+        &entry,
+        "abgen-worker-entry.mjs",
+        "worker",
+    )
+}
+
+/// Bundles the generated stdio entry of server `server` around its handwritten module `source`
+/// (project-relative), in seed 002's order: `agent-bundle/mcp-entry`'s console redirect, then
+/// `agent-bundle/launch-env`'s operator layer over `manifest_env` (the server's declared `env`,
+/// which yields to the operator's files) read from the artifact root (the parent of `mcp/`, or
+/// the host's `AGENT_BUNDLE_PLUGIN_ROOT`), then the module (so even its top level logs to stderr
+/// and reads the composed environment), whose default export, a server factory, runs under
+/// `runStdioServer`. Returns the bytes of `mcp/<server>.mjs`.
+pub fn bundle_stdio_entry(
+    project_root: &Path,
+    node_modules: &Path,
+    server: &str,
+    source: &str,
+    manifest_env: &BTreeMap<String, String>,
+) -> Result<Vec<u8>, BundleError> {
+    let specifier = serde_json::to_string(&format!("./{source}")).unwrap_or_default();
+    let name = serde_json::to_string(server).unwrap_or_default();
+    let manifest_env = serde_json::to_string(manifest_env).unwrap_or_default();
+    let entry = format!(
+        "import {{ redirectConsoleToStderr, runStdioServer }} from 'agent-bundle/mcp-entry';\n\
+         import {{ applyOperatorEnv, operatorEnvPluginRoot }} from 'agent-bundle/launch-env';\n\
+         import {{ fileURLToPath }} from 'node:url';\n\
+         redirectConsoleToStderr();\n\
+         applyOperatorEnv({{ manifestEnv: {manifest_env}, pluginRoot: operatorEnvPluginRoot(fileURLToPath(new URL('..', import.meta.url))) }});\n\
+         const {{ default: factory }} = await import({specifier});\n\
+         await runStdioServer(factory, {{ name: {name} }});\n"
+    );
+    run_esbuild(
+        project_root,
+        node_modules,
+        &entry,
+        &format!("abgen-mcp-{server}.mjs"),
+        "stdio-entry",
+    )
+}
+
+fn run_esbuild(
+    project_root: &Path,
+    node_modules: &Path,
+    entry: &str,
+    sourcefile: &str,
+    kind: &str,
+) -> Result<Vec<u8>, BundleError> {
+    if !node_modules.join("esbuild/package.json").is_file() {
         return Err(BundleError::ToolchainMissing {
-            path: request.node_modules.clone(),
+            path: node_modules.to_owned(),
         });
     }
-    let node_modules = request
-        .node_modules
+    let node_modules = node_modules
         .canonicalize()
-        .unwrap_or_else(|_| request.node_modules.clone());
-    let project_root = request
-        .project_root
+        .unwrap_or_else(|_| node_modules.to_owned());
+    let project_root = project_root
         .canonicalize()
-        .unwrap_or_else(|_| request.project_root.clone());
+        .unwrap_or_else(|_| project_root.to_owned());
     let payload = serde_json::json!({
-        "entry": render_worker_entry(&request.entry)?,
+        "entry": entry,
         "absWorkingDir": project_root,
         "nodePaths": [node_modules],
-        "sourcefile": "abgen-worker-entry.mjs",
+        "sourcefile": sourcefile,
+        "kind": kind,
     });
     let node = std::env::var(NODE_ENV)
         .ok()
@@ -101,7 +153,14 @@ pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
         } else {
             errors
         };
-        return Err(BundleError::Esbuild(detail.trim_end().to_owned()));
+        return Err(BundleError::Esbuild {
+            what: if kind == "worker" {
+                "the render worker".to_owned()
+            } else {
+                format!("the stdio entry `{sourcefile}`")
+            },
+            detail: detail.trim_end().to_owned(),
+        });
     }
     Ok(bundle)
 }

@@ -116,8 +116,8 @@ fn a_missing_route_module_is_an_esbuild_error_naming_it() {
         &[("tool:demo/gone", "src/mcp/demo/tools/gone.tsx")],
     );
     match bundle_worker(&request) {
-        Err(BundleError::Esbuild(message)) => {
-            assert!(message.contains("src/mcp/demo/tools/gone.tsx"), "{message}")
+        Err(BundleError::Esbuild { detail, .. }) => {
+            assert!(detail.contains("src/mcp/demo/tools/gone.tsx"), "{detail}")
         }
         other => panic!("expected an esbuild error, got {other:?}"),
     }

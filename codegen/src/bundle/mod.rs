@@ -11,4 +11,7 @@ mod esbuild;
 
 pub use entry::{BundleModule, WorkerEntry, render_worker_entry};
 pub use error::BundleError;
-pub use esbuild::{BundleRequest, NODE_ENV, NODE_MODULES_ENV, bundle_worker, default_node_modules};
+pub use esbuild::{
+    BundleRequest, NODE_ENV, NODE_MODULES_ENV, bundle_stdio_entry, bundle_worker,
+    default_node_modules,
+};

@@ -44,6 +44,22 @@ codes! {
     AB4100 Error "unknown target";
     AB4201 Error "`tools` on an event route whose event does not concern a tool";
     AB4202 Error "bad tool selector in an event route's `tools`";
+    AB4304 Error "a declared or handed-off MCP server has none, or more than one, of `entry`, `command` and `url` (and no `src/mcp/<id>.ts` entry)";
+    AB4305 Error "a declared MCP server's `targets` is not a non-empty list of target names";
+    AB4307 Error "a declared server's `entry` (or `{ prebuilt }`) file does not exist";
+    AB4308 Error "a local entry or generated server declares a transport other than stdio";
+    AB4309 Error "a local entry or generated server declares `cwd` (it runs from the plugin root)";
+    AB4310 Error "a stdio MCP server declares `headers`";
+    AB4313 Error "a declared MCP server's `command` is empty";
+    AB4314 Error "a `command` server declares a transport other than stdio";
+    AB4315 Error "a declared server's `cwd` carries a path token a selected host does not expand in `cwd`";
+    AB4316 Error "a declared MCP server's `url` is not http(s)";
+    AB4317 Error "a `url` server without `transport: 'streamable-http'`";
+    AB4318 Error "a remote MCP server declares `args`, `env` or `cwd`";
+    AB4340 Error "a server whose `routes.servers` mode is 'generated' redeclares `entry`, `command` or `url`";
+    AB4730 Error "a stdio entry has no default-exported server factory (it connects a transport itself, or exports nothing to call)";
+    AB4733 Info "a `src/mcp/<id>.ts` entry is shadowed (an explicit 'generated' mode, or a declared `entry`, `command` or `url`)";
+    AB4736 Error "a legacy top-level `skills/`, `commands/` or `rules/` file: no longer discovered";
     AB4800 Error "an MCP server has route modules and an entry claim, without an explicit `routes.servers` mode";
     AB4802 Error "two modules derive the same route id";
     AB4803 Error "unsafe identity segment in a route path";
@@ -96,9 +112,15 @@ codes! {
     AB5315 Warning "unknown key in an event route's `config`";
     AB5316 Error "event `config.failure` is not `open` or `closed`";
     AB5320 Error "a tool's `config.excludeClients` is not a list of 1–128 character client-name prefixes";
+    AB5321 Error "an MCP tool, resource or prompt wire name breaks MCP's name rule (1–128 characters of `A-Z a-z 0-9 _ - .`)";
     AB5340 Error "`--out` holds files abgen did not write there, or changed ones: abgen replaces only its own artifact";
     AB5341 Error "`--out` is a file or something else that is not a directory";
     AB5342 Error "`--out` is the project root, a folder containing it, a filesystem root, or inside `src/`";
     AB5343 Error "a symlink where abgen discovers routes or skills (`src`, a module path, `src/skills`): abgen does not follow symlinks";
     AB5344 Error "nothing to build: no `agent-bundle.config.*`, and no routes, servers or skills under `src/`";
+    AB5350 Error "a config key abgen does not build yet";
+    AB5351 Error "a conventional file abgen does not build yet (`src/state.ts`, `src/cli.ts`, commands, rules, assets…)";
+    AB5352 Error "a key the config schema does not know";
+    AB5353 Error "a module nested below a route folder: route modules are its direct children";
+    AB5354 Warning "a project-root `.env`: never shipped; the installed plugin reads the operator's `.env` from its own root";
 }

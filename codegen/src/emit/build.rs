@@ -108,6 +108,16 @@ pub fn plan_artifact(
         let bindings = hooks.get(&host.host).map_or(&[][..], Vec::as_slice);
         plan_host_documents(host, input, bindings, &mut files)?;
     }
+    for server in &input.declared {
+        if server.entry.is_some() && server.files.is_empty() {
+            return Err(EmitError::EntryNotBundled {
+                server: server.id.clone(),
+            });
+        }
+        for (path, contents) in &server.files {
+            files.add(path, contents.clone(), MODE_FILE)?;
+        }
+    }
     for skill in &input.skills {
         for (path, contents) in &skill.files {
             files.add(

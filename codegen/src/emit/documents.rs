@@ -7,12 +7,14 @@
 //! except a hooks document the matrix marks `guard` (written empty, and pointed at, so the host
 //! never falls back to another host's conventional `hooks/hooks.json`).
 
+use std::collections::BTreeMap;
+
 use abgen_runtime::manifest::HookBinding;
 use serde_json::{Map, Value, json};
 
 use super::canonical_json::to_canonical_json;
 use super::error::EmitError;
-use super::input::{EmitInput, EmitServer};
+use super::input::{EmitInput, EmitLaunch, PLUGIN_ROOT_TOKEN, selects};
 use super::plan::{FilePlan, MODE_FILE};
 use crate::matrix::{HooksLayout, HostMatrix, TimeoutUnit};
 
@@ -53,10 +55,11 @@ pub fn plan_host_documents(
     {
         manifest[pointer.as_str()] = json!(format!("./{SKILLS_DIR}/"));
     }
-    if !input.servers.is_empty() {
+    let servers = mcp_servers(host, &identity, input)?;
+    if !servers.is_empty() {
         let mcp = &host.mcp;
         let mut document = identity.fill(&mcp.document_template, &host.host)?;
-        document[MCP_SERVERS_KEY] = mcp_servers(host, &identity, &input.servers)?;
+        document[MCP_SERVERS_KEY] = Value::Object(servers);
         add(&mcp.path, &document)?;
         if let Some(pointer) = &mcp.pointer {
             manifest[pointer.as_str()] = json!(format!("./{}", mcp.path));
@@ -81,20 +84,137 @@ pub fn plan_host_documents(
     Ok(())
 }
 
-/// `{name: entry}` for every generated server, each `abgen-host mcp --server <id>`.
+/// `{name: entry}` for every server this host's document lists: each generated server
+/// (`abgen-host mcp --server <id>`, plus a declaration's `args` and `env`) and each declared
+/// command or remote server, in the host's spelling. Every stdio entry that runs from the
+/// plugin root carries the `AGENT_BUNDLE_PLUGIN_ROOT` anchor; a server's own `env` wins.
 fn mcp_servers(
     host: &HostMatrix,
     identity: &Placeholders,
-    servers: &[EmitServer],
-) -> Result<Value, EmitError> {
+    input: &EmitInput,
+) -> Result<Map<String, Value>, EmitError> {
+    let mcp = &host.mcp;
     let mut entries = Map::new();
-    for server in servers {
+    for server in &input.servers {
+        if !selects(server.targets.as_deref(), &host.host) {
+            continue;
+        }
         let placeholders = identity.with("server", &server.id);
-        let entry = placeholders.fill(&host.mcp.entry_template, &host.host)?;
+        let mut entry = placeholders.fill(&mcp.entry_template, &host.host)?;
+        if !server.args.is_empty()
+            && let Some(Value::Array(args)) = entry.get_mut("args")
+        {
+            args.extend(server.args.iter().map(|arg| json!(host_path(host, arg))));
+        }
+        let cwd = entry.get("cwd").and_then(Value::as_str).map(str::to_owned);
+        entry["env"] = Value::Object(stdio_env(host, cwd.as_deref(), &server.env));
         entries.insert(server.id.clone(), entry);
     }
-    Ok(Value::Object(entries))
+    for server in &input.declared {
+        if !selects(server.targets.as_deref(), &host.host) {
+            continue;
+        }
+        let entry = match &server.launch {
+            EmitLaunch::Command {
+                command,
+                args,
+                cwd,
+                env,
+            } => {
+                let mut entry = identity.fill(&mcp.stdio_template, &host.host)?;
+                let uses_root = std::iter::once(command)
+                    .chain(args)
+                    .chain(env.values())
+                    .any(|value| value.contains(PLUGIN_ROOT_TOKEN));
+                entry["command"] = json!(host_path(host, command));
+                if !args.is_empty() {
+                    entry["args"] = json!(
+                        args.iter()
+                            .map(|arg| host_path(host, arg))
+                            .collect::<Vec<_>>()
+                    );
+                }
+                let cwd = stdio_cwd(host, cwd.as_deref(), uses_root);
+                if let Some(cwd) = &cwd {
+                    entry["cwd"] = json!(cwd);
+                }
+                let env: BTreeMap<String, String> = env
+                    .iter()
+                    .map(|(key, value)| (key.clone(), host_path(host, value)))
+                    .collect();
+                entry["env"] = Value::Object(stdio_env(host, cwd.as_deref(), &env));
+                entry
+            }
+            EmitLaunch::Remote { url, headers } => {
+                let placeholders = identity.with("url", &host_path(host, url));
+                let mut entry = placeholders.fill(&mcp.remote_template, &host.host)?;
+                if !headers.is_empty() {
+                    let headers: Map<String, Value> = headers
+                        .iter()
+                        .map(|(key, value)| (key.clone(), json!(host_path(host, value))))
+                        .collect();
+                    entry[mcp.headers_key.as_str()] = Value::Object(headers);
+                }
+                entry
+            }
+        };
+        entries.insert(server.id.clone(), entry);
+    }
+    Ok(entries)
 }
+
+/// `value` with the canonical `${PLUGIN_ROOT}` spelled as this host's MCP document does.
+fn host_path(host: &HostMatrix, value: &str) -> String {
+    value.replace(PLUGIN_ROOT_TOKEN, &host.mcp.root)
+}
+
+/// Whether a cwd as written names the plugin root itself.
+pub fn is_plugin_root_cwd(cwd: &str) -> bool {
+    matches!(cwd, "./" | "." | PLUGIN_ROOT_TOKEN) || cwd == format!("{PLUGIN_ROOT_TOKEN}/")
+}
+
+/// The cwd a declared stdio server's entry carries on `host`: a plugin-root cwd becomes the
+/// host's `root_cwd` (or is omitted where the root is a token the host expands: Claude Code
+/// ignores a stdio cwd), an entry whose values name the root gets `root_cwd` where the root
+/// only resolves against it, and any other cwd is kept as written (`check` refuses a
+/// token-bearing one where the host does not expand it, AB4315).
+fn stdio_cwd(host: &HostMatrix, cwd: Option<&str>, uses_root: bool) -> Option<String> {
+    let mcp = &host.mcp;
+    match cwd {
+        Some(cwd) if is_plugin_root_cwd(cwd) => match &mcp.root_cwd {
+            Some(root_cwd) => Some(root_cwd.clone()),
+            None if mcp.cwd_tokens => Some(mcp.root.clone()),
+            None => None,
+        },
+        Some(cwd) => Some(host_path(host, cwd)),
+        None if uses_root => mcp.root_cwd.clone(),
+        None => None,
+    }
+}
+
+/// The environment of a stdio entry: the anchor (where the entry runs from the plugin root,
+/// or the root is a token the host expands), then the server's own `env`, which wins.
+fn stdio_env(
+    host: &HostMatrix,
+    cwd: Option<&str>,
+    env: &BTreeMap<String, String>,
+) -> Map<String, Value> {
+    let mut members = Map::new();
+    let anchored = match &host.mcp.root_cwd {
+        Some(root_cwd) => cwd == Some(root_cwd.as_str()),
+        None => true,
+    };
+    if anchored {
+        members.insert(PLUGIN_ROOT_ENV_ANCHOR.into(), json!(host.mcp.anchor));
+    }
+    for (key, value) in env {
+        members.insert(key.clone(), json!(value));
+    }
+    members
+}
+
+/// The environment variable holding the plugin install root in every stdio entry.
+pub const PLUGIN_ROOT_ENV_ANCHOR: &str = "AGENT_BUNDLE_PLUGIN_ROOT";
 
 /// The native events with their handlers, in binding order, laid out as the host reads them.
 fn hooks_document(

@@ -26,6 +26,10 @@ pub enum EmitError {
     StagedTreeMismatch(String),
     #[error("two outputs write `{0}`")]
     DuplicatePath(String),
+    /// The build bundles entry servers before emitting; an input without the bundle would
+    /// point a host document at a file the artifact lacks.
+    #[error("the entry of server `{server}` was not bundled; nothing was written")]
+    EntryNotBundled { server: String },
     #[error("refusing to write the artifact to {out}: {why}")]
     UnsafeOutputDir { out: PathBuf, why: &'static str },
     #[error("refusing to write the artifact to {out}: it is not a directory")]

@@ -19,6 +19,8 @@ pub struct EmitInput {
     pub routes: Vec<EmitRoute>,
     /// Every generated MCP server, in any order.
     pub servers: Vec<EmitServer>,
+    /// Servers the config declares that abgen does not generate (a command, a remote URL).
+    pub declared: Vec<EmitDeclaredServer>,
     /// Provider modules (`src/providers/<name>.ts`) by key, for the worker entry.
     pub providers: Vec<EmitProvider>,
     /// Layout modules (`src/layout.tsx`, `src/mcp/<server>/layout.tsx`), for the worker entry.
@@ -79,11 +81,68 @@ pub struct EmitRoute {
     pub config: Map<String, Value>,
 }
 
-/// One generated MCP server.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One generated MCP server, with what a declaration beside it adds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EmitServer {
     pub id: String,
     pub routes: Vec<String>,
+    /// Appended after the generated arguments.
+    pub args: Vec<String>,
+    /// Applied over the plugin-root anchor.
+    pub env: BTreeMap<String, String>,
+    /// The hosts whose documents list it; `None` is every target.
+    pub targets: Option<Vec<String>>,
+}
+
+/// A server that is not generated from routes: a handwritten entry abgen bundles (or a
+/// prebuilt one it ships), a command it launches, or a remote URL it points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitDeclaredServer {
+    pub id: String,
+    pub launch: EmitLaunch,
+    /// The hosts whose documents list it; `None` is every target.
+    pub targets: Option<Vec<String>>,
+    /// The module that becomes the server's file in the artifact, for an entry server.
+    pub entry: Option<EmitEntry>,
+    /// The server's files in the artifact (artifact-relative path, bytes), filled by the build
+    /// from `entry`; an entry server without them is not emitted (a defect, not a user error).
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// Where an entry server's artifact file comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmitEntry {
+    /// A handwritten module (project-relative), bundled under the lifecycle shell into `file`.
+    Bundle { source: String, file: String },
+    /// A file the project's own build produced (project-relative), shipped as is at `file`.
+    Prebuilt { source: String, file: String },
+}
+
+/// How a declared server is reached. Values may carry the canonical `${PLUGIN_ROOT}`, which
+/// each host's document spells its own way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmitLaunch {
+    /// An external process over stdio.
+    Command {
+        command: String,
+        args: Vec<String>,
+        cwd: Option<String>,
+        /// Wins over the plugin-root anchor.
+        env: BTreeMap<String, String>,
+    },
+    /// A Streamable HTTP server.
+    Remote {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// The canonical plugin-root token of declared values.
+pub const PLUGIN_ROOT_TOKEN: &str = "${PLUGIN_ROOT}";
+
+/// Whether `targets` (a server's own selection) lists `host`.
+pub fn selects(targets: Option<&[String]>, host: &str) -> bool {
+    targets.is_none_or(|targets| targets.iter().any(|target| target == host))
 }
 
 impl EmitRoute {

@@ -24,16 +24,19 @@ pub use build::{
     EmitOptions, EmitReturn, HOST_BINARY_ENV, PlannedArtifact, WORKER_BUNDLE_PATH, emit_artifact,
     emit_claimed, locate_host_binary, plan_artifact,
 };
-pub use documents::HOST_BINARY_PATH;
+pub use documents::{HOST_BINARY_PATH, PLUGIN_ROOT_ENV_ANCHOR, is_plugin_root_cwd};
 pub use error::{EmitError, ForeignPath};
 pub use failpoint::{FAILPOINT_ENV, Failpoint};
-pub use input::{EmitInput, EmitLayout, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
+pub use input::{
+    EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute,
+    EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity, selects,
+};
 pub use install::INSTALL_PATH;
 pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
-    BuildFailure, BuildOptions, BuildReturn, WORKER_BUNDLE_ENV, build_project, checked_emit_input,
-    emit_input, worker_entry,
+    BuildFailure, BuildOptions, BuildReturn, MCP_DIR, WORKER_BUNDLE_ENV, build_project,
+    bundle_entry_servers, checked_emit_input, emit_input, worker_entry,
 };
 pub use skills::{EmitSkill, SKILLS_DIR, SkillsReturn, read_skills};
 pub use typegen::{ROUTE_TYPES_PATH, render_route_types, write_route_types};

@@ -5,17 +5,21 @@
 //! returned [`BuildFailure::Diagnostics`] exactly as `abgen check` would.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
 use rayon::prelude::*;
 
 use super::build::{EmitOptions, EmitReturn, emit_claimed, locate_host_binary};
 use super::error::EmitError;
-use super::input::{EmitInput, EmitLayout, EmitProvider, EmitRoute, EmitServer, PluginIdentity};
+use super::input::{
+    EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute,
+    EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
+};
 use super::output::claim_output;
 use crate::bundle::{
-    BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_worker, default_node_modules,
+    BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_stdio_entry, bundle_worker,
+    default_node_modules,
 };
 use crate::check::{CheckOptions, CheckReturn, check_project};
 use crate::diagnostics::Diagnostic;
@@ -112,6 +116,12 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
                 .unwrap_or_else(default_node_modules),
         })?,
     };
+    let node_modules = options
+        .node_modules
+        .clone()
+        .unwrap_or_else(default_node_modules);
+    let mut input = input;
+    bundle_entry_servers(&mut input, &node_modules)?;
     let host_binary = match &options.host_binary {
         Some(path) => path.clone(),
         None => locate_host_binary()?,
@@ -179,11 +189,15 @@ pub fn checked_emit_input(
         .collect();
     input.skills = checked.skills.clone();
     input
+        .declared
+        .extend(conventional_entries(checked, config, graph));
+    input.declared.sort_by(|a, b| a.id.cmp(&b.id));
+    input
 }
 
-/// The emitter's view of a checked project: generated servers only (custom, command and remote
-/// servers are served by something else), every route of a generated server and every event
-/// route.
+/// The emitter's view of a checked project: generated servers (with what a declaration beside
+/// each adds), the config's command and remote servers, every route of a generated server and
+/// every event route.
 pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteGraph) -> EmitInput {
     let generated: Vec<&crate::graph::ServerNode> = graph
         .servers
@@ -235,11 +249,18 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         routes,
         servers: generated
             .iter()
-            .map(|server| EmitServer {
-                id: server.id.clone(),
-                routes: server.routes.clone(),
+            .map(|server| {
+                let declared = config.mcp_servers.get(&server.id);
+                EmitServer {
+                    id: server.id.clone(),
+                    routes: server.routes.clone(),
+                    args: declared.map(|d| d.args.clone()).unwrap_or_default(),
+                    env: declared.map(|d| d.env.clone()).unwrap_or_default(),
+                    targets: declared.and_then(|d| target_names(d.targets.as_deref())),
+                }
             })
             .collect(),
+        declared: declared_servers(config, graph),
         schemas: BTreeMap::new(),
         providers: graph
             .providers
@@ -260,6 +281,172 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         // Read with the check (`CheckReturn::skills`); `build_project` fills them in.
         skills: Vec::new(),
     }
+}
+
+/// The config's `command` and `url` servers that own no generated routes (a declaration beside
+/// a generated server augments it instead).
+fn declared_servers(config: &ProjectConfig, graph: &RouteGraph) -> Vec<EmitDeclaredServer> {
+    let generated = |id: &str| {
+        graph
+            .servers
+            .iter()
+            .any(|server| server.id == id && server.mode == ServerModeState::Generated)
+    };
+    config
+        .mcp_servers
+        .iter()
+        .filter(|(id, _)| !generated(id))
+        .filter_map(|(id, declared)| {
+            let (launch, entry) = match (&declared.entry, &declared.command, &declared.url) {
+                (Some(entry), None, None) => {
+                    let entry = declared_entry(id, entry, declared.prebuilt);
+                    (entry_launch(&entry, declared), Some(entry))
+                }
+                (None, Some(command), None) => (
+                    EmitLaunch::Command {
+                        command: command.clone(),
+                        args: declared.args.clone(),
+                        cwd: declared.cwd.clone(),
+                        env: declared.env.clone(),
+                    },
+                    None,
+                ),
+                (None, None, Some(url)) => (
+                    EmitLaunch::Remote {
+                        url: url.clone(),
+                        headers: declared.headers.clone(),
+                    },
+                    None,
+                ),
+                // No claim: a conventional `src/mcp/<id>.ts` serves it, or AB4304 says nothing
+                // does; two claims are AB4304.
+                _ => return None,
+            };
+            Some(EmitDeclaredServer {
+                id: id.clone(),
+                launch,
+                targets: target_names(declared.targets.as_deref()),
+                entry,
+                files: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// Where an entry server's file sits in every artifact: the bundle is `mcp/<id>.mjs`, a prebuilt
+/// file keeps its name under `mcp/<id>/`.
+fn declared_entry(id: &str, entry: &str, prebuilt: bool) -> EmitEntry {
+    let source = entry.trim_start_matches("./").to_owned();
+    if prebuilt {
+        let name = source.rsplit('/').next().unwrap_or(&source).to_owned();
+        EmitEntry::Prebuilt {
+            file: format!("{MCP_DIR}/{id}/{name}"),
+            source,
+        }
+    } else {
+        EmitEntry::Bundle {
+            file: format!("{MCP_DIR}/{id}.mjs"),
+            source,
+        }
+    }
+}
+
+/// `node <root>/<file>` from the plugin root, with the declaration's `args` and `env`.
+fn entry_launch(
+    entry: &EmitEntry,
+    declared: &crate::project::config::DeclaredServer,
+) -> EmitLaunch {
+    let (EmitEntry::Bundle { file, .. } | EmitEntry::Prebuilt { file, .. }) = entry;
+    let mut args = vec![format!("{PLUGIN_ROOT_TOKEN}/{file}")];
+    args.extend(declared.args.iter().cloned());
+    EmitLaunch::Command {
+        command: NODE_COMMAND.to_owned(),
+        args,
+        cwd: Some(PLUGIN_ROOT_TOKEN.to_owned()),
+        env: declared.env.clone(),
+    }
+}
+
+/// Where stdio entries sit in every artifact.
+pub const MCP_DIR: &str = "mcp";
+/// What launches an entry server: the `node` the host finds on its `PATH`.
+const NODE_COMMAND: &str = "node";
+
+/// The servers a conventional `src/mcp/<id>.<ext>` module serves: a server with no routes, or
+/// one whose mode hands its routes to something else, that the config does not launch another
+/// way (AB4733 and AB4800 report the other cases).
+fn conventional_entries(
+    checked: &CheckReturn,
+    config: &ProjectConfig,
+    graph: &RouteGraph,
+) -> Vec<EmitDeclaredServer> {
+    checked
+        .modules
+        .iter()
+        .filter_map(|module| {
+            let crate::project::ModuleKind::ServerEntry { server } = &module.source.kind else {
+                return None;
+            };
+            let routed = graph.servers.iter().find(|node| &node.id == server);
+            if routed.is_some_and(|node| {
+                matches!(
+                    node.mode,
+                    ServerModeState::Generated | ServerModeState::Conflict
+                )
+            }) {
+                return None;
+            }
+            let declared = config.mcp_servers.get(server);
+            if declared.is_some_and(|declared| declared.entry_claim().is_some()) {
+                return None;
+            }
+            let default = crate::project::config::DeclaredServer::default();
+            let declared = declared.unwrap_or(&default);
+            let entry = declared_entry(server, &module.source.path, false);
+            Some(EmitDeclaredServer {
+                id: server.clone(),
+                launch: entry_launch(&entry, declared),
+                targets: target_names(declared.targets.as_deref()),
+                entry: Some(entry),
+                files: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// Bundles (or reads) the file of every entry server of `input`.
+pub fn bundle_entry_servers(
+    input: &mut EmitInput,
+    node_modules: &Path,
+) -> Result<(), BuildFailure> {
+    let root = input.project_root.clone();
+    for server in &mut input.declared {
+        let Some(entry) = &server.entry else { continue };
+        server.files = match entry {
+            EmitEntry::Bundle { source, file } => {
+                let no_env = BTreeMap::new();
+                let manifest_env = match &server.launch {
+                    EmitLaunch::Command { env, .. } => env,
+                    EmitLaunch::Remote { .. } => &no_env,
+                };
+                let bundle =
+                    bundle_stdio_entry(&root, node_modules, &server.id, source, manifest_env)?;
+                vec![(file.clone(), bundle)]
+            }
+            EmitEntry::Prebuilt { source, file } => {
+                let bytes = std::fs::read(root.join(source)).map_err(EmitError::io(
+                    "read the prebuilt entry at",
+                    root.join(source),
+                ))?;
+                vec![(file.clone(), bytes)]
+            }
+        };
+    }
+    Ok(())
+}
+
+fn target_names(targets: Option<&[crate::project::Target]>) -> Option<Vec<String>> {
+    targets.map(|targets| targets.iter().map(|t| t.as_str().to_owned()).collect())
 }
 
 /// The worker imports every route it may render (tools, prompts, resources, Apps, events), every

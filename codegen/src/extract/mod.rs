@@ -14,6 +14,7 @@
 mod checks;
 mod config_module;
 mod definition;
+mod entry;
 mod exports;
 mod literal;
 mod model;

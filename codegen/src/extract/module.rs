@@ -10,14 +10,15 @@ use oxc_allocator::Allocator;
 use super::ExtractReturn;
 use super::checks::{CheckContext, check_module};
 use super::definition::analyse_default;
+use super::entry::entry_facts;
 use super::exports::ModuleExports;
-use super::model::{ConstBinding, ExtractedModule};
+use super::model::{ConstBinding, DefaultExport, ExtractedModule};
 use super::parse::parse_module;
 use super::position::Positions;
 use super::route::{ConfigState, read_route};
 use super::schema_expr::{capture, is_capturable_const};
 use super::scope::TopLevel;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Location};
 use crate::project::ModuleKind;
 
 pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
@@ -43,6 +44,20 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
     module.exports = exports.names.clone();
     module.use_client = exports.use_client.is_some();
     module.default_export = analysis.kind;
+    if let ModuleKind::ServerEntry { server } = kind {
+        let facts = entry_facts(program);
+        if facts.commonjs_default && module.default_export == DefaultExport::Missing {
+            // The bundler exposes a whole-object `module.exports` as the default export.
+            module.default_export = DefaultExport::Other;
+        }
+        if module.default_export == DefaultExport::Missing {
+            diagnostics.push(entry_without_factory(
+                server,
+                facts.connect.map(|span| positions.location(span)),
+                &positions,
+            ));
+        }
+    }
     if !parsed.clean {
         return ExtractReturn {
             module,
@@ -111,4 +126,39 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
         module,
         diagnostics,
     }
+}
+
+/// AB4730: a stdio entry without a default-exported server factory, so the lifecycle shell has
+/// nothing to call; `connect` is where it connects a transport itself, when it does.
+fn entry_without_factory(
+    server: &str,
+    connect: Option<Location>,
+    positions: &Positions<'_>,
+) -> Diagnostic {
+    let path = positions.path();
+    let (message, location) = match connect {
+        Some(location) => (
+            format!(
+                "`{path}` connects a transport at its top level and has no default export, so it cannot be built under the lifecycle shell"
+            ),
+            location,
+        ),
+        None => (
+            format!(
+                "`{path}` has no default export: the stdio entry of server `{server}` must default-export its server factory"
+            ),
+            Location {
+                line: Some(1),
+                column: Some(1),
+                ..Location::file(path)
+            },
+        ),
+    };
+    Diagnostic::new(
+        Code::AB4730,
+        message,
+        format!("write `export default () => new McpServer({{ name: '{server}', version: '1.0.0' }})` (or `module.exports = () => …`) and leave connecting to the shell; or declare the server with `command`, `url` or a `{{ prebuilt }}` entry your own build produced"),
+    )
+    .at(location)
+    .with_note("the shell redirects console output before the module runs and owns stdout, signals and shutdown")
 }

@@ -53,6 +53,7 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
     }
 
     let servers = resolve_servers(config, &unique, &entries, &mut diagnostics);
+    check_unserved(config, &servers, &entries, &mut diagnostics);
     let serves_routes = |server: &str| {
         servers.iter().any(|s| {
             s.id == server
@@ -173,6 +174,173 @@ fn resolve_servers(
         });
     }
     servers
+}
+
+/// Servers nothing would serve, and entry modules nothing builds: a declared server with no
+/// `entry`, `command` or `url`, no routes and no `src/mcp/<id>.ts` is AB4304; so is a server
+/// whose routes a non-generated mode hands to an entry that does not exist. A `src/mcp/<id>.ts`
+/// entry that something else serves instead (an explicit 'generated', a declared `entry`,
+/// `command` or `url`) is AB4733; beside routes without a mode it is AB4800's conflict.
+fn check_unserved(
+    config: &ProjectConfig,
+    servers: &[ServerNode],
+    entries: &BTreeMap<String, &LoadedModule>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for (server, module) in entries {
+        let mode = servers
+            .iter()
+            .find(|node| &node.id == server)
+            .map(|node| node.mode);
+        let explicit_generated = mode == Some(ServerModeState::Generated)
+            && config.route_servers.get(server) == Some(&ServerMode::Generated);
+        let declared = config
+            .mcp_servers
+            .get(server)
+            .and_then(|declared| declared.entry_claim());
+        let shadowed_by = if explicit_generated {
+            Some(format!(
+                "`routes.servers.{server}` is 'generated', so the server's routes serve it"
+            ))
+        } else if mode == Some(ServerModeState::Conflict) {
+            // AB4800 already names the entry as one side of the conflict.
+            None
+        } else {
+            declared.map(|key| format!("`mcp.servers.{server}.{key}` launches the server"))
+        };
+        if let Some(why) = shadowed_by {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::AB4733,
+                    format!("`{}` is not built: {why}", module.source.path),
+                    format!(
+                        "delete `{}` or rename it with a leading `_`",
+                        module.source.path
+                    ),
+                )
+                .at(module_location(module)),
+            );
+        }
+    }
+    check_beside_generated(config, servers, diagnostics);
+    let mut unserved: Vec<(&str, String, Option<Location>)> = Vec::new();
+    for (id, declared) in &config.mcp_servers {
+        let has_routes = servers.iter().any(|node| &node.id == id);
+        if !has_routes && declared.entry_claim().is_none() && !entries.contains_key(id) {
+            unserved.push((
+                id,
+                format!("`mcp.servers.{id}` declares no `entry`, `command` or `url`, and there is no `src/mcp/{id}.ts`"),
+                config.location(&declared.pointer),
+            ));
+        }
+    }
+    for node in servers {
+        let handed_off = matches!(
+            node.mode,
+            ServerModeState::Custom | ServerModeState::Command | ServerModeState::Remote
+        );
+        if handed_off && entry_claim(config, entries, &node.id).is_none() {
+            let mode = config
+                .route_servers
+                .get(&node.id)
+                .map_or("", |mode| mode.as_str());
+            unserved.push((
+                &node.id,
+                format!(
+                    "`routes.servers.{}` is '{mode}', so its routes are not compiled, but nothing declares what serves it",
+                    node.id
+                ),
+                config.location(&format!("/routes/servers/{}", escape_pointer(&node.id))),
+            ));
+        }
+    }
+    for (id, message, location) in unserved {
+        let diagnostic = Diagnostic::new(
+            Code::AB4304,
+            message,
+            format!(
+                "declare `entry`, `command` or `url` in `mcp.servers.{id}`, or add routes under `src/mcp/{id}/`"
+            ),
+        )
+        .with_note("without one, no host document would launch the server");
+        diagnostics.push(match location {
+            Some(location) => diagnostic.at(location),
+            None => diagnostic,
+        });
+    }
+}
+
+/// A declaration beside a generated server augments it (`args`, `env`, `targets`); what would
+/// launch it another way is refused: `entry`, `command` or `url` under an explicit 'generated'
+/// (AB4340; without the explicit mode it is AB4800), a `transport` other than stdio (AB4308), a
+/// `cwd` (AB4309: the generated server runs from the plugin root) and `headers` (AB4310).
+fn check_beside_generated(
+    config: &ProjectConfig,
+    servers: &[ServerNode],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for node in servers
+        .iter()
+        .filter(|node| node.mode == ServerModeState::Generated)
+    {
+        let Some(declared) = config.mcp_servers.get(&node.id) else {
+            continue;
+        };
+        let id = &node.id;
+        let mut report = |code: Code, key: &str, message: String, recovery: String| {
+            let diagnostic = Diagnostic::new(code, message, recovery).with_note(
+                "a declaration beside a generated server adds `args`, `env` and `targets` to it",
+            );
+            diagnostics.push(
+                match config.location(&format!("{}/{key}", declared.pointer)) {
+                    Some(location) => diagnostic.at(location),
+                    None => diagnostic,
+                },
+            );
+        };
+        if let Some(claim) = declared.entry_claim() {
+            report(
+                Code::AB4340,
+                claim,
+                format!(
+                    "`mcp.servers.{id}.{claim}` redeclares how `{id}` is launched, but `routes.servers.{id}` is 'generated'"
+                ),
+                format!(
+                    "remove `{claim}`, or set `routes.servers.{id}` to 'custom', 'command' or 'remote' to keep it"
+                ),
+            );
+        }
+        if let Some(transport) = declared.transport.as_deref().filter(|t| *t != "stdio") {
+            report(
+                Code::AB4308,
+                "transport",
+                format!(
+                    "`mcp.servers.{id}.transport` is '{transport}', but the generated server `{id}` speaks stdio"
+                ),
+                "remove `transport`".to_owned(),
+            );
+        }
+        if declared.cwd.is_some() {
+            report(
+                Code::AB4309,
+                "cwd",
+                format!(
+                    "`mcp.servers.{id}.cwd` would move the generated server `{id}` out of the plugin root"
+                ),
+                "remove `cwd`; resolve paths against `AGENT_BUNDLE_PLUGIN_ROOT` instead".to_owned(),
+            );
+        }
+        if !declared.headers.is_empty() {
+            report(
+                Code::AB4310,
+                "headers",
+                format!(
+                    "`mcp.servers.{id}` declares `headers` beside the generated stdio server `{id}`"
+                ),
+                "remove `headers`; pass values to the server through `env`".to_owned(),
+            );
+        }
+    }
 }
 
 /// What claims `server` besides its routes: a `src/mcp/<server>.ts` entry module or a declared

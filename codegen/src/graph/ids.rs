@@ -86,6 +86,8 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
             vec![server]
         }
         ModuleKind::Provider { name } => vec![name],
+        // Not a module of the graph: it has no identity.
+        ModuleKind::Imported => return (None, diagnostics),
     };
     if let Some(unsafe_segment) = segments.iter().find(|segment| !is_safe_segment(segment)) {
         diagnostics.push(
@@ -96,6 +98,24 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
             )
             .at(Location::file(path))
             .with_note("identity segments become route ids, wire names and file names in every host"),
+        );
+        return (None, diagnostics);
+    }
+    if let ModuleKind::Tool { name, .. }
+    | ModuleKind::Resource { name, .. }
+    | ModuleKind::Prompt { name, .. } = kind
+        && let Some(rule) = mcp_name_violation(name)
+    {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB5321,
+                format!("the wire name `{name}` of `{path}` breaks MCP's name rule: {rule}"),
+                format!(
+                    "rename the file so its name (without the extension) is at most {MCP_NAME_MAX} characters of letters, digits, `_`, `-` and `.`"
+                ),
+            )
+            .at(Location::file(path))
+            .with_note("the file name is the name clients list and call (MCP 2025-11-25, §Tool names)"),
         );
         return (None, diagnostics);
     }
@@ -144,6 +164,7 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
         ModuleKind::ServerEntry { server } => Identity::ServerEntry {
             server: server.clone(),
         },
+        ModuleKind::Imported => return (None, diagnostics),
     };
     (Some(identity), diagnostics)
 }
@@ -211,6 +232,26 @@ fn closest_event(event: &str) -> Option<&'static str> {
 }
 
 /// `^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$`.
+/// The longest name MCP 2025-11-25 allows a tool (§Tool names); abgen holds resource and
+/// prompt names to the same rule, since clients list all three by name.
+pub const MCP_NAME_MAX: usize = 128;
+
+/// The part of MCP's name rule `name` breaks: 1–128 characters, only `A-Z a-z 0-9 _ - .`.
+pub fn mcp_name_violation(name: &str) -> Option<String> {
+    let length = name.chars().count();
+    if length == 0 {
+        return Some("a name has at least one character".to_owned());
+    }
+    if length > MCP_NAME_MAX {
+        return Some(format!(
+            "a name has at most {MCP_NAME_MAX} characters, this one {length}"
+        ));
+    }
+    name.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .map(|c| format!("`{c}` is not one of `A-Z a-z 0-9 _ - .`"))
+}
+
 pub fn is_safe_segment(segment: &str) -> bool {
     let bytes = segment.as_bytes();
     let (Some(first), Some(last)) = (bytes.first(), bytes.last()) else {
@@ -261,6 +302,35 @@ mod tests {
         for unsafe_ in ["", "-a", "a-", "a b", "ä", "a/b", ".a", "a."] {
             assert!(!is_safe_segment(unsafe_), "{unsafe_}");
         }
+    }
+
+    #[test]
+    fn wire_names_follow_the_mcp_name_rule() {
+        assert_eq!(mcp_name_violation("admin.tools.list"), None);
+        assert_eq!(mcp_name_violation(&"a".repeat(MCP_NAME_MAX)), None);
+        assert_eq!(
+            mcp_name_violation(&"a".repeat(250)).as_deref(),
+            Some("a name has at most 128 characters, this one 250")
+        );
+        assert_eq!(
+            mcp_name_violation("a b").as_deref(),
+            Some("` ` is not one of `A-Z a-z 0-9 _ - .`")
+        );
+        let tool = |name: &str| ModuleKind::Tool {
+            server: "docs".into(),
+            name: name.into(),
+        };
+        let long = "a".repeat(129);
+        let (identity, diagnostics) = identify("src/mcp/docs/tools/x.ts", &tool(&long));
+        assert!(identity.is_none());
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].code, Code::AB5321);
+        // An App's name is its resource URI's business, not a listed MCP name.
+        let app = ModuleKind::App {
+            server: "docs".into(),
+            name: long,
+        };
+        assert!(identify("src/mcp/docs/apps/x.tsx", &app).1.is_empty());
     }
 
     #[test]

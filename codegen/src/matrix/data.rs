@@ -98,6 +98,22 @@ pub struct McpRow {
     pub document_template: String,
     /// One server entry, with `{root}` and `{server}` placeholders.
     pub entry_template: String,
+    /// The plugin root as a path prefix inside the MCP document (replaces a declared value's
+    /// canonical `${PLUGIN_ROOT}`).
+    pub root: String,
+    /// `AGENT_BUNDLE_PLUGIN_ROOT` of every stdio entry that runs from the plugin root.
+    pub anchor: String,
+    /// The cwd an entry needs for `root` to resolve (Codex's `./`); `None` when `root` is a token.
+    #[serde(default)]
+    pub root_cwd: Option<String>,
+    /// The members every stdio entry starts with.
+    pub stdio_template: String,
+    /// A Streamable HTTP entry, with a `{url}` placeholder.
+    pub remote_template: String,
+    /// The member of a remote entry holding its headers.
+    pub headers_key: String,
+    /// Whether a stdio `cwd` may carry a path token.
+    pub cwd_tokens: bool,
 }
 
 /// How entries of the hooks document are laid out.

@@ -104,12 +104,14 @@ pub fn classify(relative: &str) -> Option<ModuleKind> {
         return None;
     }
     let file = *segments.last()?;
+    if let ["mcp", _] = segments[1..] {
+        return entry_stem(file).map(|server| ModuleKind::ServerEntry {
+            server: server.to_owned(),
+        });
+    }
     let stem = module_stem(file)?;
     match segments[1..] {
         [_] if stem == "layout" => Some(ModuleKind::Layout(LayoutScope::Root)),
-        ["mcp", _] => Some(ModuleKind::ServerEntry {
-            server: stem.to_owned(),
-        }),
         ["mcp", server, _] if stem == "layout" => Some(ModuleKind::Layout(LayoutScope::Server {
             server: server.to_owned(),
         })),
@@ -181,6 +183,14 @@ fn module_stem(file: &str) -> Option<&str> {
     let stem = file
         .strip_suffix(".tsx")
         .or_else(|| file.strip_suffix(".ts"))?;
+    (!stem.is_empty() && !stem.ends_with(".d")).then_some(stem)
+}
+
+/// The server id of a handwritten stdio entry file: `.ts`, `.tsx`, `.mts`, `.js` or `.cjs`.
+fn entry_stem(file: &str) -> Option<&str> {
+    let stem = [".tsx", ".ts", ".mts", ".cjs", ".js"]
+        .iter()
+        .find_map(|extension| file.strip_suffix(extension))?;
     (!stem.is_empty() && !stem.ends_with(".d")).then_some(stem)
 }
 

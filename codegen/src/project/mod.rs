@@ -2,13 +2,15 @@
 //! discovered by path convention, read through one [`SourceReader`] seam and extracted in
 //! parallel.
 //!
-//! Entry calls, in order: [`load_config`], [`discover_modules`], [`load_modules`].
+//! Entry calls, in order: [`load_config`], [`discover_modules`], [`load_modules`]; what abgen
+//! does not build of the config and the conventions is [`support`]'s to report.
 
 pub mod config;
 mod discover;
 mod load;
 mod model;
 mod reader;
+pub mod support;
 
 pub use config::{ConfigReturn, ProjectConfig, ServerMode, Target, load_config};
 pub(crate) use discover::is_symlink;

@@ -42,10 +42,14 @@ pub enum ModuleKind {
     Provider {
         name: String,
     },
-    /// `src/mcp/<server>.{ts,tsx}`: a hand-written server entry that claims the server id.
+    /// `src/mcp/<server>.{ts,tsx,mts,js,cjs}`: a handwritten stdio entry that claims the
+    /// server id.
     ServerEntry {
         server: String,
     },
+    /// A module outside the route set (a schema module a route imports), read for its consts
+    /// only: no per-kind contract check runs on it.
+    Imported,
 }
 
 /// A source module found by discovery.

@@ -128,11 +128,9 @@ impl<'a> ModuleSet<'a> {
             Ok(text) => text,
             Err(ReadFailure::Missing | ReadFailure::Rejected(_)) => return None,
         };
-        // A module outside the route set is read for its consts only: `ServerEntry` runs no
+        // A module outside the route set is read for its consts only: `Imported` runs no
         // per-kind contract check, so nothing but parse facts is learned from it.
-        let kind = ModuleKind::ServerEntry {
-            server: String::new(),
-        };
+        let kind = ModuleKind::Imported;
         let extracted = extract_module(path, &kind, &text);
         let parsed = !extracted.diagnostics.iter().any(|d| d.is_error());
         parsed.then_some(ModuleSource {

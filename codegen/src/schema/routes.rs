@@ -148,9 +148,7 @@ pub fn translate_const(
     text: &str,
     name: &str,
 ) -> Result<Schema, Fallback> {
-    let kind = ModuleKind::ServerEntry {
-        server: String::new(),
-    };
+    let kind = ModuleKind::Imported;
     let extracted = crate::extract::extract_module(path, &kind, text).module;
     let no_texts = BTreeMap::new();
     let set = ModuleSet::new(root, reader, &[], &no_texts);

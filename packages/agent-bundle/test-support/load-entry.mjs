@@ -14,9 +14,17 @@ after(() => rmSync(outDir, { recursive: true, force: true }));
 
 /**
  * Bundles `src/<entry>/index.ts` and imports the result.
- * @param {'routes' | 'config'} entry
+ * @param {'routes' | 'config' | 'mcp-entry' | 'launch-env'} entry
  */
 export async function loadEntry(entry) {
+  return import(pathToFileURL(await bundleEntry(entry)).href);
+}
+
+/**
+ * Bundles `src/<entry>/index.ts` into a temporary ES module and returns its path.
+ * @param {'routes' | 'config' | 'mcp-entry' | 'launch-env'} entry
+ */
+export async function bundleEntry(entry) {
   const outfile = join(outDir, `${entry}.mjs`);
   await build({
     entryPoints: [join(packageRoot, 'src', entry, 'index.ts')],
@@ -27,5 +35,5 @@ export async function loadEntry(entry) {
     packages: 'external',
     logLevel: 'silent',
   });
-  return import(pathToFileURL(outfile).href);
+  return outfile;
 }

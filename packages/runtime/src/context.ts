@@ -8,6 +8,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { $ZodType } from 'zod/v4/core';
 
+import type { PluginAxisValue } from './plugin-root.ts';
+
 /** A progress report, as `agent().progress.report()` takes it. */
 export interface ProgressReport {
   completed: number;
@@ -45,8 +47,11 @@ export interface AgentContext {
   host: Axis;
   session: Axis;
   workspace: Axis;
-  /** This plugin: the digest of the artifact rendering the route. */
-  plugin: Axis<{ digest: string }>;
+  /**
+   * This plugin: the artifact digest, the code root (`native` from an expanded
+   * `AGENT_BUNDLE_PLUGIN_ROOT`, else `derived`: the artifact root) and the framework state root.
+   */
+  plugin: Axis<PluginAxisValue>;
   /** Not observed yet: always unavailable, with the reason. */
   actor: Axis;
   lineage: Axis;

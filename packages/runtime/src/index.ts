@@ -5,6 +5,8 @@
 export { Agent } from './elements.ts';
 export { agent, useAgent, HandoffRequiredError } from './context.ts';
 export { InvalidResultError } from './result.ts';
+export { PLUGIN_ROOT_ENV, STATE_ROOT_ENV, resolvePluginRoot } from './plugin-root.ts';
+export type { PluginAxisValue, ResolvePluginRootOptions } from './plugin-root.ts';
 
 export type {
   AgentIntrinsicElements,

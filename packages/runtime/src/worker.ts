@@ -32,6 +32,7 @@ import {
 import { flightDigest } from './digest.ts';
 import { describeIssues } from './result.ts';
 import { encodeFrame, FrameReader, type Frame } from './framing.ts';
+import { resolvePluginRoot, type PluginAxisValue } from './plugin-root.ts';
 
 /** The protocol version this worker speaks. */
 export const WORKER_PROTOCOL = 3;
@@ -49,6 +50,11 @@ export interface WorkerOptions {
   layouts?: Record<string, () => Promise<unknown>>;
   /** Where frames are read and written; fd 3 and fd 4 unless a test says otherwise. */
   fds?: { input: number; output: number };
+  /**
+   * The artifact root (the parent of `runtime/`): the plugin axis's code root unless the host
+   * sets an expanded `AGENT_BUNDLE_PLUGIN_ROOT`. Default: the working directory.
+   */
+  pluginRoot?: string;
 }
 
 /** A render request, as the host sends it. */
@@ -125,6 +131,8 @@ export function startWorker(options: WorkerOptions): void {
   });
 
   send({ type: 'hello', protocol: WORKER_PROTOCOL, react: reactVersion, artifact: options.artifact });
+  // Resolved once: every render of this worker sees the same roots.
+  const plugin = resolvePluginRoot({ digest: options.artifact, fallbackRoot: options.pluginRoot ?? process.cwd() });
 
   const reader = new FrameReader();
   const input = createReadStream('', { fd: fds.input, autoClose: false });
@@ -142,7 +150,7 @@ export function startWorker(options: WorkerOptions): void {
         const message = header as unknown as RenderMessage;
         const controller = new AbortController();
         renders.set(message.id, controller);
-        void serveRender(options, message, controller, send).finally(() => renders.delete(message.id));
+        void serveRender(options, plugin, message, controller, send).finally(() => renders.delete(message.id));
       } else if (header.type === 'abort') {
         const reason = typeof header.reason === 'string' ? header.reason : 'aborted by the host';
         renders.get(Number(header.id))?.abort(wireError('aborted', reason));
@@ -160,6 +168,7 @@ export function startWorker(options: WorkerOptions): void {
 
 async function serveRender(
   options: WorkerOptions,
+  plugin: Axis<PluginAxisValue>,
   message: RenderMessage,
   controller: AbortController,
   send: (header: Frame['header'], payload?: Uint8Array) => void,
@@ -195,7 +204,7 @@ async function serveRender(
   const providers = new Map<string, Promise<unknown>>();
   const context: AgentContext = {
     route: { id: message.route, kind: message.kind },
-    ...identityAxes(message, options.artifact),
+    ...identityAxes(message, plugin),
     input,
     event: message.kind === 'event' ? input : undefined,
     signal: controller.signal,
@@ -355,7 +364,7 @@ async function composeLayouts(
  * axis (whose `unavailable` form names no code: the host's payload did not carry it), else
  * `not-provided`. An axis is never guessed.
  */
-function identityAxes(message: RenderMessage, artifact: string): Pick<
+function identityAxes(message: RenderMessage, plugin: Axis<PluginAxisValue>): Pick<
   AgentContext,
   'invocation' | 'host' | 'session' | 'workspace' | 'plugin' | 'actor' | 'lineage' | 'terminal'
 > {
@@ -370,6 +379,9 @@ function identityAxes(message: RenderMessage, artifact: string): Pick<
       : canonical[key];
     if (isAvailable(own)) return own;
     if (isUnavailable(own)) return { state: 'unavailable', code: 'not-reported', reason: own.reason };
+    if (key === 'lineage') {
+      return { state: 'unavailable', code: 'not-provided', reason: 'no lineage registry exists yet' };
+    }
     return { state: 'unavailable', code: 'not-provided', reason: `the ${from} carries no ${key}` };
   };
   return {
@@ -377,7 +389,7 @@ function identityAxes(message: RenderMessage, artifact: string): Pick<
     host: axis('host'),
     session: axis('session'),
     workspace: axis('workspace'),
-    plugin: { state: 'available', value: { digest: artifact }, source: 'derived' },
+    plugin,
     actor: axis('actor'),
     lineage: axis('lineage'),
     terminal: axis('terminal'),

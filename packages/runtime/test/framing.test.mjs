@@ -133,3 +133,64 @@ test('a progress report after the render completed is refused with handoff-requi
     'nothing reported after the render reached the host',
   );
 });
+
+/** Renders `route` once in a fresh worker with `env`; resolves the text it rendered. */
+async function renderText(route, env) {
+  const child = spawn(process.execPath, ['--conditions=react-server', workerPath], {
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const reader = new framing.FrameReader();
+  const frames = [];
+  const ended = new Promise((resolve) => {
+    child.stdio[4].on('data', (chunk) => {
+      for (const frame of reader.push(new Uint8Array(chunk))) {
+        frames.push(frame);
+        if (frame.header.type === 'end' || frame.header.type === 'error') resolve();
+      }
+    });
+  });
+  child.stdio[3].write(framing.encodeFrame({ type: 'render', id: 1, route, kind: 'tool', input: {} }));
+  await ended;
+  child.stdio[3].end();
+  await new Promise((resolve) => child.on('exit', resolve));
+  const flight = frames
+    .filter((frame) => frame.header.type === 'flight')
+    .map((frame) => new TextDecoder().decode(frame.payload))
+    .join('');
+  const text = /"agent-text",null,\{"children":("(?:[^"\\]|\\.)*")\}/.exec(flight);
+  assert.ok(text, flight);
+  return { value: JSON.parse(JSON.parse(text[1])), stderr };
+}
+
+test('the plugin axis carries the code and state roots; lineage is unavailable until a registry exists', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'abgen-plugin-root-'));
+  const state = join(root, 'state');
+  try {
+    const native = await renderText('tool:t/axes', { AGENT_BUNDLE_PLUGIN_ROOT: root, AGENT_BUNDLE_STATE_ROOT: state });
+    assert.deepEqual(native.value.plugin, {
+      state: 'available',
+      value: { digest: 'node-test', root, stateRoot: state },
+      source: 'native',
+    });
+    assert.deepEqual(native.value.lineage, {
+      state: 'unavailable',
+      code: 'not-provided',
+      reason: 'no lineage registry exists yet',
+    });
+    // An unexpanded token is treated as unset (reported once) and never joined into a path.
+    const literal = await renderText('tool:t/axes', {
+      AGENT_BUNDLE_PLUGIN_ROOT: '${CLAUDE_PLUGIN_ROOT}',
+      AGENT_BUNDLE_STATE_ROOT: '',
+      XDG_STATE_HOME: join(root, 'xdg'),
+    });
+    assert.equal(literal.value.plugin.source, 'derived');
+    assert.equal(literal.value.plugin.value.root, process.cwd());
+    assert.match(literal.value.plugin.value.stateRoot, new RegExp(`^${join(root, 'xdg', 'agent-bundle')}/[A-Za-z0-9._-]+-[0-9a-f]{16}$`));
+    assert.equal(literal.stderr.match(/did not expand/g)?.length, 1, literal.stderr);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

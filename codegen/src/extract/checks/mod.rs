@@ -61,7 +61,7 @@ pub fn check_module(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic
         ModuleKind::Event { event } => event::check_event_route(event, context, diagnostics),
         ModuleKind::Layout(_) => layout::check_layout(context, diagnostics),
         ModuleKind::Provider { .. } => layout::check_provider(context, diagnostics),
-        ModuleKind::ServerEntry { .. } => return,
+        ModuleKind::ServerEntry { .. } | ModuleKind::Imported => return,
     }
     if let Some(span) = context.use_client {
         diagnostics.push(

@@ -267,9 +267,7 @@ fn default_export_kinds() {
 #[test]
 fn use_client_is_recorded() {
     let extracted = extract(
-        &crate::project::ModuleKind::ServerEntry {
-            server: "demo".into(),
-        },
+        &crate::project::ModuleKind::Imported,
         "'use client';\nexport const x = 1;\n",
     );
     assert!(extracted.module.use_client);

@@ -13,7 +13,9 @@ mod typing;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use model::{Author, DeclaredServer, PluginMetadata, ProjectConfig, ServerMode, Target};
+pub use model::{
+    Author, DeclaredServer, PluginMetadata, ProjectConfig, ServerMode, Target, locate,
+};
 pub use typing::{ConfigInput, PackageIdentity, escape_pointer, type_config};
 
 use super::reader::{ReadFailure, SourceReader, read_text};
@@ -94,6 +96,9 @@ pub fn load_config(
     };
     let (config, typing) = type_config(&input);
     diagnostics.extend(typing);
+    if let Some(value) = value {
+        diagnostics.extend(super::support::check_config_keys(value, locations, file));
+    }
     ConfigReturn {
         config,
         diagnostics,

@@ -162,19 +162,39 @@ impl ServerMode {
     }
 }
 
-/// One `mcp.servers.<id>` declaration, kept as data; the fields the route graph needs are
-/// lifted out.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One `mcp.servers.<id>` declaration, kept as data; the fields the route graph and the
+/// emitter need are lifted out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeclaredServer {
     /// The JSON Pointer of the declaration in the config (`/mcp/servers/<id>`).
     pub pointer: String,
+    /// The module path of `entry`, or the file of `entry: { prebuilt }`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry: Option<String>,
+    /// `entry` is `{ prebuilt }`: shipped as is, not bundled.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prebuilt: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// `args`, after the command (or appended to a generated server's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// `env`: wins over the plugin-root anchor.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// `headers` of a remote server.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
+    /// `targets`: replaces the default selection (every target of the plugin).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub targets: Option<Vec<Target>>,
     /// The declaration as written (args, env, targets, apps, transport…).
     pub declaration: Map<String, Value>,
 }

@@ -241,20 +241,199 @@ impl Typer<'_> {
             let Some(fields) = self.object(server, &pointer, &format!("`mcp.servers.{id}`")) else {
                 continue;
             };
-            let mut field = |key: &str| self.string(fields.get(key), &format!("{pointer}/{key}"));
-            let (entry, command, url) = (field("entry"), field("command"), field("url"));
-            servers.insert(
-                id.clone(),
-                DeclaredServer {
-                    pointer,
-                    entry,
-                    command,
-                    url,
-                    declaration: fields.clone(),
-                },
+            let at = |key: &str| format!("{pointer}/{key}");
+            // `entry` is a module path or `{ prebuilt: <file> }`.
+            let prebuilt = matches!(
+                fields.get("entry"),
+                Some(Value::Object(entry)) if entry.contains_key("prebuilt")
             );
+            let entry = match fields.get("entry") {
+                Some(Value::Object(entry)) if prebuilt => {
+                    self.string(entry.get("prebuilt"), &format!("{pointer}/entry/prebuilt"))
+                }
+                value => self.string(value, &at("entry")),
+            };
+            let server = DeclaredServer {
+                entry,
+                prebuilt,
+                command: self.string(fields.get("command"), &at("command")),
+                url: self.string(fields.get("url"), &at("url")),
+                args: self.strings(fields.get("args"), &at("args")),
+                env: self.string_map(fields.get("env"), &at("env")),
+                headers: self.string_map(fields.get("headers"), &at("headers")),
+                cwd: self.string(fields.get("cwd"), &at("cwd")),
+                transport: self.string(fields.get("transport"), &at("transport")),
+                targets: self.server_targets(fields.get("targets"), &at("targets")),
+                declaration: fields.clone(),
+                pointer,
+            };
+            self.check_server(id, &server);
+            servers.insert(id.clone(), server);
         }
         servers
+    }
+
+    /// The launch rules of one declaration (reference §MCP servers, AB4304–AB4318).
+    fn check_server(&mut self, id: &str, server: &DeclaredServer) {
+        let pointer = &server.pointer;
+        let at = |key: &str| format!("{pointer}/{key}");
+        let claims: Vec<&str> = [
+            ("entry", server.entry.is_some()),
+            ("command", server.command.is_some()),
+            ("url", server.url.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(key, set)| set.then_some(key))
+        .collect();
+        if claims.len() > 1 {
+            self.report(
+                Code::AB4304,
+                &at(claims[1]),
+                &format!(
+                    "`mcp.servers.{id}` declares both `{}` and `{}`; a server is launched one way",
+                    claims[0], claims[1]
+                ),
+                "keep one of `entry`, `command` and `url`",
+            );
+        }
+        let transport = server.transport.as_deref();
+        if let Some(transport) = transport
+            && !matches!(transport, "stdio" | "streamable-http")
+        {
+            self.wrong_shape(
+                &at("transport"),
+                &format!("`mcp.servers.{id}.transport`"),
+                "'stdio' or 'streamable-http'",
+            );
+        }
+        let stdio = server.entry.is_some() || server.command.is_some();
+        if let Some(command) = &server.command {
+            if command.trim().is_empty() {
+                self.report(
+                    Code::AB4313,
+                    &at("command"),
+                    &format!("`mcp.servers.{id}.command` is empty"),
+                    "name the program to launch, e.g. `command: 'docs-server'`",
+                );
+            }
+            if transport.is_some_and(|transport| transport != "stdio") {
+                self.report(
+                    Code::AB4314,
+                    &at("transport"),
+                    &format!("`mcp.servers.{id}` launches a `command` but sets `transport` to something other than 'stdio'"),
+                    "remove `transport` (a command speaks stdio), or declare a remote server with `url`",
+                );
+            }
+        }
+        if server.entry.is_some() {
+            if transport.is_some_and(|transport| transport != "stdio") {
+                self.report(
+                    Code::AB4308,
+                    &at("transport"),
+                    &format!("`mcp.servers.{id}` is a local `entry` but sets `transport` to something other than 'stdio'"),
+                    "remove `transport`: abgen runs a local entry over stdio",
+                );
+            }
+            if server.cwd.is_some() {
+                self.report(
+                    Code::AB4309,
+                    &at("cwd"),
+                    &format!("`mcp.servers.{id}` is a local `entry` and declares `cwd`"),
+                    "remove `cwd`: the entry runs from the plugin root; resolve paths against `AGENT_BUNDLE_PLUGIN_ROOT`",
+                );
+            }
+        }
+        if stdio && !server.headers.is_empty() {
+            self.report(
+                Code::AB4310,
+                &at("headers"),
+                &format!("`mcp.servers.{id}` is a stdio server and declares `headers`"),
+                "remove `headers`; pass values to a stdio server through `env`",
+            );
+        }
+        if let Some(url) = &server.url {
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                self.report(
+                    Code::AB4316,
+                    &at("url"),
+                    &format!("`mcp.servers.{id}.url` is not an http(s) URL"),
+                    "write the server's full URL, e.g. `url: 'https://example.com/mcp'`",
+                );
+            }
+            if transport != Some("streamable-http") {
+                self.report(
+                    Code::AB4317,
+                    &at("url"),
+                    &format!(
+                        "`mcp.servers.{id}` has a `url` without `transport: 'streamable-http'`"
+                    ),
+                    "add `transport: 'streamable-http'` (the one remote transport hosts share)",
+                );
+            }
+            let local: Vec<&str> = [
+                ("args", !server.args.is_empty()),
+                ("env", !server.env.is_empty()),
+                ("cwd", server.cwd.is_some()),
+            ]
+            .into_iter()
+            .filter_map(|(key, set)| set.then_some(key))
+            .collect();
+            if let Some(first) = local.first() {
+                self.report(
+                    Code::AB4318,
+                    &at(first),
+                    &format!(
+                        "`mcp.servers.{id}` is a remote server and declares {}",
+                        local.iter().map(|key| format!("`{key}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                    "remove them: a remote server is not launched; pass values to it through `headers`",
+                );
+            }
+        }
+    }
+
+    /// `targets` of one server: known target names, at least one.
+    fn server_targets(&mut self, value: Option<&Value>, pointer: &str) -> Option<Vec<Target>> {
+        let value = value?;
+        let names: Option<Vec<Target>> = value.as_array().and_then(|items| {
+            items
+                .iter()
+                .map(|item| item.as_str().and_then(Target::parse))
+                .collect()
+        });
+        match names {
+            Some(targets) if !targets.is_empty() => Some(canonical(targets)),
+            _ => {
+                self.report(
+                    Code::AB4305,
+                    pointer,
+                    &format!(
+                        "`{}` is not a non-empty list of target names",
+                        dotted(pointer)
+                    ),
+                    known_targets_recovery(),
+                );
+                None
+            }
+        }
+    }
+
+    /// An object of strings (`env`, `headers`).
+    fn string_map(&mut self, value: Option<&Value>, pointer: &str) -> BTreeMap<String, String> {
+        let Some(value) = value else {
+            return BTreeMap::new();
+        };
+        let map: Option<BTreeMap<String, String>> = value.as_object().and_then(|object| {
+            object
+                .iter()
+                .map(|(key, value)| value.as_str().map(|text| (key.clone(), text.to_owned())))
+                .collect()
+        });
+        map.unwrap_or_else(|| {
+            let name = format!("`{}`", dotted(pointer));
+            self.wrong_shape(pointer, &name, "an object of strings");
+            BTreeMap::new()
+        })
     }
 
     fn route_servers(&mut self, routes: Option<&Value>) -> BTreeMap<String, ServerMode> {
