@@ -16,11 +16,14 @@ fn the_sdk_client_sees_concurrent_cancellable_calls() {
     let temp = tempfile::tempdir().unwrap();
     let artifact = build_fixture(temp.path(), "valid-mcp-calls");
 
+    // The server keeps its warm socket in the test's own runtime directory.
+    let runtime = tempfile::tempdir().unwrap();
     let output = Command::new("node")
         .arg(repo().join("runtime/tests/mcp_client/concurrency.mjs"))
         .arg(&artifact)
         .arg(temp.path())
         .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime.path())
         .output()
         .expect("running node");
     let stderr = String::from_utf8_lossy(&output.stderr);

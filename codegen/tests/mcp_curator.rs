@@ -18,10 +18,13 @@ fn the_sdk_client_lists_and_calls_the_curator_tools() {
     let artifact = build_curator(&temp, &["claude"]);
 
     // The script resolves the SDK from its own place in the repository (the root `node_modules`).
+    // The server keeps its warm socket in the test's own runtime directory.
+    let runtime = tempfile::tempdir().unwrap();
     let output = Command::new("node")
         .arg(repo().join("runtime/tests/mcp_client/check.mjs"))
         .arg(&artifact)
         .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime.path())
         .output()
         .expect("running node");
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -19,11 +19,14 @@ fn the_sdk_client_accepts_tuple_results_for_every_client() {
     let temp = temp.path().canonicalize().unwrap();
     let artifact = build_fixture(&temp, "valid-tuple-results");
 
+    // The server keeps its warm socket in the test's own runtime directory.
+    let runtime = tempfile::tempdir().unwrap();
     let output = Command::new("node")
         .arg(repo().join("runtime/tests/mcp_client/tuple-results.mjs"))
         .arg(&artifact)
         .args(["some-inspector", "claude-code", "cursor-vscode"])
         .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime.path())
         .output()
         .expect("running node");
     let stderr = String::from_utf8_lossy(&output.stderr);

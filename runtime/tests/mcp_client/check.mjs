@@ -10,11 +10,14 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
+import { serverEnvironment } from './server-env.mjs';
+
 const artifact = process.argv[2];
 assert.ok(artifact, 'usage: node check.mjs <artifact dir>');
 
 async function connect(clientName) {
   const transport = new StdioClientTransport({
+    env: serverEnvironment(),
     command: path.join(artifact, 'bin/abgen-host'),
     args: ['mcp', '--server', 'library', '--artifact', artifact],
     stderr: 'inherit',

@@ -19,6 +19,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
+import { serverEnvironment } from './server-env.mjs';
+
 const [artifact, scratch] = process.argv.slice(2);
 assert.ok(artifact && scratch, 'usage: node concurrency.mjs <artifact> <scratch dir>');
 
@@ -58,6 +60,7 @@ await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${silent.address().port}/`;
 
 const transport = new StdioClientTransport({
+  env: serverEnvironment(),
   command: path.join(artifact, 'bin/abgen-host'),
   args: ['mcp', '--server', 'desk', '--artifact', artifact, '--workers', '2'],
   stderr: 'inherit',
@@ -158,6 +161,7 @@ assert.deepEqual(whoami.structuredContent.host, {
 const claude = new Client({ name: 'claude-code', version: '2.1.332' });
 await claude.connect(
   new StdioClientTransport({
+    env: serverEnvironment(),
     command: path.join(artifact, 'bin/abgen-host'),
     args: ['mcp', '--server', 'desk', '--artifact', artifact, '--workers', '1'],
     stderr: 'inherit',

@@ -11,12 +11,15 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
+import { serverEnvironment } from './server-env.mjs';
+
 const [artifact, ...clientNames] = process.argv.slice(2);
 assert.ok(artifact && clientNames.length > 0, 'usage: node tuple-results.mjs <artifact> <client>...');
 
 const seen = {};
 for (const clientName of clientNames) {
   const transport = new StdioClientTransport({
+    env: serverEnvironment(),
     command: path.join(artifact, 'bin/abgen-host'),
     args: ['mcp', '--server', 'shelf', '--artifact', artifact],
     stderr: 'inherit',
