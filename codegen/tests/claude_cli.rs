@@ -125,14 +125,31 @@ fn claude_code_connects_to_the_installed_curator_server() {
     let artifact = temp.path().join("curator-artifact");
     abgen_build_curator_for_every_host(temp.path(), &artifact);
     let artifact = artifact.to_str().unwrap();
-    claude(&home, &["plugin", "marketplace", "add", artifact]);
-    claude(&home, &["plugin", "install", "curator@curator-marketplace"]);
-    let listed = transcript(&claude(&home, &["mcp", "list"]));
+    let (line, listed) = installed_server_line(&home, artifact, "curator", "library");
+    assert!(line.contains("Connected"), "{listed}");
+}
+
+/// Installs the plugin `name` from its own marketplace at `artifact` and runs `claude mcp list`
+/// (which starts every server and checks its health): the line of `server`, and the whole list.
+fn installed_server_line(
+    home: &Path,
+    artifact: &str,
+    name: &str,
+    server: &str,
+) -> (String, String) {
+    claude(home, &["plugin", "marketplace", "add", artifact]);
+    claude(
+        home,
+        &["plugin", "install", &format!("{name}@{name}-marketplace")],
+    );
+    let listed = transcript(&claude(home, &["mcp", "list"]));
+    let prefix = format!("plugin:{name}:{server}:");
     let line = listed
         .lines()
-        .find(|line| line.contains("library"))
-        .unwrap_or_else(|| panic!("the curator's server is not listed:\n{listed}"));
-    assert!(line.contains("Connected"), "{listed}");
+        .find(|line| line.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("`{server}` is not listed:\n{listed}"))
+        .to_owned();
+    (line, listed)
 }
 
 /// Config-declared servers (a command with path tokens and env, a Streamable HTTP server with
@@ -174,13 +191,7 @@ fn claude_code_connects_to_a_handwritten_entry() {
         &["plugin", "validate", "--strict", artifact],
     ));
     assert!(validated.contains("Validation passed"), "{validated}");
-    claude(&home, &["plugin", "marketplace", "add", artifact]);
-    claude(&home, &["plugin", "install", "notes@notes-marketplace"]);
-    let listed = transcript(&claude(&home, &["mcp", "list"]));
-    let line = listed
-        .lines()
-        .find(|line| line.starts_with("plugin:notes:notes:"))
-        .unwrap_or_else(|| panic!("the handwritten server is not listed:\n{listed}"));
+    let (line, listed) = installed_server_line(&home, artifact, "notes", "notes");
     assert!(line.contains("mcp/notes.mjs"), "{listed}");
     assert!(line.contains("Connected"), "{listed}");
 }

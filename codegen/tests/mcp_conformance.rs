@@ -8,47 +8,9 @@
 
 mod support;
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
-use support::{build_fixture, repo};
-
-/// Starts the artifact's `server` on a free loopback port; its URL and the process.
-fn serve_http(
-    artifact: &std::path::Path,
-    server: &str,
-    runtime: &std::path::Path,
-) -> (String, Child) {
-    let mut child = Command::new(artifact.join("bin/abgen-host"))
-        .args([
-            "mcp",
-            "--server",
-            server,
-            "--http",
-            "127.0.0.1:0",
-            "--artifact",
-        ])
-        .arg(artifact)
-        .env("XDG_RUNTIME_DIR", runtime)
-        .env_remove("ABGEN_MCP_HTTP_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = stderr
-            .next()
-            .expect("the server says where it listens")
-            .unwrap();
-        if let Some((_, url)) = line.split_once("serving Streamable HTTP at ") {
-            break url.to_owned();
-        }
-    };
-    std::thread::spawn(move || stderr.map_while(Result::ok).for_each(drop));
-    (url, child)
-}
+use support::{build_fixture, repo, serve_mcp_http};
 
 #[test]
 fn the_official_conformance_suite_passes_but_for_the_listed_scenarios() {
@@ -63,7 +25,7 @@ fn the_official_conformance_suite_passes_but_for_the_listed_scenarios() {
     let artifact = build_fixture(&temp, "valid-mcp-conformance");
     let runtime = temp.join("runtime");
     std::fs::create_dir_all(&runtime).unwrap();
-    let (url, mut server) = serve_http(&artifact, "conformance", &runtime);
+    let (url, mut server) = serve_mcp_http(&artifact, "conformance", &runtime, None);
 
     // The suite writes its results under its working directory.
     let results = temp.join("results");

@@ -5,10 +5,9 @@
 
 mod support;
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use support::{build_curator, repo};
+use support::{build_curator, repo, serve_mcp_http};
 
 #[test]
 fn the_sdk_client_is_served_over_streamable_http() {
@@ -17,35 +16,7 @@ fn the_sdk_client_is_served_over_streamable_http() {
     let artifact = build_curator(&temp, &["claude"]);
     let runtime = temp.join("runtime");
     std::fs::create_dir_all(&runtime).unwrap();
-    let mut server = Command::new(artifact.join("bin/abgen-host"))
-        .args([
-            "mcp",
-            "--server",
-            "library",
-            "--http",
-            "127.0.0.1:0",
-            "--artifact",
-        ])
-        .arg(&artifact)
-        .env("ABGEN_MCP_HTTP_TOKEN", "sesame")
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(server.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = stderr
-            .next()
-            .expect("the server says where it listens")
-            .unwrap();
-        if let Some((_, url)) = line.split_once("serving Streamable HTTP at ") {
-            break url.to_owned();
-        }
-    };
-    // Keep reading stderr so the server never blocks on it.
-    let rest = std::thread::spawn(move || stderr.map_while(Result::ok).collect::<Vec<_>>());
+    let (url, mut server) = serve_mcp_http(&artifact, "library", &runtime, Some("sesame"));
 
     let output = Command::new("node")
         .arg(repo().join("runtime/tests/mcp_client/http.mjs"))
@@ -62,10 +33,5 @@ fn the_sdk_client_is_served_over_streamable_http() {
         .unwrap();
     assert!(killed.success());
     let status = server.wait().unwrap();
-    assert_eq!(
-        status.code(),
-        Some(143),
-        "{status:?}; stderr: {:?}",
-        rest.join().unwrap()
-    );
+    assert_eq!(status.code(), Some(143), "{status:?}");
 }

@@ -170,3 +170,49 @@ pub fn abgen_transcript(args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr),
     )
 }
+
+/// Starts `abgen-host mcp --http 127.0.0.1:0` for `server` of the built `artifact`, its warm
+/// socket under `runtime` and `token` (if any) as its bearer token; the URL it printed, and the
+/// process (the caller ends it). Its stderr is drained on a thread that ends with the process.
+pub fn serve_mcp_http(
+    artifact: &Path,
+    server: &str,
+    runtime: &Path,
+    token: Option<&str>,
+) -> (String, std::process::Child) {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::Stdio;
+
+    let mut command = Command::new(artifact.join("bin/abgen-host"));
+    command
+        .args([
+            "mcp",
+            "--server",
+            server,
+            "--http",
+            "127.0.0.1:0",
+            "--artifact",
+        ])
+        .arg(artifact)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env_remove("ABGEN_MCP_HTTP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(token) = token {
+        command.env("ABGEN_MCP_HTTP_TOKEN", token);
+    }
+    let mut child = command.spawn().expect("abgen-host starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("piped")).lines();
+    let url = loop {
+        let line = stderr
+            .next()
+            .expect("the server says where it listens")
+            .expect("stderr is text");
+        if let Some((_, url)) = line.split_once("serving Streamable HTTP at ") {
+            break url.to_owned();
+        }
+    };
+    std::thread::spawn(move || stderr.map_while(Result::ok).for_each(drop));
+    (url, child)
+}
