@@ -137,7 +137,7 @@ fn initialize_answers_a_known_version_and_the_latest_otherwise() {
     // The curator has tools, a resource, an App and a prompt.
     assert_eq!(
         result["capabilities"],
-        json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}})
+        json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}, "logging": {}})
     );
     assert_eq!(result["serverInfo"]["name"], "curator");
 

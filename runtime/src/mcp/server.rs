@@ -8,6 +8,13 @@
 //! render; the transport writes nothing of a cancelled request. When the input ends, calls in
 //! flight get rmcp's five-second drain (seed 002's bounded shutdown), then are cancelled.
 
+// Logging (logging/setLevel, notifications/message) is served to the clients of 2025-11-25 and
+// before; the 2026-07-28 revision deprecates it (SEP-2577), and rmcp marks its types so.
+#![expect(
+    deprecated,
+    reason = "logging is part of the protocol revisions this server serves"
+)]
+
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +28,7 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, Tool,
 };
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
@@ -31,7 +39,7 @@ use super::tools::{
     server_tools, tool_definition,
 };
 use super::transport::LineTransport;
-use crate::document::{Document, RenderEvent, RenderEventKind};
+use crate::document::{Document, RenderEvent, RenderEventKind, Status};
 use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
 use crate::manifest::{Manifest, Route, RouteKind};
 use crate::project::mcp::{
@@ -99,6 +107,8 @@ pub struct McpServer {
     /// `initialize` unless a hook started it first.
     kernel: Arc<SharedKernel>,
     in_flight: AtomicUsize,
+    /// The lowest level of log message the client asked for, if it asked.
+    log_level: Mutex<Option<LoggingLevel>>,
     /// Calls answered so far, and when the last activity line was logged.
     activity: Mutex<Activity>,
 }
@@ -118,6 +128,7 @@ impl McpServer {
             log,
             kernel,
             in_flight: AtomicUsize::new(0),
+            log_level: Mutex::new(None),
             activity: Mutex::new(Activity::default()),
         }
     }
@@ -197,8 +208,66 @@ impl McpServer {
     }
 
     /// Renders `route` through the kernel, forwarding its progress to the client: the final
-    /// document, or why there is none (`Err`), or `None` once the client cancelled.
+    /// document, or why there is none (`Err`), or `None` once the client cancelled. A render that
+    /// failed is also told to the client as an `error` log message, when it asked for those.
     async fn render(
+        &self,
+        route: &Route,
+        kind: worker::RouteKind,
+        input: Value,
+        progress_token: Option<Value>,
+        client: &Client,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<Document, String>> {
+        let rendered = self
+            .render_once(route, kind, input, progress_token, client, context)
+            .await;
+        let failure = match &rendered {
+            Some(Err(message)) => Some(message.clone()),
+            Some(Ok(document)) if document.status == Status::Failed => Some(
+                call_tool_result(document, &McpOptions::default()).map_or_else(
+                    |problem| problem.to_string(),
+                    |result| {
+                        result["content"][0]["text"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_owned()
+                    },
+                ),
+            ),
+            _ => None,
+        };
+        if let Some(message) = failure {
+            self.log_to_client(
+                context,
+                LoggingLevel::Error,
+                json!({"route": route.id, "error": message}),
+            )
+            .await;
+        }
+        rendered
+    }
+
+    /// Sends `data` as a `notifications/message` at `level`, if the session asked for messages of
+    /// that level (`logging/setLevel`); a session that never asked gets none.
+    async fn log_to_client(
+        &self,
+        context: &RequestContext<RoleServer>,
+        level: LoggingLevel,
+        data: Value,
+    ) {
+        let wanted = *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if wanted.is_some_and(|wanted| severity(level) >= severity(wanted)) {
+            let mut message = LoggingMessageNotificationParam::new(level, data);
+            message.logger = Some(format!("abgen/{}", self.config.server));
+            let _ = context.peer.notify_logging_message(message).await;
+        }
+    }
+
+    async fn render_once(
         &self,
         route: &Route,
         kind: worker::RouteKind,
@@ -370,6 +439,8 @@ impl ServerHandler for McpServer {
         if has(RouteKind::Prompt) || templated {
             capabilities.insert("completions".into(), json!({}));
         }
+        // Failed renders are told to a client that sets a level (`logging/setLevel`).
+        capabilities.insert("logging".into(), json!({}));
         let capabilities: ServerCapabilities =
             serde_json::from_value(Value::Object(capabilities)).unwrap_or_default();
         let mut info = InitializeResult::new(capabilities);
@@ -582,6 +653,18 @@ impl ServerHandler for McpServer {
         }}))
     }
 
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(request.level);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -700,5 +783,19 @@ fn route_error(problem: &McpProjectionError, kind: worker::RouteKind) -> ErrorDa
         }
         ("not-found" | "invalid-input", _) => ErrorData::invalid_params(problem.to_string(), None),
         _ => ErrorData::internal_error(problem.to_string(), None),
+    }
+}
+
+/// The order of MCP's (syslog's) levels, debug lowest.
+fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
     }
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { serverEnvironment } from './server-env.mjs';
 
@@ -69,13 +70,21 @@ const shelve = await generic.callTool({
 assert.equal(shelve.isError, true, JSON.stringify(shelve));
 summary.shelveUnknownId = { isError: shelve.isError, content: shelve.content };
 
-// Arguments the tool's schema refuses: a tool execution error, not a protocol error.
+// Arguments the tool's schema refuses: a tool execution error, not a protocol error; a client
+// that asked for error log messages is also told of the failed render.
+const logged = [];
+generic.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => logged.push(params));
+await generic.setLoggingLevel('error');
 const invalid = await generic.callTool({
   name: 'search_books',
   arguments: { query: 'le guin', limit: 'two' },
 });
 assert.equal(invalid.isError, true, JSON.stringify(invalid));
 summary.invalidInput = { isError: invalid.isError, contentTypes: invalid.content.map((b) => b.type) };
+assert.equal(logged.length, 1, JSON.stringify(logged));
+assert.equal(logged[0].level, 'error');
+assert.equal(logged[0].data.route, 'tool:library/search_books');
+summary.failedRenderLog = { level: logged[0].level, logger: logged[0].logger, route: logged[0].data.route };
 
 let unknownTool;
 try {
