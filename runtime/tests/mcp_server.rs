@@ -297,6 +297,8 @@ fn a_100_mb_line_is_dropped_as_it_is_read_and_the_server_keeps_serving() {
             .arg(artifact.path())
             .args(flags)
             .env_remove("ABGEN_MCP_MAX_MESSAGE_BYTES")
+            // Its warm socket and lock stay in the test's own directory.
+            .env("XDG_RUNTIME_DIR", artifact.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
