@@ -4,6 +4,10 @@
 //! declared fallback with one stderr line, inside the binding's deadline; hostile payloads are
 //! answered with silence before the warm runtime is ever asked.
 
+mod warm_support;
+
+use warm_support::bind_when_free;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -97,7 +101,7 @@ impl RenderSource for Source {
 
 fn serve(runtime: &Path, root: &Path, digest: &str, serves: &str, source: Source) -> WarmServer {
     let path = SocketPath::in_directory(&runtime.join("abgen"), root, digest).unwrap();
-    WarmServer::bind(path, serves, Arc::new(source)).unwrap()
+    bind_when_free(&path, serves, Arc::new(source))
 }
 
 fn fixture(host: &str, name: &str) -> Vec<u8> {

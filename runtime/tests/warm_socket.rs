@@ -5,6 +5,10 @@
 //! client that never sends its request is closed after the idle timeout (the other connection
 //! bounds are in `warm_connections.rs`).
 
+mod warm_support;
+
+use warm_support::bind_when_free;
+
 use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
@@ -70,7 +74,7 @@ fn paths(base: &Path) -> SocketPath {
 }
 
 fn serve(base: &Path, source: Source) -> WarmServer {
-    WarmServer::bind(paths(base), DIGEST, Arc::new(source)).unwrap()
+    bind_when_free(&paths(base), DIGEST, Arc::new(source))
 }
 
 fn request(digest: &str) -> WarmRequest {
