@@ -36,10 +36,10 @@ use serde_json::{Map, Value, json};
 use super::tools::{
     ClientHost, argument_completions, client_host, excluded, is_template, match_template,
     prompt_definition, resource_definition, resource_mime_type, resource_uri, server_routes,
-    server_tools, tool_definition,
+    tool_definition,
 };
 use super::transport::LineTransport;
-use crate::document::{Document, RenderEvent, RenderEventKind, Status};
+use crate::document::{Document, Node, RenderEvent, RenderEventKind, Status};
 use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
 use crate::manifest::{Manifest, Route, RouteKind};
 use crate::project::mcp::{
@@ -200,9 +200,11 @@ impl McpServer {
         ));
     }
 
-    fn visible_tools(&self, client: &Client) -> Vec<&Route> {
-        server_tools(&self.config.manifest, &self.config.server)
-            .into_iter()
+    /// The routes of `kinds` of this server that `client` may see (`excludeClients`).
+    fn visible(&self, kinds: &[RouteKind], client: &Client) -> Vec<&Route> {
+        kinds
+            .iter()
+            .flat_map(|kind| server_routes(&self.config.manifest, &self.config.server, *kind))
             .filter(|route| !excluded(route, &client.name, client.host.as_ref()))
             .collect()
     }
@@ -224,17 +226,11 @@ impl McpServer {
             .await;
         let failure = match &rendered {
             Some(Err(message)) => Some(message.clone()),
-            Some(Ok(document)) if document.status == Status::Failed => Some(
-                call_tool_result(document, &McpOptions::default()).map_or_else(
-                    |problem| problem.to_string(),
-                    |result| {
-                        result["content"][0]["text"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_owned()
-                    },
-                ),
-            ),
+            // A failed document's root is the error saying why.
+            Some(Ok(document)) if document.status == Status::Failed => Some(match &document.root {
+                Node::Error { code, message } => format!("[{code}] {message}"),
+                _ => "the render failed".to_owned(),
+            }),
             _ => None,
         };
         if let Some(message) = failure {
@@ -394,18 +390,26 @@ impl McpServer {
 
     /// The visible route of `kind` whose wire name is `name`.
     fn named(&self, kind: RouteKind, name: &str, client: &Client) -> Option<&Route> {
-        server_routes(&self.config.manifest, &self.config.server, kind)
+        self.visible(&[kind], client)
             .into_iter()
-            .filter(|route| !excluded(route, &client.name, client.host.as_ref()))
             .find(|route| route.wire_name.as_deref() == Some(name))
     }
 
     /// The resource routes and Apps of this server, visible to `client`.
     fn resources(&self, client: &Client) -> Vec<&Route> {
-        [RouteKind::Resource, RouteKind::App]
+        self.visible(&[RouteKind::Resource, RouteKind::App], client)
+    }
+
+    /// The resource definitions `client` sees: the plain ones, or (`templates`) the templates.
+    fn resource_list<T: serde::de::DeserializeOwned>(
+        &self,
+        client: &Client,
+        templates: bool,
+    ) -> Result<Vec<T>, ErrorData> {
+        self.resources(client)
             .into_iter()
-            .flat_map(|kind| server_routes(&self.config.manifest, &self.config.server, kind))
-            .filter(|route| !excluded(route, &client.name, client.host.as_ref()))
+            .filter(|route| resource_uri(route).is_some_and(|uri| is_template(uri) == templates))
+            .map(|route| from_definition(resource_definition(route), route))
             .collect()
     }
 
@@ -466,20 +470,15 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         no_cursor(request.as_ref())?;
         let client = Client::of(&context);
-        let mut tools = Vec::new();
-        for route in self.visible_tools(&client) {
-            let definition =
-                tool_definition(route, client.host.as_ref(), &mut |line| (self.log)(line));
-            match serde_json::from_value::<Tool>(definition) {
-                Ok(tool) => tools.push(tool),
-                Err(error) => {
-                    return Err(ErrorData::internal_error(
-                        format!("the tool `{}` has no valid definition: {error}", route.id),
-                        None,
-                    ));
-                }
-            }
-        }
+        let tools = self
+            .visible(&[RouteKind::Tool], &client)
+            .into_iter()
+            .map(|route| {
+                let definition =
+                    tool_definition(route, client.host.as_ref(), &mut |line| (self.log)(line));
+                from_definition::<Tool>(definition, route)
+            })
+            .collect::<Result<_, _>>()?;
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -489,12 +488,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         no_cursor(request.as_ref())?;
-        let resources = self
-            .resources(&Client::of(&context))
-            .into_iter()
-            .filter(|route| resource_uri(route).is_some_and(|uri| !is_template(uri)))
-            .map(|route| from_definition(resource_definition(route), route))
-            .collect::<Result<_, _>>()?;
+        let resources = self.resource_list(&Client::of(&context), false)?;
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -504,12 +498,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         no_cursor(request.as_ref())?;
-        let templates = self
-            .resources(&Client::of(&context))
-            .into_iter()
-            .filter(|route| resource_uri(route).is_some_and(is_template))
-            .map(|route| from_definition(resource_definition(route), route))
-            .collect::<Result<_, _>>()?;
+        let templates = self.resource_list(&Client::of(&context), true)?;
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
@@ -572,15 +561,11 @@ impl ServerHandler for McpServer {
     ) -> Result<ListPromptsResult, ErrorData> {
         no_cursor(request.as_ref())?;
         let client = Client::of(&context);
-        let prompts = server_routes(
-            &self.config.manifest,
-            &self.config.server,
-            RouteKind::Prompt,
-        )
-        .into_iter()
-        .filter(|route| !excluded(route, &client.name, client.host.as_ref()))
-        .map(|route| from_definition(prompt_definition(route), route))
-        .collect::<Result<_, _>>()?;
+        let prompts = self
+            .visible(&[RouteKind::Prompt], &client)
+            .into_iter()
+            .map(|route| from_definition(prompt_definition(route), route))
+            .collect::<Result<_, _>>()?;
         Ok(ListPromptsResult::with_all_items(prompts))
     }
 
@@ -671,11 +656,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let client = Client::of(&context);
-        let Some(route) = self
-            .visible_tools(&client)
-            .into_iter()
-            .find(|route| route.wire_name.as_deref() == Some(request.name.as_ref()))
-        else {
+        let Some(route) = self.named(RouteKind::Tool, &request.name, &client) else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool: {}", request.name),
                 None,

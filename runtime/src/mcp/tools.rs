@@ -31,16 +31,24 @@ pub struct ClientHost {
     pub rich_content: Vec<String>,
 }
 
-/// The host whose MCP client-name prefix `client_name` starts with, if any.
-pub fn client_host(client_name: &str) -> Option<ClientHost> {
+/// The matrix's hosts, read once: every request names its client, so this is on the hot path.
+static HOSTS: std::sync::LazyLock<Vec<ClientHost>> = std::sync::LazyLock::new(|| {
     MATRIX
         .iter()
         .filter_map(|text| toml::from_str::<ClientHost>(text).ok())
+        .collect()
+});
+
+/// The host whose MCP client-name prefix `client_name` starts with, if any.
+pub fn client_host(client_name: &str) -> Option<ClientHost> {
+    HOSTS
+        .iter()
         .find(|host| {
             host.mcp_client_prefixes
                 .iter()
                 .any(|prefix| starts_with_ignoring_case(client_name, prefix))
         })
+        .cloned()
 }
 
 /// Client names are matched case-insensitively (seed 002): `CODEX-tui` is a Codex client.
@@ -55,11 +63,6 @@ pub fn server_routes<'m>(manifest: &'m Manifest, server: &str, kind: RouteKind) 
         .iter()
         .filter(|route| route.kind == kind && route.server.as_deref() == Some(server))
         .collect()
-}
-
-/// The tool routes of `server`.
-pub fn server_tools<'m>(manifest: &'m Manifest, server: &str) -> Vec<&'m Route> {
-    server_routes(manifest, server, RouteKind::Tool)
 }
 
 /// A route's string config value.
