@@ -7,10 +7,12 @@
 //! connection renders one request, bounded by its deadline.
 //!
 //! Connections are bounded, so idle or slow clients cannot make the server grow: a fixed number
-//! of handler threads take accepted connections from a bounded backlog; a connection that finds
-//! the backlog full is refused at once (`busy`, so its hook takes its fallback instead of
-//! waiting), and one that sends no request within the idle timeout, counted from when it was
-//! accepted, is closed with a refusal.
+//! of handler threads take accepted connections from a bounded backlog; a connection accepted
+//! while `handlers + backlog` connections are held (served or waiting) is refused at once
+//! (`busy`, so its hook takes its fallback instead of waiting), and one that sends no request
+//! within the idle timeout, counted from when it was accepted, is closed with a refusal. The
+//! bound counts held connections, not the backlog queue's length, so a burst is not refused
+//! early while a handler is still waking to take the connection it was handed.
 //!
 //! Who starts and ends what: `bind` starts the accept thread and the handlers. Dropping the
 //! server stops the accept thread (joined), which closes the backlog; each handler then ends
@@ -24,7 +26,7 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, TrySendError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
@@ -101,8 +103,18 @@ pub struct WarmServer {
     _lock: File,
 }
 
-/// A connection waiting for a handler, and when it was accepted.
-type Accepted = (UnixStream, Instant);
+/// A connection waiting for a handler, when it was accepted, and its place in the bound.
+type Accepted = (UnixStream, Instant, HeldSlot);
+
+/// One connection counted against `handlers + backlog` from its accept until its handler is
+/// done with it (or it is dropped unserved when the server stops).
+struct HeldSlot(Arc<AtomicUsize>);
+
+impl Drop for HeldSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// The socket files this process's servers own now (each server's lock held).
 static OWNED: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
@@ -162,7 +174,9 @@ impl WarmServer {
         std::fs::set_permissions(&path.socket, std::fs::Permissions::from_mode(0o600))
             .map_err(io_error)?;
         let stopping = Arc::new(AtomicBool::new(false));
-        let (backlog, waiting) = mpsc::sync_channel::<Accepted>(limits.backlog);
+        let capacity = limits.handlers.max(1) + limits.backlog;
+        // Room for every held connection, so handing one over never fails: the bound is `held`.
+        let (backlog, waiting) = mpsc::sync_channel::<Accepted>(capacity);
         let waiting = Arc::new(Mutex::new(waiting));
         for index in 0..limits.handlers.max(1) {
             let waiting = Arc::clone(&waiting);
@@ -177,7 +191,7 @@ impl WarmServer {
             let stopping = Arc::clone(&stopping);
             std::thread::Builder::new()
                 .name("abgen-warm-accept".into())
-                .spawn(move || accept_loop(&listener, &stopping, &backlog))
+                .spawn(move || accept_loop(&listener, &stopping, &backlog, capacity))
                 .map_err(io_error)?
         };
         OWNED
@@ -214,13 +228,16 @@ impl Drop for WarmServer {
     }
 }
 
-/// Accepts connections and hands them to the handlers; one that finds the backlog full is
-/// refused at once. Returns (closing the backlog) once the server is stopping.
+/// Accepts connections and hands them to the handlers; one accepted while `capacity`
+/// connections are held is refused at once. Returns (closing the backlog) once the server is
+/// stopping.
 fn accept_loop(
     listener: &UnixListener,
     stopping: &AtomicBool,
     backlog: &mpsc::SyncSender<Accepted>,
+    capacity: usize,
 ) {
+    let held = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
         if stopping.load(Ordering::SeqCst) {
             return;
@@ -230,20 +247,28 @@ fn accept_loop(
             std::thread::sleep(Duration::from_millis(10));
             continue;
         };
-        match backlog.try_send((stream, Instant::now())) {
-            Ok(()) => {}
-            Err(
-                TrySendError::Full((mut stream, _)) | TrySendError::Disconnected((mut stream, _)),
-            ) => {
-                let _ = stream.set_write_timeout(Some(REFUSAL_WRITE_TIMEOUT));
-                let refusal = WarmRefusal::new(
-                    "busy",
-                    "the warm runtime has as many connections waiting as it holds; try again shortly",
-                );
-                let _ = write_frame(&mut stream, &refusal.to_frame());
-            }
+        if held.load(Ordering::SeqCst) >= capacity {
+            refuse_busy(stream);
+            continue;
+        }
+        held.fetch_add(1, Ordering::SeqCst);
+        // The channel has room for every held connection, so only a stopped server fails here.
+        if let Err(TrySendError::Full((stream, ..)) | TrySendError::Disconnected((stream, ..))) =
+            backlog.try_send((stream, Instant::now(), HeldSlot(Arc::clone(&held))))
+        {
+            refuse_busy(stream);
         }
     }
+}
+
+/// The answer to a connection the server cannot hold.
+fn refuse_busy(mut stream: UnixStream) {
+    let _ = stream.set_write_timeout(Some(REFUSAL_WRITE_TIMEOUT));
+    let refusal = WarmRefusal::new(
+        "busy",
+        "the warm runtime has as many connections waiting as it holds; try again shortly",
+    );
+    let _ = write_frame(&mut stream, &refusal.to_frame());
 }
 
 /// One handler thread: serves waiting connections until the backlog closes.
@@ -258,7 +283,9 @@ fn handle(
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .recv();
-        let Ok((stream, accepted)) = next else { return };
+        let Ok((stream, accepted, _held)) = next else {
+            return;
+        };
         serve(stream, accepted + idle_timeout, digest, source);
     }
 }
