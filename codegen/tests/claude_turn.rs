@@ -7,69 +7,19 @@
 //! hooks were answered by the warm runtime of the running MCP server (no stderr line; the Stop
 //! route declares no fallback, so only the warm runtime can answer it).
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 mod support;
 
+use support::host_turn::{StubModel, run_bounded, sse, texts};
 use support::{build_curator, repo};
 
 /// The curator's MCP tool as Claude Code names a plugin's tools.
 const SEARCH_TOOL: &str = "mcp__plugin_curator_library__search_books";
-
-/// The stub model API: answers `POST /v1/messages` as a stream, following [`script`].
-struct StubModel {
-    port: u16,
-    requests: Arc<Mutex<Vec<Value>>>,
-    stopping: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl StubModel {
-    fn start(note: PathBuf) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let stopping = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let requests = Arc::clone(&requests);
-            let stopping = Arc::clone(&stopping);
-            std::thread::spawn(move || {
-                for stream in listener.incoming() {
-                    if stopping.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    if let Ok(stream) = stream {
-                        let _ = answer(stream, &requests, &note);
-                    }
-                }
-            })
-        };
-        Self {
-            port,
-            requests,
-            stopping,
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for StubModel {
-    fn drop(&mut self) {
-        self.stopping.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
 
 /// What the model "says" next: call the curator's search, then write a reading note, then end
 /// the turn; decided by how many tool results the conversation holds.
@@ -91,35 +41,9 @@ fn script(request: &Value, note: &Path) -> Value {
     }
 }
 
-/// Reads one HTTP request from `stream`, records its JSON body and answers it (then closes).
-fn answer(stream: TcpStream, requests: &Mutex<Vec<Value>>, note: &Path) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    let mut length = 0;
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body)?;
-    let mut stream = stream;
-    if !request_line.starts_with("POST /v1/messages") {
-        return stream.write_all(
-            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-        );
-    }
-    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let block = script(&request, note);
-    requests.lock().unwrap().push(request.clone());
+/// The Messages API's event stream for the next step of [`script`].
+fn claude_events(request: &Value, note: &Path) -> String {
+    let block = script(request, note);
     let (start, delta, stop) = if block["type"] == "text" {
         (
             json!({"type": "text", "text": ""}),
@@ -133,7 +57,7 @@ fn answer(stream: TcpStream, requests: &Mutex<Vec<Value>>, note: &Path) -> std::
             "tool_use",
         )
     };
-    let events = [
+    [
         (
             "message_start",
             json!({"type": "message_start", "message": {"id": "msg_stub",
@@ -159,14 +83,10 @@ fn answer(stream: TcpStream, requests: &Mutex<Vec<Value>>, note: &Path) -> std::
             "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 3}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
-    ];
-    let mut response = String::from(
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
-    );
-    for (name, data) in events {
-        response.push_str(&format!("event: {name}\ndata: {data}\n\n"));
-    }
-    stream.write_all(response.as_bytes())
+    ]
+    .iter()
+    .map(|(name, data)| sse(name, data))
+    .collect()
 }
 
 fn claude_cli() -> PathBuf {
@@ -196,48 +116,6 @@ fn claude(home: &Path, runtime: &Path, port: u16) -> Command {
     command
 }
 
-/// Runs `command` to its end, killing it after `limit`.
-fn run_bounded(command: &mut Command, limit: Duration) -> std::process::Output {
-    let child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let id = child.id();
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(child.wait_with_output());
-    });
-    match finished.recv_timeout(limit) {
-        Ok(output) => output.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill")
-                .args(["-KILL", &id.to_string()])
-                .status();
-            panic!("claude did not finish within {limit:?}");
-        }
-    }
-}
-
-/// Every text a model request carries (messages and system prompt), as one string.
-fn texts(request: &Value) -> String {
-    let mut out = String::new();
-    let mut stack = vec![request];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::String(text) => {
-                out.push_str(text);
-                out.push('\n');
-            }
-            Value::Array(items) => stack.extend(items),
-            Value::Object(fields) => stack.extend(fields.values()),
-            _ => {}
-        }
-    }
-    out
-}
-
 /// The lines of Claude Code's debug log that report how a hook of `event` finished.
 fn hook_reports(debug: &str, event: &str) -> Vec<String> {
     debug
@@ -259,7 +137,13 @@ fn claude_code_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
         std::fs::create_dir_all(directory).unwrap();
     }
     let note = work.join("notes/earthsea.md");
-    let model = StubModel::start(note.clone());
+    let model = {
+        let note = note.clone();
+        StubModel::start(
+            "/v1/messages",
+            Box::new(move |request| claude_events(request, &note)),
+        )
+    };
 
     for args in [
         vec!["plugin", "marketplace", "add", artifact.to_str().unwrap()],
@@ -287,7 +171,7 @@ fn claude_code_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
     assert_eq!(result["result"], "Noted.", "{result}");
     assert!(note.is_file(), "the scripted Write did not run");
 
-    let requests = model.requests.lock().unwrap().clone();
+    let requests = model.requests();
     assert_eq!(requests.len(), 3, "{requests:#?}");
     // SessionStart's context is in the very first request.
     assert!(

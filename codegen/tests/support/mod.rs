@@ -6,6 +6,8 @@
     reason = "each test binary uses the part of this module it needs"
 )]
 
+pub mod host_turn;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -14,3 +14,8 @@ pub const ABGEN_MCP_MAX_MESSAGE_BYTES: &str = "ABGEN_MCP_MAX_MESSAGE_BYTES";
 /// The bearer token `abgen-host mcp --http` requires of every request, when set (read from the
 /// environment only, so it never shows in a process list).
 pub const ABGEN_MCP_HTTP_TOKEN: &str = "ABGEN_MCP_HTTP_TOKEN";
+
+/// A file `abgen-host hook` appends one JSON line to per delivery: who answered it (the warm
+/// runtime, a standalone render, or nobody) and the stderr line, if any. Hosts keep hook stderr
+/// to themselves (Codex shows none of it), so this is how an operator sees how hooks are answered.
+pub const ABGEN_HOOK_LOG: &str = "ABGEN_HOOK_LOG";

@@ -98,6 +98,25 @@ pub fn final_document(events: Vec<RenderEvent>) -> Result<Document, WarmError> {
     Ok(document)
 }
 
+/// Sends `request` to the first of `paths` where a server runs (see [`request`]); with none,
+/// the first one's [`WarmError::NoRuntime`], which names the place a server is expected.
+pub fn request_first(
+    paths: &[SocketPath],
+    request: &WarmRequest,
+    deadline: Instant,
+) -> Result<Vec<RenderEvent>, WarmError> {
+    let mut first = None;
+    for path in paths {
+        match self::request(path, request, deadline) {
+            Err(WarmError::NoRuntime(reason)) => {
+                first.get_or_insert(WarmError::NoRuntime(reason));
+            }
+            answer => return answer,
+        }
+    }
+    Err(first.unwrap_or_else(|| WarmError::NoRuntime("no socket directory".into())))
+}
+
 /// Sends `request` to the server at `path` and collects its events up to `complete`.
 pub fn request(
     path: &SocketPath,

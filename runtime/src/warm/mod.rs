@@ -16,7 +16,7 @@ mod path;
 mod protocol;
 mod server;
 
-pub use client::{WarmError, final_document, read_reply, request};
+pub use client::{WarmError, final_document, read_reply, request, request_first};
 pub use frame::{MAX_FRAME_BYTES, read_frame, write_frame};
 pub use host::{HostLog, TAKEOVER_POLL, WarmHost};
 pub use path::{PathError, SocketPath, current_uid, peer_uid};

@@ -6,8 +6,13 @@
 //! `<hash>` is 16 hex digits of sha256 over the plugin root and the artifact digest: short enough
 //! for the 108-byte socket path limit, distinct per installed artifact.
 //!
-//! Entry: [`SocketPath::for_artifact`], then [`SocketPath::prepare_directory`] (server) or
-//! [`SocketPath::check_directory`] (client).
+//! A server binds in the first of those two directories its environment names. A host may start
+//! its MCP servers with a filtered environment while its hooks see the whole one (Codex passes an
+//! MCP server only HOME, LOGNAME, PATH, SHELL, USER, LANG, LC_ALL, TERM, TMPDIR and TZ, so no
+//! `XDG_RUNTIME_DIR`), so a client looks in both, in that order.
+//!
+//! Entry: [`SocketPath::for_artifact`], then [`SocketPath::prepare_directory`] (server), or
+//! [`SocketPath::candidates_for_artifact`], then [`SocketPath::check_directory`] (client).
 
 use std::fs::DirBuilder;
 use std::io;
@@ -45,14 +50,32 @@ pub enum PathError {
     Io { path: PathBuf, source: io::Error },
 }
 
+/// The session's runtime directory, when its environment names one, then the fallback in `/tmp`.
+fn socket_directories() -> Vec<PathBuf> {
+    socket_directories_in(std::env::var_os("XDG_RUNTIME_DIR"))
+}
+
+fn socket_directories_in(runtime: Option<std::ffi::OsString>) -> Vec<PathBuf> {
+    runtime
+        .filter(|dir| !dir.is_empty())
+        .map(|runtime| PathBuf::from(runtime).join("abgen"))
+        .into_iter()
+        .chain([PathBuf::from(format!("/tmp/abgen-{}", current_uid()))])
+        .collect()
+}
+
 impl SocketPath {
     /// The socket of the artifact at `root` with `digest`, in this user's runtime directory.
     pub fn for_artifact(root: &Path, digest: &str) -> Result<Self, PathError> {
-        let directory = match std::env::var_os("XDG_RUNTIME_DIR").filter(|dir| !dir.is_empty()) {
-            Some(runtime) => PathBuf::from(runtime).join("abgen"),
-            None => PathBuf::from(format!("/tmp/abgen-{}", current_uid())),
-        };
-        Self::in_directory(&directory, root, digest)
+        Self::in_directory(&socket_directories()[0], root, digest)
+    }
+
+    /// Every place a server of the artifact may listen, in the order a client tries them.
+    pub fn candidates_for_artifact(root: &Path, digest: &str) -> Result<Vec<Self>, PathError> {
+        socket_directories()
+            .iter()
+            .map(|directory| Self::in_directory(directory, root, digest))
+            .collect()
     }
 
     /// The socket of the artifact at `root` with `digest`, in `directory`. The root is made
@@ -142,4 +165,21 @@ pub fn peer_uid(stream: &UnixStream) -> io::Result<u32> {
     rustix::net::sockopt::socket_peercred(stream)
         .map(|credentials| credentials.uid.as_raw())
         .map_err(io::Error::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_tries_the_runtime_directory_then_the_fallback_a_filtered_server_binds_in() {
+        let fallback = PathBuf::from(format!("/tmp/abgen-{}", current_uid()));
+        assert_eq!(
+            socket_directories_in(Some("/run/user/1000".into())),
+            [PathBuf::from("/run/user/1000/abgen"), fallback.clone()]
+        );
+        // A server started without XDG_RUNTIME_DIR (as Codex starts MCP servers) binds here.
+        assert_eq!(socket_directories_in(None), std::slice::from_ref(&fallback));
+        assert_eq!(socket_directories_in(Some("".into())), [fallback]);
+    }
 }

@@ -13,7 +13,8 @@
 //! `failure` says: `open` prints nothing (the host proceeds), `closed` prints the host's native
 //! deny with a reason naming the failure. A payload that is another host's, event's or case's is
 //! not this hook's delivery and is always silence. Invariant: it always exits 0 before the
-//! binding's deadline, with at most one line on stderr.
+//! binding's deadline, with at most one line on stderr. With `ABGEN_HOOK_LOG` set, the same
+//! line and who answered are appended to that file as one JSON line.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,7 +36,7 @@ use serde_json::{Value, json};
 
 use super::standalone::{Artifact, remaining, render_once};
 use super::stdin::read_bounded;
-use crate::cli::env_vars::ABGEN_ARTIFACT;
+use crate::cli::env_vars::{ABGEN_ARTIFACT, ABGEN_HOOK_LOG};
 use crate::cli::{FallbackArg, HookArgs, Printer};
 
 /// Kept free before the binding's deadline to stop the worker, print and exit.
@@ -51,6 +52,29 @@ const ANSWER_MARGIN: Duration = Duration::from_millis(200);
 struct Outcome {
     stdout: String,
     message: Option<String>,
+    by: AnsweredBy,
+}
+
+/// Who rendered a delivery's answer.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum AnsweredBy {
+    /// No render answered: the delivery is not the route's, or nothing could render it.
+    #[default]
+    Nobody,
+    /// The warm runtime of a running MCP server.
+    Warm,
+    /// A worker started for this delivery (the route's `standalone` fallback).
+    Standalone,
+}
+
+impl AnsweredBy {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Nobody => "nobody",
+            Self::Warm => "warm",
+            Self::Standalone => "standalone",
+        }
+    }
 }
 
 impl Outcome {
@@ -60,8 +84,8 @@ impl Outcome {
 
     fn said(message: impl Into<String>) -> Self {
         Self {
-            stdout: String::new(),
             message: Some(message.into()),
+            ..Self::default()
         }
     }
 }
@@ -93,6 +117,7 @@ impl Guard<'_> {
         Outcome {
             stdout: output.stdout,
             message: Some(format!("{reason}; failing closed with a deny")),
+            by: AnsweredBy::Nobody,
         }
     }
 }
@@ -107,7 +132,28 @@ pub fn run(args: &HookArgs, printer: &Printer) -> ExitCode {
         // A host that stopped reading gets no answer either way; the exit code stays 0.
         let _ = printer.result(&outcome.stdout);
     }
+    if let Some(log) = std::env::var_os(ABGEN_HOOK_LOG).filter(|log| !log.is_empty()) {
+        append_log(&PathBuf::from(log), args, &outcome, started.elapsed());
+    }
     ExitCode::SUCCESS
+}
+
+/// Appends the delivery's line to the hook log. A log that cannot be written changes nothing
+/// about the answer, which the host already has.
+fn append_log(log: &std::path::Path, args: &HookArgs, outcome: &Outcome, elapsed: Duration) {
+    let line = json!({
+        "host": args.host,
+        "event": args.event,
+        "answeredBy": outcome.by.as_str(),
+        "answered": !outcome.stdout.is_empty(),
+        "message": outcome.message,
+        "elapsedMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+    });
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, format!("{line}\n").as_bytes()));
 }
 
 fn answer(args: &HookArgs, started: Instant) -> Outcome {
@@ -198,7 +244,12 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
     let warm_deadline = deadline.checked_sub(kept).unwrap_or(started).max(started);
     let props = event_props(&event, binding);
     let warm = match try_warm(&root, &view.digest, route_id, &props, warm_deadline) {
-        Ok(document) => return answer_document(&document, &guard, route_id),
+        Ok(document) => {
+            return Outcome {
+                by: AnsweredBy::Warm,
+                ..answer_document(&document, &guard, route_id)
+            };
+        }
         Err(error) => error,
     };
     let note = format!("warm runtime unavailable [{}]: {warm}", warm.code());
@@ -218,6 +269,7 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
             Outcome {
                 stdout: outcome.stdout,
                 message: Some(message),
+                by: AnsweredBy::Standalone,
             }
         }
     }
@@ -265,7 +317,7 @@ fn try_warm(
     props: &Value,
     deadline: Instant,
 ) -> Result<Document, WarmError> {
-    let path = SocketPath::for_artifact(root, digest).map_err(WarmError::Path)?;
+    let paths = SocketPath::candidates_for_artifact(root, digest).map_err(WarmError::Path)?;
     let request = WarmRequest {
         protocol: warm::WARM_PROTOCOL,
         digest: digest.to_owned(),
@@ -275,7 +327,7 @@ fn try_warm(
         event: Some(props.clone()),
         deadline_ms: u64::try_from(remaining(deadline).as_millis()).unwrap_or(u64::MAX),
     };
-    warm::final_document(warm::request(&path, &request, deadline)?)
+    warm::final_document(warm::request_first(&paths, &request, deadline)?)
 }
 
 /// Renders the route on a worker started for this delivery and encodes its document; the render
@@ -340,6 +392,7 @@ fn answer_document(document: &Document, guard: &Guard<'_>, route_id: &str) -> Ou
     Outcome {
         stdout: output.stdout,
         message,
+        by: AnsweredBy::Nobody,
     }
 }
 
