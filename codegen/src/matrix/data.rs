@@ -34,6 +34,10 @@ pub struct HostMatrix {
     pub mcp_client_prefixes: Vec<String>,
     /// Rich MCP content (`image`, `audio`) the host's client accepts.
     pub rich_content: Vec<String>,
+    /// What the host hands its model from a tool result with `structuredContent`: `structured`
+    /// or `content` (a tool's `model` choice is honoured against it).
+    pub model_reads: String,
+    pub model_source: String,
     pub client_source: String,
     /// Source tag → what it names.
     pub sources: BTreeMap<String, String>,

@@ -50,8 +50,12 @@ fn every_host_has_exactly_one_row_per_canonical_event() {
 fn every_source_names_a_defined_source_tag() {
     for host in hosts() {
         let tagged = |source: &str| host.sources.keys().any(|tag| source.contains(tag.as_str()));
-        let mut sources: Vec<&str> =
-            vec![&host.client_source, &host.plugin.source, &host.mcp.source];
+        let mut sources: Vec<&str> = vec![
+            &host.client_source,
+            &host.model_source,
+            &host.plugin.source,
+            &host.mcp.source,
+        ];
         sources.extend(host.marketplace.iter().map(|row| row.source.as_str()));
         sources.extend(host.hooks.iter().map(|row| row.source.as_str()));
         sources.extend(host.tools.iter().map(|row| row.source.as_str()));
