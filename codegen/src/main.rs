@@ -16,7 +16,7 @@ use abgen::cli::{
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::canonical_json::schema_to_canonical_json;
 use abgen::emit::{BuildFailure, BuildOptions, build_project};
-use abgen::graph::{render_routes, render_summary};
+use abgen::graph::{HostModelReads, render_routes, render_summary};
 use abgen::schema::{Io, select_schema};
 use abgen::simulate::{SimulateOptions, render_simulation, simulate_hook};
 use clap::Parser;
@@ -157,7 +157,27 @@ fn inspect(args: &InspectArgs) -> io::Result<ExitCode> {
             }
             (true, true) => json_line(&graph.routes),
             (true, false) => json_line(graph),
-            (false, true) => render_routes(graph),
+            (false, true) => {
+                let hosts: Vec<HostModelReads<'_>> = abgen::matrix::hosts()
+                    .iter()
+                    .filter(|host| {
+                        graph
+                            .targets
+                            .iter()
+                            .any(|target| target.as_str() == host.host)
+                    })
+                    .map(|host| HostModelReads {
+                        target: &host.host,
+                        reads: &host.model_reads,
+                    })
+                    .collect();
+                let structured = |id: &str| {
+                    result.schemas.get(id).is_some_and(|schemas| {
+                        !matches!(schemas.output, abgen::schema::RouteSchema::Absent)
+                    })
+                };
+                render_routes(graph, &hosts, &structured)
+            }
             (false, false) => render_summary(graph),
         };
         io::stdout().lock().write_all(text.as_bytes())?;

@@ -178,11 +178,16 @@ fn claude_code_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
         texts(&requests[0]).contains("The user keeps a library catalog of"),
         "no SessionStart context in the first request"
     );
-    // Our MCP tool answered the scripted call: its result is in the next request.
+    // Our MCP tool answered the scripted call: its result is in the next request, as the
+    // Markdown the model reads (search_books declares `model: 'content'`), not the value.
     let second = texts(&requests[1]);
     assert!(
-        second.contains(r#""query":"Le Guin""#) && second.contains("A Wizard of Earthsea"),
-        "no search_books result in the second request:\n{second}"
+        second.contains("Found 3 books for “Le Guin”") && second.contains("A Wizard of Earthsea"),
+        "no search_books Markdown in the second request:\n{second}"
+    );
+    assert!(
+        !second.contains(r#""total":3"#),
+        "the model was handed the structured value:\n{second}"
     );
     // PostToolUse's context after the note was written is in the request after that.
     let third = texts(&requests[2]);

@@ -242,10 +242,15 @@ fn codex_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
         texts(&requests[0]).contains("The user keeps a library catalog of"),
         "no SessionStart context in the first request"
     );
+    // search_books declares `model: 'content'`: the model reads its Markdown, not its value.
     let second = texts(&requests[1]);
     assert!(
-        second.contains("A Wizard of Earthsea") && second.contains("Le Guin"),
-        "no search_books result in the second request:\n{second}"
+        second.contains("Found 3 books for “Le Guin”") && second.contains("A Wizard of Earthsea"),
+        "no search_books Markdown in the second request:\n{second}"
+    );
+    assert!(
+        !second.contains(r#""total":3"#),
+        "the model was handed the structured value:\n{second}"
     );
     let third = texts(&requests[2]);
     assert!(

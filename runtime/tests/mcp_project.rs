@@ -24,7 +24,7 @@ fn everything() -> McpOptions {
         progress_token: Some(json!("req-1")),
         accepts_image: true,
         accepts_audio: true,
-        rich_fallback: false,
+        ..McpOptions::default()
     }
 }
 
@@ -268,4 +268,63 @@ fn progress_needs_a_token_increases_strictly_and_stops_at_complete() {
         ..everything()
     };
     assert!(project_mcp(&events, &no_token).progress.is_empty());
+}
+
+#[test]
+fn a_value_as_text_replaces_the_text_blocks_and_keeps_the_rich_ones() {
+    let document = Document::new(
+        Node::Result {
+            children: vec![
+                markdown("Found **3** books."),
+                Node::Image {
+                    data: "iVBO".into(),
+                    mime_type: "image/png".into(),
+                },
+            ]
+            .into(),
+        },
+        Some(json!({"total": 3})),
+    );
+    let as_rendered = call_tool_result(&document, &everything()).unwrap();
+    assert_eq!(as_rendered["content"][0]["text"], "Found **3** books.");
+    let value_as_text = McpOptions {
+        value_as_text: true,
+        ..everything()
+    };
+    let result = call_tool_result(&document, &value_as_text).unwrap();
+    assert_eq!(
+        result,
+        json!({
+            "content": [
+                {"type": "text", "text": r#"{"total":3}"#},
+                {"type": "image", "data": "iVBO", "mimeType": "image/png"},
+            ],
+            "structuredContent": {"total": 3},
+        })
+    );
+}
+
+#[test]
+fn a_value_in_meta_leaves_the_content_and_the_document_metadata_alone() {
+    let document = Document::new(
+        Node::Result {
+            children: vec![markdown("Found **3** books.")].into(),
+        },
+        Some(json!({"total": 3})),
+    )
+    .with_metadata(Some(serde_json::Map::from_iter([(
+        "trace".to_owned(),
+        json!("t-1"),
+    )])));
+    let value_in_meta = McpOptions {
+        value_in_meta: true,
+        ..everything()
+    };
+    assert_eq!(
+        call_tool_result(&document, &value_in_meta).unwrap(),
+        json!({
+            "content": [{"type": "text", "text": "Found **3** books."}],
+            "_meta": {"trace": "t-1", "abgen.dev/structuredContent": {"total": 3}},
+        })
+    );
 }

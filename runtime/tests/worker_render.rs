@@ -416,7 +416,7 @@ fn the_seeds_jsx_forms_render_and_project_to_mcp() {
         progress_token: Some(json!("p-1")),
         accepts_image: false,
         accepts_audio: false,
-        rich_fallback: false,
+        ..McpOptions::default()
     };
     let mut progress = McpProgress::new(options.progress_token.clone());
     let notifications: Vec<_> = events

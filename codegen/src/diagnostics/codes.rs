@@ -113,6 +113,7 @@ codes! {
     AB5316 Error "event `config.failure` is not `open` or `closed`";
     AB5320 Error "a tool's `config.excludeClients` is not a list of 1–128 character client-name prefixes";
     AB5321 Error "an MCP tool, resource or prompt wire name breaks MCP's name rule (1–128 characters of `A-Z a-z 0-9 _ - .`)";
+    AB5322 Error "a tool's `config.model` is neither `'content'` nor `'structured'`";
     AB5340 Error "`--out` holds files abgen did not write there, or changed ones: abgen replaces only its own artifact";
     AB5341 Error "`--out` is a file or something else that is not a directory";
     AB5342 Error "`--out` is the project root, a folder containing it, a filesystem root, or inside `src/`";

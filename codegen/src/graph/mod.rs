@@ -16,4 +16,4 @@ pub use model::{
     FormName, LayoutNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind, RouteNode,
     RouteSchemas, SchemaPresence, ServerModeState, ServerNode,
 };
-pub use summary::{render_routes, render_summary};
+pub use summary::{HostModelReads, render_routes, render_summary};

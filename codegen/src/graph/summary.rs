@@ -2,7 +2,8 @@
 //! names, events, layouts and providers.
 //!
 //! Entry calls: [`render_summary`] (the overview) and [`render_routes`] (one line per route).
-//! Invariant: the text is derived from the graph alone and ordered as the graph is.
+//! Invariant: the text is derived from the graph (and, for what a tool's model reads, the hosts'
+//! facts the caller passes) and ordered as the graph is.
 
 use std::fmt::Write;
 
@@ -76,8 +77,21 @@ pub fn render_summary(graph: &RouteGraph) -> String {
     out
 }
 
-/// One line per route: id, wire name (MCP routes) and path, aligned.
-pub fn render_routes(graph: &RouteGraph) -> String {
+/// What one selected host hands its model from a tool result with a structured value
+/// (`structured` or `content`, the host matrix's `model_reads`).
+pub struct HostModelReads<'a> {
+    pub target: &'a str,
+    pub reads: &'a str,
+}
+
+/// One line per route: id, wire name (MCP routes) and path, aligned; for a tool, what its model
+/// reads of a result: its `model` choice, or per host what `hosts` say each hands its model from
+/// a structured value — for a tool `structured` says has one (an object result).
+pub fn render_routes(
+    graph: &RouteGraph,
+    hosts: &[HostModelReads<'_>],
+    structured: &dyn Fn(&str) -> bool,
+) -> String {
     let id_width = graph.routes.iter().map(|r| r.id.len()).max().unwrap_or(0);
     let wire_width = graph
         .routes
@@ -86,9 +100,16 @@ pub fn render_routes(graph: &RouteGraph) -> String {
         .max()
         .unwrap_or(0);
     let mut out = String::new();
+    let path_width = graph.routes.iter().map(|r| r.path.len()).max().unwrap_or(0);
     for route in &graph.routes {
+        let model = match route.kind {
+            RouteKind::Tool if structured(&route.id) => model_reads(route, hosts),
+            // No structured value: every host hands its model the content.
+            RouteKind::Tool => "model: content".to_owned(),
+            _ => String::new(),
+        };
         let line = format!(
-            "{:<id_width$}  {:<wire_width$}  {}",
+            "{:<id_width$}  {:<wire_width$}  {:<path_width$}  {model}",
             route.id,
             wire(route),
             route.path
@@ -96,6 +117,25 @@ pub fn render_routes(graph: &RouteGraph) -> String {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     out
+}
+
+/// `model: content`, or `model: structured on claude, codex; content on cursor` by host.
+fn model_reads(route: &super::RouteNode, hosts: &[HostModelReads<'_>]) -> String {
+    if let Some(choice) = route.config.get("model").and_then(|model| model.as_str()) {
+        return format!("model: {choice}");
+    }
+    let mut views: Vec<(&str, Vec<&str>)> = Vec::new();
+    for host in hosts {
+        match views.iter_mut().find(|(reads, _)| *reads == host.reads) {
+            Some((_, targets)) => targets.push(host.target),
+            None => views.push((host.reads, vec![host.target])),
+        }
+    }
+    let by_host: Vec<String> = views
+        .iter()
+        .map(|(reads, targets)| format!("{reads} on {}", targets.join(", ")))
+        .collect();
+    format!("model: {}", by_host.join("; "))
 }
 
 fn wire(route: &super::RouteNode) -> &str {

@@ -34,9 +34,9 @@ use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
 
 use super::tools::{
-    ClientHost, argument_completions, client_host, excluded, is_template, match_template,
-    prompt_definition, resource_definition, resource_mime_type, resource_uri, server_routes,
-    tool_definition,
+    ClientHost, ModelView, argument_completions, client_host, excluded, is_template,
+    match_template, model_view, prompt_definition, resource_definition, resource_mime_type,
+    resource_uri, server_routes, tool_definition,
 };
 use super::transport::LineTransport;
 use crate::document::{Document, Node, RenderEvent, RenderEventKind, Status};
@@ -353,7 +353,7 @@ impl McpServer {
                 .and_then(|token| serde_json::to_value(token).ok()),
             accepts_image: accepts(client, "image"),
             accepts_audio: accepts(client, "audio"),
-            rich_fallback: false,
+            ..McpOptions::default()
         }
     }
 
@@ -663,7 +663,12 @@ impl ServerHandler for McpServer {
             ));
         };
         self.note_activity(route);
-        let options = self.options(&client, &context);
+        let view = model_view(route, client.host.as_ref());
+        let options = McpOptions {
+            value_as_text: view == ModelView::ValueAsContent,
+            value_in_meta: view == ModelView::ValueInMeta,
+            ..self.options(&client, &context)
+        };
         let arguments = request.arguments.map_or_else(|| json!({}), Value::Object);
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         let rendered = self

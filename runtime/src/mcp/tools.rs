@@ -29,6 +29,46 @@ pub struct ClientHost {
     /// Rich content kinds (`image`, `audio`) the client takes.
     #[serde(default)]
     pub rich_content: Vec<String>,
+    /// What the host hands its model from a result with `structuredContent`.
+    #[serde(default)]
+    pub model_reads: ModelReads,
+}
+
+/// What a host hands its model from the result of a tool that declares an `outputSchema` and
+/// returns `structuredContent` (a host-matrix fact).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelReads {
+    /// Only the structured value.
+    Structured,
+    /// The content blocks, as MCP intends (and what a client no matrix row names is taken to do).
+    #[default]
+    Content,
+}
+
+/// How the server honours a tool's `model` choice for one client: by what it lists and answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelView {
+    /// As the host does: the route makes no choice, or the host already reads what it chose.
+    AsTheHostReads,
+    /// The route chose `content` on a host that hands its model the structured value whenever a
+    /// result has one (Claude Code and Codex do, `outputSchema` or not): the tool is listed
+    /// without an `outputSchema` and its value travels in the result's `_meta`, which hosts keep
+    /// from the model, where `agent-bundle/app`'s typed calls read it.
+    ValueInMeta,
+    /// The route chose `structured` on a host that reads content: the content is the result
+    /// value as JSON text (rich blocks kept).
+    ValueAsContent,
+}
+
+/// What `route`'s model is handed on `host`'s client.
+pub fn model_view(route: &Route, host: Option<&ClientHost>) -> ModelView {
+    let reads = host.map_or(ModelReads::Content, |host| host.model_reads);
+    match (route.config.get("model").and_then(Value::as_str), reads) {
+        (Some("content"), ModelReads::Structured) => ModelView::ValueInMeta,
+        (Some("structured"), ModelReads::Content) => ModelView::ValueAsContent,
+        _ => ModelView::AsTheHostReads,
+    }
 }
 
 /// The matrix's hosts, read once: every request names its client, so this is on the hot path.
@@ -230,6 +270,7 @@ pub fn tool_definition(
         .schemas
         .result
         .as_ref()
+        .filter(|_| model_view(route, host) != ModelView::ValueInMeta)
         .and_then(|schema| host_schema(schema, host))
         .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object"))
     {
@@ -337,6 +378,47 @@ mod tests {
             "schemas": {"input": {"source": "runtime"}}
         }))
         .unwrap()
+    }
+
+    fn tool_reading(model: Option<&str>) -> Route {
+        let mut config = json!({});
+        if let Some(model) = model {
+            config["model"] = model.into();
+        }
+        serde_json::from_value(json!({
+            "id": "tool:demo/find", "kind": "tool", "source": "src/mcp/demo/tools/find.tsx",
+            "server": "demo", "wireName": "find", "config": config,
+            "schemas": {"result": {"source": "static", "jsonSchema": {"type": "object"}}}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_model_choice_is_honoured_only_where_the_host_would_read_the_other_view() {
+        let claude = client_host("claude-code");
+        let cursor = client_host("cursor-vscode");
+        let view =
+            |model, host: &Option<ClientHost>| model_view(&tool_reading(model), host.as_ref());
+        assert_eq!(view(None, &claude), ModelView::AsTheHostReads);
+        assert_eq!(view(Some("structured"), &claude), ModelView::AsTheHostReads);
+        assert_eq!(view(Some("content"), &claude), ModelView::ValueInMeta);
+        assert_eq!(view(Some("content"), &cursor), ModelView::AsTheHostReads);
+        assert_eq!(view(Some("structured"), &cursor), ModelView::ValueAsContent);
+        // A client no matrix row names is taken to read content, as MCP intends.
+        assert_eq!(view(Some("structured"), &None), ModelView::ValueAsContent);
+
+        let listed = |model, host: &Option<ClientHost>| {
+            tool_definition(&tool_reading(model), host.as_ref(), &mut |_| {})
+                .get("outputSchema")
+                .is_some()
+        };
+        assert!(listed(None, &claude));
+        assert!(
+            !listed(Some("content"), &claude),
+            "Claude Code would hand its model only the value"
+        );
+        assert!(listed(Some("content"), &cursor));
+        assert!(listed(Some("structured"), &cursor));
     }
 
     #[test]

@@ -26,7 +26,18 @@ pub struct McpOptions {
     pub accepts_audio: bool,
     /// Whether the route declared a text fallback for rich content the client cannot take.
     pub rich_fallback: bool,
+    /// Whether a result's text is its value as JSON, for a route whose model reads the
+    /// structured value on a client that hands its model only content.
+    pub value_as_text: bool,
+    /// Whether a result's value travels in `_meta` ([`STRUCTURED_META_KEY`]) instead of
+    /// `structuredContent`, for a route whose model reads content on a client that would hand its
+    /// model only the structured value.
+    pub value_in_meta: bool,
 }
+
+/// The `_meta` member that carries a result's value when `structuredContent` cannot (see
+/// [`McpOptions::value_in_meta`]); `agent-bundle/app`'s typed calls read it there.
+pub const STRUCTURED_META_KEY: &str = "abgen.dev/structuredContent";
 
 /// Why a document cannot be answered to this client.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -199,9 +210,13 @@ pub fn call_tool_result(
     let mut blocks = Blocks::default();
     blocks.node(&document.root, options)?;
     let mut content = blocks.finish();
+    if let (true, Some(value)) = (options.value_as_text, &document.value) {
+        content.retain(|block| block["type"] != "text");
+        content.insert(0, text_block(value.to_string()));
+    }
     let mut result = Map::new();
     if let Some(value) = &document.value {
-        if value.is_object() {
+        if value.is_object() && !options.value_in_meta {
             result.insert("structuredContent".into(), value.clone());
         }
         // A client that reads only `content` still gets the value.
@@ -215,6 +230,18 @@ pub fn call_tool_result(
     }
     let mut result = Value::Object(result);
     insert_meta(&mut result, document);
+    if let (true, Some(value)) = (options.value_in_meta, &document.value)
+        && value.is_object()
+    {
+        let meta = result
+            .as_object_mut()
+            .expect("a result is an object")
+            .entry("_meta")
+            .or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(STRUCTURED_META_KEY.into(), value.clone());
+        }
+    }
     Ok(result)
 }
 

@@ -1,7 +1,8 @@
 //! Contracts of MCP routes: tools, resources and prompts need both schemas and an async
 //! handler (AB4810), never export `execute` or `render` (AB4811), and declare `render` and
-//! `execution` well-formed (AB4835, AB4836), and list `excludeClients` as client-name prefixes
-//! (AB5320); an App needs a static `resourceUri` (AB4812).
+//! `execution` well-formed (AB4835, AB4836), list `excludeClients` as client-name prefixes
+//! (AB5320), and name what the model reads of a tool's result as `model` (AB5322); an App needs a
+//! static `resourceUri` (AB4812).
 //!
 //! Entry calls: [`check_mcp_route`], [`check_app`].
 
@@ -17,6 +18,8 @@ const MAX_ELAPSED_MS: u64 = 86_400_000;
 const TASK_SUPPORT: [&str; 3] = ["forbidden", "optional", "required"];
 /// The longest `excludeClients` prefix (seed 002: non-empty strings of at most 128 characters).
 const MAX_CLIENT_PREFIX_CHARS: usize = 128;
+/// What a tool's `model` may name: the result's content blocks or its structured value.
+const MODEL_VIEWS: [&str; 2] = ["content", "structured"];
 
 pub fn check_mcp_route(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
     let module = context.module;
@@ -49,6 +52,9 @@ pub fn check_mcp_route(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnos
         check_render(context, diagnostics);
         check_execution(context, noun, diagnostics);
         check_exclude_clients(context, diagnostics);
+        if matches!(context.kind, ModuleKind::Tool { .. }) {
+            check_model(context, diagnostics);
+        }
     }
 }
 
@@ -233,4 +239,27 @@ fn check_exclude_clients(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagn
             .at(context.value_location(&pointer)),
         );
     }
+}
+
+/// `model` says what the model is handed of a tool's result, whatever the host would pick.
+fn check_model(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(value) = context.module.config.get("model") else {
+        return;
+    };
+    if value
+        .as_str()
+        .is_some_and(|view| MODEL_VIEWS.contains(&view))
+    {
+        return;
+    }
+    diagnostics.push(
+        Diagnostic::new(
+            Code::AB5322,
+            format!("`config.model` is {value}, which names no view of a tool's result"),
+            "Write `model: 'content'` (the model reads the Markdown the handler renders) or \
+             `model: 'structured'` (it reads the result value as JSON), or leave it out to keep \
+             what each host does.",
+        )
+        .at(context.value_location("/model")),
+    );
 }

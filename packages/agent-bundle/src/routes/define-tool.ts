@@ -47,6 +47,13 @@ export interface ToolOptions<InputSchema extends Schema = Schema, ResultSchema e
    * e.g. `['cursor']`.
    */
   readonly excludeClients?: readonly string[];
+  /**
+   * What the model is handed of a result: `'content'`, the Markdown the handler renders;
+   * `'structured'`, the result value as JSON. Left out, each host decides (Claude Code and Codex
+   * hand the model only the structured value of a tool with an object `resultSchema`); either way
+   * an App's typed `call()` still receives the structured value.
+   */
+  readonly model?: 'content' | 'structured';
   /** Whether the tool can run as an MCP task (long-running, polled by the client). */
   readonly execution?: { readonly taskSupport: 'forbidden' | 'optional' | 'required' };
   /** Render budget: the invocation is aborted past `maxElapsedMs` (at most 86400000). */

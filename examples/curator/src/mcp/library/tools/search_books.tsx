@@ -30,11 +30,14 @@ const bookSummarySchema = z.object({
 
 /**
  * Searches the catalog. Read-only, so clients may call it without asking; the result carries the
- * matches as structured content (for Apps and follow-up calls) and as a Markdown list.
+ * matches as structured content (for Apps and follow-up calls) and as a Markdown list, which is
+ * what the model reads (`model: 'content'`: Claude Code and Codex would otherwise hand it only the
+ * structured value).
  */
 export default defineTool(
   {
     title: 'Search books',
+    model: 'content',
     description:
       'Search the library catalog by title, author or topic. Every word of the query must match. Use the returned ids with shelve_book and review_request.',
     inputSchema: z.object({
