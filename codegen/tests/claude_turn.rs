@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::host_turn::{StubModel, run_bounded, sse, texts};
+use support::host_turn::{StubModel, envelope_differences, run_bounded, sse, texts};
 use support::{build_curator, repo};
 
 /// The curator's MCP tool as Claude Code names a plugin's tools.
@@ -100,6 +100,7 @@ fn claude_cli() -> PathBuf {
 
 /// `claude` with a private HOME, the stub model, and every optional network use switched off.
 fn claude(home: &Path, runtime: &Path, port: u16) -> Command {
+    let hook_log = home.join("hooks.jsonl");
     let mut command = Command::new(claude_cli());
     command
         .env_clear()
@@ -107,6 +108,7 @@ fn claude(home: &Path, runtime: &Path, port: u16) -> Command {
         .env("HOME", home)
         .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
         .env("XDG_RUNTIME_DIR", runtime)
+        .env("ABGEN_HOOK_LOG", hook_log)
         .env("DISABLE_AUTOUPDATER", "1")
         .env("DISABLE_TELEMETRY", "1")
         .env("DISABLE_ERROR_REPORTING", "1")
@@ -226,4 +228,40 @@ fn claude_code_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
         "{}",
         start[0]
     );
+
+    // What Claude Code really sent is what the recorded fixtures say it sends, but for the
+    // differences recorded in fixtures/hosts/claude/PROVENANCE.md.
+    let log = std::fs::read_to_string(home.join("hooks.jsonl")).unwrap();
+    let fields = |names: &[&str]| names.iter().map(|name| (*name).to_owned()).collect();
+    for (event, native_event, not_sent, also_sent) in [
+        (
+            "session/start",
+            "SessionStart",
+            fields(&["model"]),
+            fields(&[]),
+        ),
+        (
+            "tool/after",
+            "PostToolUse",
+            fields(&[]),
+            fields(&["effort", "prompt_id"]),
+        ),
+        (
+            "stop",
+            "Stop",
+            fields(&[]),
+            fields(&["effort", "prompt_id"]),
+        ),
+    ] {
+        let line: Value = log
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|line| line["event"] == event)
+            .unwrap_or_else(|| panic!("no {event} delivery in the hook log:\n{log}"));
+        assert_eq!(
+            envelope_differences("claude", native_event, &line["fields"]),
+            (not_sent, also_sent),
+            "{native_event}: (fixture fields not sent, fields sent the fixture lacks)"
+        );
+    }
 }

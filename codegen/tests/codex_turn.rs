@@ -23,7 +23,7 @@ use sha2::{Digest as _, Sha256};
 
 mod support;
 
-use support::host_turn::{StubModel, run_bounded, sse, texts};
+use support::host_turn::{StubModel, envelope_differences, run_bounded, sse, texts};
 use support::{build_curator, repo};
 
 /// The plugin as Codex names it once installed from the artifact's own marketplace.
@@ -271,4 +271,18 @@ fn codex_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
     let start = logged(&log, "session/start");
     assert_eq!(start.len(), 1, "{log}");
     assert_eq!(start[0]["answered"], true, "{log}");
+
+    // What Codex really sent is what the recorded fixtures say it sends.
+    for (event, native_event) in [
+        ("session/start", "SessionStart"),
+        ("tool/after", "PostToolUse"),
+        ("stop", "Stop"),
+    ] {
+        let line = &logged(&log, event)[0];
+        assert_eq!(
+            envelope_differences("codex", native_event, &line["fields"]),
+            (vec![], vec![]),
+            "{native_event}: (fixture fields not sent, fields sent the fixture lacks)"
+        );
+    }
 }

@@ -155,3 +155,35 @@ pub fn texts(request: &Value) -> String {
     }
     out
 }
+
+/// How the envelope a host really sent differs from the recorded fixture of its event
+/// (`fixtures/hosts/<host>/<native event>.json`): the fixture's fields it lacked, and the fields
+/// it sent that the fixture lacks.
+pub fn envelope_differences(
+    host: &str,
+    native_event: &str,
+    sent: &Value,
+) -> (Vec<String>, Vec<String>) {
+    let fixture = super::repo().join(format!("fixtures/hosts/{host}/{native_event}.json"));
+    let fixture: Value = serde_json::from_slice(&std::fs::read(&fixture).unwrap()).unwrap();
+    let recorded: Vec<&String> = fixture.as_object().unwrap().keys().collect();
+    let sent: Vec<&str> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|field| field.as_str().unwrap())
+        .collect();
+    let mut missing: Vec<String> = recorded
+        .iter()
+        .filter(|field| !sent.contains(&field.as_str()))
+        .map(|field| (*field).clone())
+        .collect();
+    let mut extra: Vec<String> = sent
+        .iter()
+        .filter(|field| !recorded.iter().any(|recorded| recorded == field))
+        .map(|field| (*field).to_owned())
+        .collect();
+    missing.sort();
+    extra.sort();
+    (missing, extra)
+}

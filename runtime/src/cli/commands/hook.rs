@@ -14,7 +14,8 @@
 //! deny with a reason naming the failure. A payload that is another host's, event's or case's is
 //! not this hook's delivery and is always silence. Invariant: it always exits 0 before the
 //! binding's deadline, with at most one line on stderr. With `ABGEN_HOOK_LOG` set, the same
-//! line and who answered are appended to that file as one JSON line.
+//! line, who answered and the envelope's top-level fields are appended to that file as one JSON
+//! line.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -124,7 +125,9 @@ impl Guard<'_> {
 
 pub fn run(args: &HookArgs, printer: &Printer) -> ExitCode {
     let started = Instant::now();
-    let outcome = answer(args, started);
+    let log = std::env::var_os(ABGEN_HOOK_LOG).filter(|log| !log.is_empty());
+    let mut fields = log.is_some().then(Vec::new);
+    let outcome = answer(args, started, fields.as_mut());
     if let Some(message) = &outcome.message {
         printer.message(format!("hook {} {}: {message}", args.host, args.event));
     }
@@ -132,22 +135,38 @@ pub fn run(args: &HookArgs, printer: &Printer) -> ExitCode {
         // A host that stopped reading gets no answer either way; the exit code stays 0.
         let _ = printer.result(&outcome.stdout);
     }
-    if let Some(log) = std::env::var_os(ABGEN_HOOK_LOG).filter(|log| !log.is_empty()) {
-        append_log(&PathBuf::from(log), args, &outcome, started.elapsed());
+    if let Some(log) = log {
+        let delivery = Delivery {
+            args,
+            outcome: &outcome,
+            fields: fields.as_deref().unwrap_or_default(),
+            elapsed: started.elapsed(),
+        };
+        append_log(&PathBuf::from(log), &delivery);
     }
     ExitCode::SUCCESS
 }
 
+/// One delivery, as the hook log records it.
+struct Delivery<'a> {
+    args: &'a HookArgs,
+    outcome: &'a Outcome,
+    /// The envelope's top-level fields, sorted: what the host actually sends.
+    fields: &'a [String],
+    elapsed: Duration,
+}
+
 /// Appends the delivery's line to the hook log. A log that cannot be written changes nothing
 /// about the answer, which the host already has.
-fn append_log(log: &std::path::Path, args: &HookArgs, outcome: &Outcome, elapsed: Duration) {
+fn append_log(log: &std::path::Path, delivery: &Delivery<'_>) {
     let line = json!({
-        "host": args.host,
-        "event": args.event,
-        "answeredBy": outcome.by.as_str(),
-        "answered": !outcome.stdout.is_empty(),
-        "message": outcome.message,
-        "elapsedMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+        "host": delivery.args.host,
+        "event": delivery.args.event,
+        "answeredBy": delivery.outcome.by.as_str(),
+        "answered": !delivery.outcome.stdout.is_empty(),
+        "message": delivery.outcome.message,
+        "fields": delivery.fields,
+        "elapsedMs": u64::try_from(delivery.elapsed.as_millis()).unwrap_or(u64::MAX),
     });
     let _ = std::fs::OpenOptions::new()
         .create(true)
@@ -156,7 +175,9 @@ fn append_log(log: &std::path::Path, args: &HookArgs, outcome: &Outcome, elapsed
         .and_then(|mut file| std::io::Write::write_all(&mut file, format!("{line}\n").as_bytes()));
 }
 
-fn answer(args: &HookArgs, started: Instant) -> Outcome {
+/// Answers one delivery; `fields`, when the hook log wants them, gets the envelope's top-level
+/// field names.
+fn answer(args: &HookArgs, started: Instant, fields: Option<&mut Vec<String>>) -> Outcome {
     let view = match artifact_root().and_then(|root| {
         read_hook_view(&root.join(MANIFEST_FILE_NAME))
             .map(|view| (root, view))
@@ -194,6 +215,11 @@ fn answer(args: &HookArgs, started: Instant) -> Outcome {
         Ok(payload) => payload,
         Err(error) => return guard.fail(&error.to_string()),
     };
+    if let (Some(fields), Ok(Value::Object(envelope))) =
+        (fields, serde_json::from_slice::<Value>(&payload))
+    {
+        fields.extend(envelope.keys().cloned());
+    }
     let tools = route_list(&view, route_id, "tools");
     let opt_in = route_list(&view, route_id, "native");
     let environment = |name: &str| std::env::var(name).ok();
