@@ -123,4 +123,8 @@ codes! {
     AB5352 Error "a key the config schema does not know";
     AB5353 Error "a module nested below a route folder: route modules are its direct children";
     AB5354 Warning "a project-root `.env`: never shipped; the installed plugin reads the operator's `.env` from its own root";
+    AB5360 Error "bundling failed: esbuild could not bundle a module of the project";
+    AB5361 Error "a package the build needs is not installed (esbuild beside abgen; React or the runtime package in the project)";
+    AB5362 Error "Node.js 20 or newer is not found";
+    AB5369 Error "the build failed in abgen itself: a file it could not read or write, or an internal error";
 }

@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
 use rayon::prelude::*;
 
-use super::build::{EmitOptions, EmitReturn, emit_claimed, locate_host_binary};
+use super::build::{
+    EmitOptions, EmitReturn, PlannedArtifact, emit_claimed, locate_host_binary, plan_artifact,
+};
+use super::compare::{ArtifactComparison, compare_with_directory};
 use super::error::EmitError;
 use super::input::{
     EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute,
@@ -22,7 +25,7 @@ use crate::bundle::{
     default_node_modules,
 };
 use crate::check::{CheckOptions, CheckReturn, check_project};
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::ProjectConfig;
 use crate::project::config::Author;
@@ -73,69 +76,58 @@ pub enum BuildFailure {
     Bundle(#[from] BundleError),
 }
 
+impl BuildFailure {
+    /// This failure as one diagnostic, for reports that carry only diagnostics (`--json`); a
+    /// [`BuildFailure::Diagnostics`] is its first error.
+    pub fn diagnostic(&self) -> Diagnostic {
+        let detail = self.to_string();
+        match self {
+            BuildFailure::Diagnostics { diagnostics, .. } => {
+                diagnostics.first().cloned().unwrap_or_else(|| {
+                    Diagnostic::new(Code::AB5369, detail, "report this as a bug in abgen")
+                })
+            }
+            BuildFailure::Bundle(BundleError::Esbuild { .. }) => Diagnostic::new(
+                Code::AB5360,
+                detail,
+                "fix the module esbuild names (its syntax, or the import it cannot resolve: `npm install` the package), then build again",
+            ),
+            BuildFailure::Bundle(BundleError::ToolchainMissing { .. }) => Diagnostic::new(
+                Code::AB5361,
+                detail,
+                "run `npm install --save-dev abgen` and `npm install react react-dom react-server-dom-webpack @agent-bundle/runtime` in the project",
+            ),
+            BuildFailure::Bundle(BundleError::NodeMissing { .. }) => Diagnostic::new(
+                Code::AB5362,
+                detail,
+                "install Node.js 20 or newer, or set ABGEN_NODE to its path",
+            ),
+            BuildFailure::Bundle(BundleError::Template(_)) | BuildFailure::Emit(_) => {
+                Diagnostic::new(
+                    Code::AB5369,
+                    detail,
+                    "fix what the message names (a missing file, a permission) and build again; anything else is a bug in abgen",
+                )
+            }
+        }
+    }
+}
+
 /// Checks, bundles and emits the project at `options.root`.
 pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure> {
     let checked = check_project(&CheckOptions {
         root: options.root.clone(),
         targets: options.targets.clone(),
     });
-    let (Some(config), Some(graph)) = (&checked.config, &checked.graph) else {
-        return Err(BuildFailure::Diagnostics {
-            diagnostics: checked.diagnostics,
-            sources: checked.sources,
-        });
-    };
-    if checked.has_errors() {
-        return Err(BuildFailure::Diagnostics {
-            diagnostics: checked.diagnostics,
-            sources: checked.sources,
-        });
-    }
-    let input = checked_emit_input(&options.root, &checked, config, graph);
+    let input = buildable_input(options, &checked)?;
     // The output is claimed before the slow steps, so a refusal comes at once, and held to the
     // end, so a second build of the same output waits for this one.
-    let out = options
-        .out
-        .clone()
-        .unwrap_or_else(|| options.root.join("artifact"));
+    let out = output_dir(options);
     let claim = match claim_output(&input.project_root, &out) {
         Ok(claim) => claim,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
-    let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
-        // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
-        Some(path) => {
-            std::fs::read(&path).map_err(EmitError::io("read the worker bundle at", path))?
-        }
-        None => bundle_worker(&BundleRequest {
-            project_root: input.project_root.clone(),
-            entry: worker_entry(&input),
-            node_modules: options
-                .node_modules
-                .clone()
-                .unwrap_or_else(default_node_modules),
-        })?,
-    };
-    let node_modules = options
-        .node_modules
-        .clone()
-        .unwrap_or_else(default_node_modules);
-    let mut input = input;
-    bundle_entry_servers(&mut input, &node_modules)?;
-    let host_binary = match &options.host_binary {
-        Some(path) => path.clone(),
-        None => locate_host_binary()?,
-    };
-    let emit_options = EmitOptions {
-        targets: graph
-            .targets
-            .iter()
-            .map(|target| target.as_str().to_owned())
-            .collect(),
-        out_dir: out,
-        host_binary,
-        worker_bundle,
-    };
+    let (input, emit_options) = bundled(options, input, &checked, out)?;
     let emitted = match emit_claimed(&input, &emit_options, &claim) {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
@@ -148,6 +140,106 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         diagnostics: checked.diagnostics,
         sources: checked.sources,
     })
+}
+
+/// What `abgen build --check` found: the artifact the sources produce, compared with the
+/// output directory. Nothing was written.
+#[derive(Debug)]
+pub struct CheckedArtifact {
+    pub out_dir: PathBuf,
+    pub artifact: PlannedArtifact,
+    pub comparison: ArtifactComparison,
+    /// Every diagnostic of the check (none is an error).
+    pub diagnostics: Vec<Diagnostic>,
+    pub sources: BTreeMap<String, String>,
+}
+
+/// Checks and bundles the project at `options.root`, plans its artifact in memory and compares
+/// it with the output directory, writing nothing (not even `.agent-bundle/routes.d.ts`).
+pub fn check_built_artifact(options: &BuildOptions) -> Result<CheckedArtifact, BuildFailure> {
+    let checked = check_project(&CheckOptions {
+        root: options.root.clone(),
+        targets: options.targets.clone(),
+    });
+    let input = buildable_input(options, &checked)?;
+    let out = output_dir(options);
+    let (input, emit_options) = bundled(options, input, &checked, out.clone())?;
+    let artifact = plan_artifact(&input, &emit_options)?;
+    let comparison = compare_with_directory(&artifact, &out)?;
+    Ok(CheckedArtifact {
+        out_dir: out,
+        artifact,
+        comparison,
+        diagnostics: checked.diagnostics,
+        sources: checked.sources,
+    })
+}
+
+/// `--out`, or `<root>/artifact`.
+fn output_dir(options: &BuildOptions) -> PathBuf {
+    options
+        .out
+        .clone()
+        .unwrap_or_else(|| options.root.join("artifact"))
+}
+
+/// The emit input of a checked project, or the check's diagnostics when it cannot be built.
+fn buildable_input(
+    options: &BuildOptions,
+    checked: &CheckReturn,
+) -> Result<EmitInput, BuildFailure> {
+    match (&checked.config, &checked.graph) {
+        (Some(config), Some(graph)) if !checked.has_errors() => {
+            Ok(checked_emit_input(&options.root, checked, config, graph))
+        }
+        _ => Err(BuildFailure::Diagnostics {
+            diagnostics: checked.diagnostics.clone(),
+            sources: checked.sources.clone(),
+        }),
+    }
+}
+
+/// Bundles the worker and the entry servers of `input` and says how to emit it to `out`.
+fn bundled(
+    options: &BuildOptions,
+    mut input: EmitInput,
+    checked: &CheckReturn,
+    out: PathBuf,
+) -> Result<(EmitInput, EmitOptions), BuildFailure> {
+    let node_modules = options
+        .node_modules
+        .clone()
+        .unwrap_or_else(default_node_modules);
+    let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
+        // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
+        Some(path) => {
+            std::fs::read(&path).map_err(EmitError::io("read the worker bundle at", path))?
+        }
+        None => bundle_worker(&BundleRequest {
+            project_root: input.project_root.clone(),
+            entry: worker_entry(&input),
+            node_modules: node_modules.clone(),
+        })?,
+    };
+    bundle_entry_servers(&mut input, &node_modules)?;
+    let host_binary = match &options.host_binary {
+        Some(path) => path.clone(),
+        None => locate_host_binary()?,
+    };
+    let targets = checked.graph.as_ref().map_or_else(Vec::new, |graph| {
+        graph
+            .targets
+            .iter()
+            .map(|target| target.as_str().to_owned())
+            .collect()
+    });
+    let emit_options = EmitOptions {
+        targets,
+        out_dir: out,
+        host_binary,
+        worker_bundle,
+    };
+    Ok((input, emit_options))
 }
 
 /// A refused output is one more error diagnostic beside the check's; any other emit failure
