@@ -161,13 +161,16 @@ fn build_failed(
             }
         }
         failure => {
+            let diagnostics = failure.diagnostics();
             if args.json {
-                let diagnostics = [failure.diagnostic()];
                 let out = options.out.clone();
                 let report = BuildReport::failed(out.as_deref(), &diagnostics);
                 io::stdout().lock().write_all(report.to_json().as_bytes())?;
             } else {
-                writeln!(stderr.lock(), "error: {failure}")?;
+                let sources = std::collections::BTreeMap::new();
+                stderr
+                    .lock()
+                    .write_all(render_pretty(&diagnostics, &sources, color).as_bytes())?;
             }
         }
     }

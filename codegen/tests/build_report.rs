@@ -155,10 +155,15 @@ fn a_failure_outside_the_check_is_one_coded_diagnostic() {
 /// A build that bundles for real (no prebuilt worker) with `env` changed, as a JSON report.
 fn bundling_report(project: &Project, env: &[(&str, &Path)]) -> Value {
     let mut command = project.abgen(&["--json"]);
-    command.env_remove("ABGEN_WORKER_BUNDLE");
     for (name, value) in env {
         command.env(name, value);
     }
+    failed_bundling(command)
+}
+
+/// The report of `command` (a `--json` build), which must fail; it bundles for real.
+fn failed_bundling(mut command: Command) -> Value {
+    command.env_remove("ABGEN_WORKER_BUNDLE");
     let output = command.output().unwrap();
     assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
     let value = report(&output);
@@ -184,6 +189,125 @@ fn an_import_esbuild_cannot_resolve_is_a_bundling_diagnostic() {
             .contains("left-pad-never-installed"),
         "{value}"
     );
+    // At the import itself: line 1 of the edited module, the specifier's column.
+    assert_eq!(
+        diagnostic["file"], "src/mcp/library/tools/search_books.tsx",
+        "{value}"
+    );
+    let line = diagnostic["line"].as_u64().unwrap() as usize;
+    let text = std::fs::read_to_string(project.root.join("src/mcp/library/tools/search_books.tsx"))
+        .unwrap();
+    let at_line = text.lines().nth(line - 1).unwrap();
+    let column = diagnostic["column"].as_u64().unwrap() as usize;
+    assert!(
+        at_line[column - 1..].starts_with("'left-pad-never-installed'"),
+        "{at_line} at {column}: {value}"
+    );
+    assert!(
+        diagnostic["recovery"]
+            .as_str()
+            .unwrap()
+            .contains("npm install"),
+        "{value}"
+    );
+}
+
+#[test]
+fn a_project_without_react_names_the_npm_install_that_fixes_it() {
+    let project = Project::new();
+    // No fallback folder: what the project lacks is missing, as for a user's project.
+    let mut command = project.abgen(&["--json"]);
+    command.env_remove("ABGEN_NODE_MODULES");
+    let value = failed_bundling(command);
+    let diagnostic = &value["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "AB5361", "{value}");
+    for name in ["`react`", "`@agent-bundle/runtime`", "`agent-bundle`"] {
+        assert!(
+            diagnostic["message"].as_str().unwrap().contains(name),
+            "{name}: {value}"
+        );
+    }
+    assert!(
+        diagnostic["recovery"].as_str().unwrap().contains(
+            "npm install agent-bundle @agent-bundle/runtime react@19.3.1 react-dom@19.3.1 react-server-dom-webpack@19.3.1"
+        ),
+        "{value}"
+    );
+}
+
+#[test]
+fn a_react_outside_the_pinned_version_is_an_error_naming_it() {
+    let project = Project::new();
+    let react = project.root.join("node_modules/react");
+    std::fs::create_dir_all(&react).unwrap();
+    std::fs::write(
+        react.join("package.json"),
+        r#"{"name":"react","version":"18.3.1","main":"index.js"}"#,
+    )
+    .unwrap();
+    let value = bundling_report(&project, &[]);
+    let diagnostic = &value["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "AB5363", "{value}");
+    let message = diagnostic["message"].as_str().unwrap();
+    assert!(
+        message.contains("`react` 18.3.1") && message.contains("19.3.1"),
+        "{value}"
+    );
+    assert_eq!(diagnostic["file"], "node_modules/react", "{value}");
+}
+
+#[test]
+fn two_copies_of_react_in_one_bundle_are_an_error_naming_both() {
+    let project = Project::new();
+    let modules = project.root.join("node_modules");
+    copy_tree(&repo().join("node_modules/react"), &modules.join("react"));
+    let other = modules.join("shelf-widgets");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("package.json"),
+        r#"{"name":"shelf-widgets","version":"1.0.0","main":"index.js"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        other.join("index.js"),
+        "const React = require('react');\nexports.reactVersion = React.version;\n",
+    )
+    .unwrap();
+    copy_tree(
+        &repo().join("node_modules/react"),
+        &other.join("node_modules/react"),
+    );
+    project.edit(
+        "src/mcp/library/tools/search_books.tsx",
+        "export default defineTool(",
+        "import { reactVersion } from 'shelf-widgets';\nvoid reactVersion;\nexport default defineTool(",
+    );
+    let value = bundling_report(&project, &[]);
+    let diagnostic = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|diagnostic| diagnostic["code"] == "AB5364")
+        .unwrap_or_else(|| panic!("no AB5364: {value}"));
+    let message = diagnostic["message"].as_str().unwrap();
+    assert!(
+        message.contains("node_modules/react,")
+            && message.contains("node_modules/shelf-widgets/node_modules/react"),
+        "{value}"
+    );
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
 }
 
 #[test]

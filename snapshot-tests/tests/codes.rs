@@ -17,6 +17,8 @@ const BUILD_CODES: &[(&str, &str)] = &[
     ("AB5360", "codegen/tests/build_report.rs"),
     ("AB5361", "codegen/tests/build_report.rs"),
     ("AB5362", "codegen/tests/build_report.rs"),
+    ("AB5363", "codegen/tests/build_report.rs"),
+    ("AB5364", "codegen/tests/build_report.rs"),
     ("AB5369", "codegen/tests/build_report.rs"),
 ];
 

@@ -126,5 +126,7 @@ codes! {
     AB5360 Error "bundling failed: esbuild could not bundle a module of the project";
     AB5361 Error "a package the build needs is not installed (esbuild beside abgen; React or the runtime package in the project)";
     AB5362 Error "Node.js 20 or newer is not found";
+    AB5363 Error "a React package outside the pinned version (react, react-dom, react-server-dom-webpack 19.3.1)";
+    AB5364 Error "two copies of one React package in the render worker's bundle";
     AB5369 Error "the build failed in abgen itself: a file it could not read or write, or an internal error";
 }

@@ -5,7 +5,7 @@
 //! returned [`BuildFailure::Diagnostics`] exactly as `abgen check` would.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
 use rayon::prelude::*;
@@ -21,8 +21,8 @@ use super::input::{
 };
 use super::output::claim_output;
 use crate::bundle::{
-    BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_stdio_entry, bundle_worker,
-    default_node_modules,
+    BundleError, BundleModule, BundleRequest, Toolchain, WorkerEntry, bundle_stdio_entry,
+    bundle_worker, locate_toolchain,
 };
 use crate::check::{CheckOptions, CheckReturn, check_project};
 use crate::diagnostics::{Code, Diagnostic};
@@ -46,7 +46,8 @@ pub struct BuildOptions {
     pub out: Option<PathBuf>,
     /// The runtime binary to ship; default [`locate_host_binary`].
     pub host_binary: Option<PathBuf>,
-    /// abgen's JavaScript toolchain; default [`default_node_modules`].
+    /// One `node_modules` folder for esbuild and the packages the project lacks
+    /// ([`Toolchain::at`]); default [`locate_toolchain`].
     pub node_modules: Option<PathBuf>,
 }
 
@@ -77,38 +78,16 @@ pub enum BuildFailure {
 }
 
 impl BuildFailure {
-    /// This failure as one diagnostic, for reports that carry only diagnostics (`--json`); a
-    /// [`BuildFailure::Diagnostics`] is its first error.
-    pub fn diagnostic(&self) -> Diagnostic {
-        let detail = self.to_string();
+    /// This failure as coded diagnostics, for reports that carry only diagnostics.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
         match self {
-            BuildFailure::Diagnostics { diagnostics, .. } => {
-                diagnostics.first().cloned().unwrap_or_else(|| {
-                    Diagnostic::new(Code::AB5369, detail, "report this as a bug in abgen")
-                })
-            }
-            BuildFailure::Bundle(BundleError::Esbuild { .. }) => Diagnostic::new(
-                Code::AB5360,
-                detail,
-                "fix the module esbuild names (its syntax, or the import it cannot resolve: `npm install` the package), then build again",
-            ),
-            BuildFailure::Bundle(BundleError::ToolchainMissing { .. }) => Diagnostic::new(
-                Code::AB5361,
-                detail,
-                "run `npm install --save-dev abgen` and `npm install react react-dom react-server-dom-webpack @agent-bundle/runtime` in the project",
-            ),
-            BuildFailure::Bundle(BundleError::NodeMissing { .. }) => Diagnostic::new(
-                Code::AB5362,
-                detail,
-                "install Node.js 20 or newer, or set ABGEN_NODE to its path",
-            ),
-            BuildFailure::Bundle(BundleError::Template(_)) | BuildFailure::Emit(_) => {
-                Diagnostic::new(
-                    Code::AB5369,
-                    detail,
-                    "fix what the message names (a missing file, a permission) and build again; anything else is a bug in abgen",
-                )
-            }
+            BuildFailure::Diagnostics { diagnostics, .. } => diagnostics.clone(),
+            BuildFailure::Bundle(error) => error.diagnostics(),
+            BuildFailure::Emit(error) => vec![Diagnostic::new(
+                Code::AB5369,
+                error.to_string(),
+                "fix what the message names (a missing file, a permission) and build again; anything else is a bug in abgen",
+            )],
         }
     }
 }
@@ -206,10 +185,10 @@ fn bundled(
     checked: &CheckReturn,
     out: PathBuf,
 ) -> Result<(EmitInput, EmitOptions), BuildFailure> {
-    let node_modules = options
-        .node_modules
-        .clone()
-        .unwrap_or_else(default_node_modules);
+    let toolchain = match &options.node_modules {
+        Some(node_modules) => Toolchain::at(node_modules),
+        None => locate_toolchain()?,
+    };
     let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
         // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
         Some(path) => {
@@ -218,10 +197,10 @@ fn bundled(
         None => bundle_worker(&BundleRequest {
             project_root: input.project_root.clone(),
             entry: worker_entry(&input),
-            node_modules: node_modules.clone(),
+            toolchain: toolchain.clone(),
         })?,
     };
-    bundle_entry_servers(&mut input, &node_modules)?;
+    bundle_entry_servers(&mut input, &toolchain)?;
     let host_binary = match &options.host_binary {
         Some(path) => path.clone(),
         None => locate_host_binary()?,
@@ -509,7 +488,7 @@ fn conventional_entries(
 /// Bundles (or reads) the file of every entry server of `input`.
 pub fn bundle_entry_servers(
     input: &mut EmitInput,
-    node_modules: &Path,
+    toolchain: &Toolchain,
 ) -> Result<(), BuildFailure> {
     let root = input.project_root.clone();
     for server in &mut input.declared {
@@ -522,7 +501,7 @@ pub fn bundle_entry_servers(
                     EmitLaunch::Remote { .. } => &no_env,
                 };
                 let bundle =
-                    bundle_stdio_entry(&root, node_modules, &server.id, source, manifest_env)?;
+                    bundle_stdio_entry(&root, toolchain, &server.id, source, manifest_env)?;
                 vec![(file.clone(), bundle)]
             }
             EmitEntry::Prebuilt { source, file } => {
