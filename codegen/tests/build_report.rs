@@ -174,10 +174,11 @@ fn failed_bundling(mut command: Command) -> Value {
 #[test]
 fn an_import_esbuild_cannot_resolve_is_a_bundling_diagnostic() {
     let project = Project::new();
+    // Installed, so `check` lets it through, but a subpath the package's `exports` hides.
     project.edit(
         "src/mcp/library/tools/search_books.tsx",
         "export default defineTool(",
-        "import padding from 'left-pad-never-installed';\nvoid padding;\nexport default defineTool(",
+        "import hidden from 'zod/no-such-subpath';\nvoid hidden;\nexport default defineTool(",
     );
     let value = bundling_report(&project, &[]);
     let diagnostic = &value["diagnostics"][0];
@@ -186,7 +187,7 @@ fn an_import_esbuild_cannot_resolve_is_a_bundling_diagnostic() {
         diagnostic["message"]
             .as_str()
             .unwrap()
-            .contains("left-pad-never-installed"),
+            .contains("zod/no-such-subpath"),
         "{value}"
     );
     // At the import itself: line 1 of the edited module, the specifier's column.
@@ -200,7 +201,7 @@ fn an_import_esbuild_cannot_resolve_is_a_bundling_diagnostic() {
     let at_line = text.lines().nth(line - 1).unwrap();
     let column = diagnostic["column"].as_u64().unwrap() as usize;
     assert!(
-        at_line[column - 1..].starts_with("'left-pad-never-installed'"),
+        at_line[column - 1..].starts_with("'zod/no-such-subpath'"),
         "{at_line} at {column}: {value}"
     );
     assert!(
@@ -214,23 +215,101 @@ fn an_import_esbuild_cannot_resolve_is_a_bundling_diagnostic() {
 
 #[test]
 fn a_project_without_react_names_the_npm_install_that_fixes_it() {
-    let project = Project::new();
-    // No fallback folder: what the project lacks is missing, as for a user's project.
-    let mut command = project.abgen(&["--json"]);
-    command.env_remove("ABGEN_NODE_MODULES");
+    // A project that installed what its routes import (agent-bundle, zod) but not what the
+    // render worker needs; no fallback folder, as for a user's project.
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("bare");
+    let tool = root.join("src/mcp/bare/tools/echo.ts");
+    std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"name":"bare","version":"1.0.0","type":"module"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &tool,
+        "import { defineTool } from 'agent-bundle/routes';\nimport { z } from 'zod';\n\nexport default defineTool(\n  { description: 'Echo.', inputSchema: z.object({ text: z.string() }), resultSchema: z.object({ text: z.string() }) },\n  async ({ text }) => ({ text }),\n);\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("node_modules")).unwrap();
+    for package in ["agent-bundle", "zod"] {
+        std::os::unix::fs::symlink(
+            repo().join("node_modules").join(package),
+            root.join("node_modules").join(package),
+        )
+        .unwrap();
+    }
+    std::fs::write(temp.path().join("abgen-host"), "#!/bin/sh\nexit 2\n").unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_abgen"));
+    command
+        .args(["build", "--json", "--target", "claude", "--root"])
+        .arg(&root)
+        .env("ABGEN_HOST", temp.path().join("abgen-host"))
+        .env_remove("ABGEN_NODE_MODULES");
     let value = failed_bundling(command);
     let diagnostic = &value["diagnostics"][0];
     assert_eq!(diagnostic["code"], "AB5361", "{value}");
-    for name in ["`react`", "`@agent-bundle/runtime`", "`agent-bundle`"] {
+    let message = diagnostic["message"].as_str().unwrap();
+    for name in ["`react`", "`@agent-bundle/runtime`"] {
+        assert!(message.contains(name), "{name}: {value}");
+    }
+    assert!(!message.contains("`agent-bundle`"), "{value}");
+    assert!(
+        diagnostic["recovery"].as_str().unwrap().contains(
+            "npm install @agent-bundle/runtime react@19.3.1 react-dom@19.3.1 react-server-dom-webpack@19.3.1"
+        ),
+        "{value}"
+    );
+}
+
+#[test]
+fn check_finds_an_import_the_project_cannot_resolve() {
+    let project = Project::new();
+    project.edit(
+        "src/mcp/library/tools/search_books.tsx",
+        "export default defineTool(",
+        "import padding from 'left-pad-never-installed';\nimport { gone } from './gone.js';\nvoid padding, gone;\nexport default defineTool(",
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_abgen"))
+        .args(["check", "--json", "--root"])
+        .arg(&project.root)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let unresolved: Vec<&Value> = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|diagnostic| diagnostic["code"] == "AB5365")
+        .collect();
+    assert_eq!(unresolved.len(), 2, "{value}");
+    let line_of = |diagnostic: &Value| diagnostic["line"].as_u64().unwrap() as usize;
+    let text = std::fs::read_to_string(project.root.join("src/mcp/library/tools/search_books.tsx"))
+        .unwrap();
+    for (diagnostic, specifier) in unresolved
+        .iter()
+        .zip(["'left-pad-never-installed'", "'./gone.js'"])
+    {
+        let at_line = text.lines().nth(line_of(diagnostic) - 1).unwrap();
+        let column = diagnostic["column"].as_u64().unwrap() as usize;
         assert!(
-            diagnostic["message"].as_str().unwrap().contains(name),
-            "{name}: {value}"
+            at_line[column - 1..].starts_with(specifier),
+            "{at_line}: {value}"
         );
     }
     assert!(
-        diagnostic["recovery"].as_str().unwrap().contains(
-            "npm install agent-bundle @agent-bundle/runtime react@19.3.1 react-dom@19.3.1 react-server-dom-webpack@19.3.1"
-        ),
+        unresolved[0]["recovery"]
+            .as_str()
+            .unwrap()
+            .contains("npm install left-pad-never-installed"),
+        "{value}"
+    );
+    assert!(
+        unresolved[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("./gone.js"),
         "{value}"
     );
 }
@@ -313,6 +392,12 @@ fn copy_tree(from: &Path, to: &Path) {
 #[test]
 fn a_missing_toolchain_names_the_install_that_fixes_it() {
     let project = Project::new();
+    // Everything installed in the project itself, but no esbuild where abgen looks for it.
+    std::os::unix::fs::symlink(
+        repo().join("node_modules"),
+        project.root.join("node_modules"),
+    )
+    .unwrap();
     let empty = project.temp.path().join("empty-node-modules");
     std::fs::create_dir(&empty).unwrap();
     let value = bundling_report(&project, &[("ABGEN_NODE_MODULES", &empty)]);

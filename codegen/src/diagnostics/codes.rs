@@ -128,5 +128,6 @@ codes! {
     AB5362 Error "Node.js 20 or newer is not found";
     AB5363 Error "a React package outside the pinned version (react, react-dom, react-server-dom-webpack 19.3.1)";
     AB5364 Error "two copies of one React package in the render worker's bundle";
+    AB5365 Error "an import the project cannot resolve: a package that is not installed, or a relative path that names no file";
     AB5369 Error "the build failed in abgen itself: a file it could not read or write, or an internal error";
 }
