@@ -2,7 +2,8 @@
 // published from here): `abgen` (the bin shim, with esbuild as an exact dependency), the
 // platform package of this machine (`@abgen/linux-x64-gnu`: stripped `abgen` and `abgen-host`,
 // `os`/`cpu`/`libc` fields), and `agent-bundle` and `@agent-bundle/runtime` compiled to
-// JavaScript with declarations, their exports mapped to `dist/`, React and zod as peers.
+// JavaScript with declarations, their exports mapped to `dist/`, React and zod as peers, and
+// `create-abgen` (`npm create abgen`, which runs `abgen init`).
 //
 //   node scripts/pack.mjs [--out DIR] [--profile release|debug] [--abgen PATH --abgen-host PATH]
 //
@@ -114,6 +115,23 @@ function packShim(platforms) {
   return dir;
 }
 
+/** `npm create abgen`: `abgen init` through the `abgen` package of the same version. */
+function packCreate() {
+  const dir = join(stage, 'create-abgen');
+  cpSync(join(repo, 'npm/create-abgen'), dir, { recursive: true });
+  writeJson(join(dir, 'package.json'), {
+    name: 'create-abgen',
+    version,
+    description: 'Start an abgen agent plugin: npm create abgen my-plugin',
+    license: 'MIT',
+    bin: { 'create-abgen': 'bin/create-abgen.js' },
+    files: ['bin'],
+    engines: { node: '>=20' },
+    dependencies: { abgen: version },
+  });
+  return dir;
+}
+
 /** `./src/x.ts` → `./dist/x.js` (or `.d.ts` for types). */
 function distPath(source, types) {
   return source.replace(/^\.\/src\//, './dist/').replace(/\.tsx?$/, types ? '.d.ts' : '.js');
@@ -190,6 +208,7 @@ const platforms = (process.env.ABGEN_PLATFORMS ?? key).split(',').filter(Boolean
 const dirs = [
   packShim(platforms),
   packPlatform(key, binaries()),
+  packCreate(),
   packLibrary('agent-bundle', {
     peers: { react: REACT, zod: ZOD_RANGE },
     optionalPeers: { '@types/react': TYPES_REACT_RANGE, '@modelcontextprotocol/sdk': '^1.32.2' },

@@ -5,13 +5,13 @@
 //! terminal.
 
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::cli::{
-    BuildArgs, CheckArgs, Cli, Commands, GenerateArgs, HooksCommand, InspectArgs, ProjectArgs,
-    SchemaArgs, SchemaIo, SimulateArgs,
+    BuildArgs, CheckArgs, Cli, Commands, GenerateArgs, HooksCommand, InitArgs, InspectArgs,
+    ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
 };
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::canonical_json::schema_to_canonical_json;
@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Commands::Generate(args) => generate(&args),
         Commands::Inspect(args) => inspect(&args),
         Commands::Schema(args) => schema(&args),
+        Commands::Init(args) => init(&args),
         Commands::Hooks(args) => match args.command {
             HooksCommand::Simulate(args) => simulate(&args),
         },
@@ -175,6 +176,38 @@ fn build_failed(
         }
     }
     Ok(ExitCode::FAILURE)
+}
+
+fn init(args: &InitArgs) -> io::Result<ExitCode> {
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    match abgen::init::init_project(&dir, args.name.as_deref()) {
+        Ok(made) => {
+            let cd = if dir == Path::new(".") {
+                String::new()
+            } else {
+                format!("cd {} && ", dir.display())
+            };
+            let text = format!(
+                "created the plugin `{}` in {} ({} files)\nnext: {cd}npm install && npm run build && npm test\n",
+                made.name,
+                made.dir.display(),
+                made.files.len()
+            );
+            io::stdout().lock().write_all(text.as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(abgen::init::InitFailure::Diagnostic(diagnostic)) => {
+            let stderr = io::stderr();
+            let color = ColorChoice::for_terminal(stderr.is_terminal());
+            let text = render_pretty(&[diagnostic], &std::collections::BTreeMap::new(), color);
+            stderr.lock().write_all(text.as_bytes())?;
+            Ok(ExitCode::FAILURE)
+        }
+        Err(failure) => {
+            writeln!(io::stderr().lock(), "error: {failure}")?;
+            Ok(ExitCode::FAILURE)
+        }
+    }
 }
 
 fn check(args: &CheckArgs) -> io::Result<ExitCode> {

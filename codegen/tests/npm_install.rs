@@ -1,10 +1,11 @@
-//! The npm packages, installed the way a plugin author installs them: `scripts/pack` makes the
-//! tarballs (`abgen`, the platform package with this build's stripped binaries, `agent-bundle`
-//! and `@agent-bundle/runtime` compiled to JavaScript), npm installs them with React and zod
-//! into a fresh temporary project that cannot see this repository's `node_modules` or
-//! `target/`, with no Rust toolchain on PATH and no `ABGEN_NODE_MODULES`, and the project's
-//! `npx abgen build` makes an artifact the pinned `claude plugin validate --strict` accepts.
-//! npm reads the registry through its cache (`--prefer-offline`).
+//! The npm packages, used the way a plugin author uses them: `scripts/pack` makes the tarballs
+//! (`abgen`, the platform package with this build's stripped binaries, `create-abgen`,
+//! `agent-bundle` and `@agent-bundle/runtime` compiled to JavaScript), and a fresh temporary
+//! directory that cannot see this repository's `node_modules` or `target/`, with no Rust
+//! toolchain on PATH and no `ABGEN_NODE_MODULES`, starts a plugin from them, installs,
+//! type-checks, tests, builds it for every host, has the pinned `claude plugin validate
+//! --strict` accept it and its MCP server answer the SDK client. npm reads the registry through
+//! its cache (`--prefer-offline`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -64,20 +65,20 @@ fn write(root: &Path, path: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-const CONFIG: &str = "import { defineConfig } from 'agent-bundle/config';\n\n\
-export default defineConfig({\n  plugin: { name: 'hello-plugin', description: 'Says hello' },\n  \
-targets: ['claude', 'codex', 'cursor'],\n});\n";
+/// The tarball of `name` among `tarballs` (`abgen`, `abgen-linux-x64-gnu`, …).
+fn tarball<'a>(tarballs: &'a [PathBuf], name: &str) -> &'a Path {
+    let file = format!("{name}-0.1.0.tgz");
+    tarballs
+        .iter()
+        .find(|path| path.file_name().is_some_and(|found| found == file.as_str()))
+        .unwrap_or_else(|| panic!("no {file} in {tarballs:?}"))
+}
 
-const TOOL: &str = "import { defineTool } from 'agent-bundle/routes';\n\
-import { Agent } from '@agent-bundle/runtime';\nimport { z } from 'zod';\n\n\
-export default defineTool(\n  {\n    description: 'Greet someone by name.',\n    \
-inputSchema: z.object({ name: z.string().min(1) }),\n    \
-resultSchema: z.object({ greeting: z.string() }),\n  },\n  \
-async function Greet({ input }) {\n    \
-return <Agent.Result value={{ greeting: `Hello, ${input.name}!` }} />;\n  },\n);\n";
-
+/// The README's "Start a plugin", from the tarballs: `npx abgen init`, `npm install`,
+/// `npm run typecheck`, `npm test`, `npx abgen build` for every host, then Claude Code's own
+/// validator and the MCP SDK's client against the result. `npm create abgen` writes the same.
 #[test]
-fn the_packed_packages_install_and_build_a_plugin_without_the_repository() {
+fn a_plugin_started_from_the_packed_packages_type_checks_tests_builds_and_serves() {
     let temp = tempfile::tempdir().unwrap();
     let tarballs = pack(&temp.path().join("tarballs"));
     let names: Vec<String> = tarballs
@@ -89,51 +90,68 @@ fn the_packed_packages_install_and_build_a_plugin_without_the_repository() {
         [
             "abgen-0.1.0.tgz",
             "abgen-linux-x64-gnu-0.1.0.tgz",
+            "create-abgen-0.1.0.tgz",
             "agent-bundle-0.1.0.tgz",
             "agent-bundle-runtime-0.1.0.tgz"
         ]
     );
-    let project = temp.path().join("hello-plugin");
-    write(
-        &project,
-        "package.json",
-        "{\n  \"name\": \"hello-plugin\",\n  \"version\": \"0.1.0\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n",
+    let abgen = tarball(&tarballs, "abgen");
+    let platform = tarball(&tarballs, "abgen-linux-x64-gnu");
+    let work = temp.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let exec = |packages: &[&Path], command: &[&str]| {
+        let mut npm = plain("npm", &work);
+        npm.args(["exec", "--yes", "--prefer-offline"]);
+        for package in packages {
+            npm.arg(format!("--package={}", package.display()));
+        }
+        run(npm
+            .arg("--")
+            .args(command)
+            .stdin(std::process::Stdio::null()))
+    };
+    exec(&[abgen, platform], &["abgen", "init", "hello-plugin"]);
+    exec(
+        &[tarball(&tarballs, "create-abgen"), abgen, platform],
+        &["create-abgen", "created-plugin"],
     );
-    write(&project, "agent-bundle.config.ts", CONFIG);
-    write(&project, "src/mcp/hello/tools/greet.tsx", TOOL);
-    run(plain("npm", &project)
-        .args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--prefer-offline",
-            "--save-exact",
-        ])
-        .args(&tarballs)
-        .args([
-            "react@19.3.1",
-            "react-dom@19.3.1",
-            "react-server-dom-webpack@19.3.1",
-            "zod@4.6.7",
-        ]));
-
-    // The platform binary is stripped; npm put it where the shim looks.
-    let platform = project.join("node_modules/@abgen/linux-x64-gnu/bin");
-    for binary in ["abgen", "abgen-host"] {
-        let sections = run(Command::new("readelf").arg("-S").arg(platform.join(binary)));
-        assert!(
-            !String::from_utf8_lossy(&sections.stdout).contains(".symtab"),
-            "{binary} is not stripped"
+    let project = work.join("hello-plugin");
+    for path in [
+        "package.json",
+        "tsconfig.json",
+        "src/mcp/hello_plugin/tools/greet.tsx",
+        "src/events/session/start.tsx",
+        "src/mcp/hello_plugin/apps/greeter.tsx",
+    ] {
+        let started = std::fs::read_to_string(project.join(path)).unwrap();
+        let created_path = path.replace("hello_plugin", "created_plugin");
+        let created = std::fs::read_to_string(work.join("created-plugin").join(&created_path))
+            .unwrap_or_else(|error| panic!("npm create abgen wrote no {path}: {error}"));
+        assert_eq!(
+            started
+                .replace("hello-plugin", "x")
+                .replace("hello_plugin", "x"),
+            created
+                .replace("created-plugin", "x")
+                .replace("created_plugin", "x"),
+            "{path} differs between abgen init and npm create abgen"
         );
     }
 
-    // The compiled packages import in plain Node: no `.ts` behind their exports.
-    run(plain("node", &project).args([
-        "--input-type=module",
-        "--eval",
-        "const routes = await import('agent-bundle/routes'); const runtime = await import('@agent-bundle/runtime'); if (typeof routes.defineTool !== 'function' || typeof runtime.Agent !== 'object') process.exit(1);",
-    ]));
-
+    // The packages the project pins by version come from the tarballs (nothing is published).
+    run(plain("npm", &project)
+        .args([
+            "install",
+            "--save-exact",
+            "--no-audit",
+            "--no-fund",
+            "--prefer-offline",
+        ])
+        .args([abgen, platform])
+        .arg(tarball(&tarballs, "agent-bundle"))
+        .arg(tarball(&tarballs, "agent-bundle-runtime")));
+    run(plain("npm", &project).args(["run", "typecheck"]));
+    run(plain("npm", &project).args(["test"]));
     let built = run(plain("npx", &project).args([
         "--no-install",
         "abgen",
@@ -144,17 +162,25 @@ fn the_packed_packages_install_and_build_a_plugin_without_the_repository() {
     ]));
     let report: serde_json::Value = serde_json::from_slice(&built.stdout).unwrap();
     assert_eq!(report["status"], "built", "{}", transcript(&built));
-    let artifact = project.join("artifact");
-    let shipped = std::fs::read(artifact.join("bin/abgen-host")).unwrap();
     assert_eq!(
-        shipped,
-        std::fs::read(platform.join("abgen-host")).unwrap(),
-        "the artifact ships the platform package's abgen-host"
+        report["targets"],
+        serde_json::json!(["claude", "codex", "cursor"])
     );
-    // The worker bundled the project's own React.
-    let worker = std::fs::read_to_string(artifact.join("runtime/worker.mjs")).unwrap();
-    assert!(worker.contains("19.3.1"), "no React 19.3.1 in the worker");
+    let artifact = project.join("artifact");
 
+    // The platform binaries are stripped, and the artifact ships the platform's abgen-host.
+    let binaries = project.join("node_modules/@abgen/linux-x64-gnu/bin");
+    for binary in ["abgen", "abgen-host"] {
+        let sections = run(Command::new("readelf").arg("-S").arg(binaries.join(binary)));
+        assert!(
+            !String::from_utf8_lossy(&sections.stdout).contains(".symtab"),
+            "{binary} is not stripped"
+        );
+    }
+    assert_eq!(
+        std::fs::read(artifact.join("bin/abgen-host")).unwrap(),
+        std::fs::read(binaries.join("abgen-host")).unwrap(),
+    );
     // The committed artifact matches its sources.
     run(plain("npx", &project).args([
         "--no-install",
@@ -166,7 +192,7 @@ fn the_packed_packages_install_and_build_a_plugin_without_the_repository() {
     ]));
 
     let home = temp.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(home.join("run")).unwrap();
     run(plain(
         repo()
             .join("scripts/host-clis/node_modules/.bin/claude")
@@ -180,6 +206,20 @@ fn the_packed_packages_install_and_build_a_plugin_without_the_repository() {
     .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
     .env("DISABLE_AUTOUPDATER", "1")
     .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"));
+
+    // The MCP server, started by the official SDK client (the test's own, from the repository:
+    // the client is the host's part, not the plugin's).
+    let served = run(plain("node", &repo())
+        .arg(repo().join("codegen/tests/support/mcp-greet.mjs"))
+        .arg(&artifact)
+        .arg("hello_plugin")
+        .env("HOME", &home)
+        .env("XDG_RUNTIME_DIR", home.join("run")));
+    assert!(
+        String::from_utf8_lossy(&served.stdout).contains("greet"),
+        "{}",
+        transcript(&served)
+    );
 }
 
 #[test]
@@ -190,7 +230,7 @@ fn the_shim_names_a_missing_platform_package_and_honours_the_override() {
     std::fs::create_dir_all(&shim).unwrap();
     run(Command::new("tar")
         .arg("-xzf")
-        .arg(&tarballs[0])
+        .arg(tarball(&tarballs, "abgen"))
         .arg("-C")
         .arg(&shim));
     let bin = shim.join("package/bin/abgen.js");

@@ -19,6 +19,7 @@ const BUILD_CODES: &[(&str, &str)] = &[
     ("AB5362", "codegen/tests/build_report.rs"),
     ("AB5363", "codegen/tests/build_report.rs"),
     ("AB5364", "codegen/tests/build_report.rs"),
+    ("AB5366", "codegen/tests/init.rs"),
     ("AB5369", "codegen/tests/build_report.rs"),
 ];
 

@@ -129,5 +129,6 @@ codes! {
     AB5363 Error "a React package outside the pinned version (react, react-dom, react-server-dom-webpack 19.3.1)";
     AB5364 Error "two copies of one React package in the render worker's bundle";
     AB5365 Error "an import the project cannot resolve: a package that is not installed, or a relative path that names no file";
+    AB5366 Error "`abgen init` would replace a file, or was given a name that is not a plugin name";
     AB5369 Error "the build failed in abgen itself: a file it could not read or write, or an internal error";
 }
