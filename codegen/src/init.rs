@@ -60,7 +60,7 @@ pub struct InitReturn {
 #[derive(Debug, thiserror::Error)]
 pub enum InitFailure {
     #[error("{}", .0.message)]
-    Diagnostic(Diagnostic),
+    Diagnostic(Box<Diagnostic>),
     #[error("cannot write {path}: {source}")]
     Io {
         path: PathBuf,
@@ -74,7 +74,7 @@ pub fn init_project(dir: &Path, name: Option<&str>) -> Result<InitReturn, InitFa
     let name = match name {
         Some(name) => {
             if plugin_name(name) != name {
-                return Err(InitFailure::Diagnostic(Diagnostic::new(
+                return Err(InitFailure::Diagnostic(Box::new(Diagnostic::new(
                     Code::AB5366,
                     format!(
                         "`{name}` cannot name a plugin: it is not a lowercase npm package name"
@@ -83,7 +83,7 @@ pub fn init_project(dir: &Path, name: Option<&str>) -> Result<InitReturn, InitFa
                         "pass `--name {}` or another name of lowercase letters, digits and hyphens",
                         plugin_name(name)
                     ),
-                )));
+                ))));
             }
             name.to_owned()
         }
@@ -112,7 +112,7 @@ pub fn init_project(dir: &Path, name: Option<&str>) -> Result<InitReturn, InitFa
         .collect();
     if !existing.is_empty() {
         let listed: Vec<String> = existing.iter().map(|path| format!("`{path}`")).collect();
-        return Err(InitFailure::Diagnostic(
+        return Err(InitFailure::Diagnostic(Box::new(
             Diagnostic::new(
                 Code::AB5366,
                 format!(
@@ -124,7 +124,7 @@ pub fn init_project(dir: &Path, name: Option<&str>) -> Result<InitReturn, InitFa
             )
             .at(Location::file(existing[0]))
             .with_note("init never replaces a file"),
-        ));
+        )));
     }
     for (path, text) in &planned {
         let target = dir.join(path);

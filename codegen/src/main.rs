@@ -199,7 +199,7 @@ fn init(args: &InitArgs) -> io::Result<ExitCode> {
         Err(abgen::init::InitFailure::Diagnostic(diagnostic)) => {
             let stderr = io::stderr();
             let color = ColorChoice::for_terminal(stderr.is_terminal());
-            let text = render_pretty(&[diagnostic], &std::collections::BTreeMap::new(), color);
+            let text = render_pretty(&[*diagnostic], &std::collections::BTreeMap::new(), color);
             stderr.lock().write_all(text.as_bytes())?;
             Ok(ExitCode::FAILURE)
         }

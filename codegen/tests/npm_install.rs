@@ -59,12 +59,6 @@ fn pack(out: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn write(root: &Path, path: &str, text: &str) {
-    let path = root.join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 /// The tarball of `name` among `tarballs` (`abgen`, `abgen-linux-x64-gnu`, …).
 fn tarball<'a>(tarballs: &'a [PathBuf], name: &str) -> &'a Path {
     let file = format!("{name}-0.1.0.tgz");
