@@ -1,25 +1,85 @@
 // Bundles abgen's generated render worker entry (or a stdio server's generated entry) with
 // esbuild and writes the bundle to stdout. Run by `abgen build` as
 // `node esbuild-worker.mjs '<request JSON>'`; the request is
-// { entry, absWorkingDir, nodePaths, sourcefile, kind? }: kind 'stdio-entry' bundles a
-// handwritten MCP server, which renders nothing, so it gets no react-server condition and no
-// 'use client' check. esbuild itself and the runtime packages are
-// resolved from nodePaths (abgen's own node_modules), so a project without node_modules builds.
-// On failure it prints one line per esbuild error to stderr and exits 1. A module of the graph
-// (read from esbuild's metafile) that starts with a 'use client' directive is such an error too:
-// routes render only on the server, and Agent Documents hold no client components.
-import { readFileSync } from 'node:fs';
+// { entry, absWorkingDir, esbuildFrom, nodePaths, sourcefile, kind?, react }: kind 'stdio-entry'
+// bundles a handwritten MCP server, which renders nothing, so it gets no react-server condition
+// and no 'use client' check. esbuild comes from `esbuildFrom` (the node_modules folder of the
+// abgen package); React and the runtime packages from the project by Node's own node_modules
+// lookup, then from nodePaths (only when ABGEN_NODE_MODULES names a fallback).
+// On failure it writes one line to stderr, `{"abgenBundleErrors":[…]}`, each error
+// { kind, text, file?, line?, column?, package?, version?, copies?, suggestion? }: kind
+// 'esbuild' (a message of esbuild's, 1-based positions), 'missing-package', 'react-version'
+// (a React package outside the pinned version `react`), 'duplicate-react' (two copies of one
+// React package in the bundle), 'use-client' (a module of the graph that starts with a
+// 'use client' directive: routes render only on the server, and Agent Documents hold no client
+// components), and exits 1.
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const request = JSON.parse(process.argv[process.argv.length - 1]);
-const requireFromToolchain = createRequire(join(request.nodePaths[0], 'abgen-toolchain.cjs'));
+const requireFromToolchain = createRequire(join(request.esbuildFrom, 'abgen-toolchain.cjs'));
 const esbuild = requireFromToolchain('esbuild');
 
-// The worker is built as CommonJS wrapped for V8's code cache when it can be, else as an ES
-// module (the shared rules live with the runtime package, in scripts/code-cache.mjs).
-const { buildWorker } = await import(pathToFileURL(requireFromToolchain.resolve('@agent-bundle/runtime/code-cache')).href);
+/** The React packages the worker is pinned to, at exactly `request.react`. */
+const REACT_PACKAGES = ['react', 'react-dom', 'react-server-dom-webpack'];
+const NEEDED = request.kind === 'stdio-entry'
+  ? ['agent-bundle']
+  : ['agent-bundle', '@agent-bundle/runtime', ...REACT_PACKAGES];
+
+/**
+ * The folder of package `name` as Node finds it from the project: `node_modules/<name>` in the
+ * project root or its nearest ancestor that has one, then in each fallback folder.
+ */
+function packageDir(name) {
+  for (let dir = request.absWorkingDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) break;
+  }
+  for (const fallback of request.nodePaths) {
+    const candidate = join(fallback, name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+  }
+  return undefined;
+}
+
+function fail(errors) {
+  process.stderr.write(`${JSON.stringify({ abgenBundleErrors: errors })}\n`);
+  process.exit(1);
+}
+
+const preflight = [];
+for (const name of NEEDED) {
+  const dir = packageDir(name);
+  if (dir === undefined) {
+    preflight.push({ kind: 'missing-package', package: name, text: `${name} is not installed in the project` });
+    continue;
+  }
+  if (REACT_PACKAGES.includes(name)) {
+    const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    if (version !== request.react) {
+      preflight.push({ kind: 'react-version', package: name, version, file: relative(request.absWorkingDir, dir), text: `${name} ${version} is installed; abgen's worker is pinned to ${request.react}` });
+    }
+  }
+}
+if (preflight.length > 0) fail(preflight);
+
+// The bundle is built as CommonJS wrapped for V8's code cache when it can be, else as an ES
+// module (the shared rules live with the runtime package, in scripts/code-cache.mjs, taken from
+// the project's own copy; a stdio entry of a project without the runtime package is a plain ES
+// module).
+const runtimeDir = packageDir('@agent-bundle/runtime');
+const { buildWorker } = runtimeDir === undefined
+  ? { buildWorker: plainBuild }
+  : await import(pathToFileURL(join(runtimeDir, 'scripts/code-cache.mjs')).href);
+
+/** One ES module, without the code cache. */
+async function plainBuild(esbuildModule, options) {
+  const result = await esbuildModule.build({ ...options, write: false, format: 'esm', banner: { js: "import { createRequire as __abgenCreateRequire } from 'node:module'; const require = __abgenCreateRequire(import.meta.url);" } });
+  return { result, text: result.outputFiles[0].text };
+}
 
 try {
   const { result, text } = await buildWorker(esbuild, {
@@ -42,19 +102,50 @@ try {
     metafile: true,
   });
   const clientModules = request.kind === 'stdio-entry' ? [] : useClientModules(result.metafile, request.absWorkingDir);
-  if (clientModules.length > 0) {
-    throw { errors: clientModules.map(({ file, importer }) => ({
+  const duplicates = request.kind === 'stdio-entry' ? [] : duplicateReacts(result.metafile);
+  const errors = [
+    ...clientModules.map(({ file, importer }) => ({
+      kind: 'use-client',
       text: `'use client' module in the render worker's module graph (imported by ${importer}); routes render on the server only, and Agent Documents hold no client components`,
-      location: { file, line: 1 },
-    })) };
-  }
+      file,
+      line: 1,
+      column: 1,
+    })),
+    ...duplicates,
+  ];
+  if (errors.length > 0) fail(errors);
   process.stdout.write(text);
 } catch (error) {
-  for (const message of error.errors ?? [{ text: String(error) }]) {
-    const where = message.location ? `${message.location.file}:${message.location.line}: ` : '';
-    process.stderr.write(`${where}${message.text}\n`);
+  fail((error.errors ?? [{ text: String(error) }]).map((message) => ({
+    kind: 'esbuild',
+    text: message.text,
+    // A place in the generated entry is no place of the user's: the text names the module.
+    ...(message.location && message.location.file !== request.sourcefile
+      ? { file: message.location.file, line: message.location.line, column: message.location.column + 1, suggestion: message.location.suggestion || undefined }
+      : {}),
+  })));
+}
+
+/**
+ * One error per React package the bundle holds more than one copy of (inputs under two
+ * different `node_modules/<package>/` folders): two Reacts in one worker break hooks and Flight.
+ */
+function duplicateReacts(metafile) {
+  const copies = new Map(REACT_PACKAGES.map((name) => [name, new Set()]));
+  for (const file of Object.keys(metafile.inputs)) {
+    for (const name of REACT_PACKAGES) {
+      const at = file.lastIndexOf(`node_modules/${name}/`);
+      if (at >= 0) copies.get(name).add(file.slice(0, at + `node_modules/${name}`.length));
+    }
   }
-  process.exitCode = 1;
+  return [...copies]
+    .filter(([, found]) => found.size > 1)
+    .map(([name, found]) => ({
+      kind: 'duplicate-react',
+      package: name,
+      copies: [...found].sort(),
+      text: `the bundle holds ${found.size} copies of ${name}: ${[...found].sort().join(', ')}`,
+    }));
 }
 
 /** The inputs of `metafile` whose source starts with a 'use client' directive, with an importer. */

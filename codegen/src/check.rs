@@ -66,6 +66,12 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     let mut diagnostics = config.diagnostics;
     diagnostics.extend(discovered.diagnostics);
     diagnostics.extend(loaded.diagnostics);
+    let fallback = crate::bundle::fallback_node_modules();
+    diagnostics.extend(crate::project::imports::check_imports(
+        root,
+        &loaded.modules,
+        fallback.as_deref(),
+    ));
     // Without a name there is no plugin to describe, but the identity rules still run so
     // that one check reports every problem.
     let graph = build_graph(&config.config, &loaded.modules);

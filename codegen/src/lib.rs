@@ -13,6 +13,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod extract;
 pub mod graph;
+pub mod init;
 pub mod matrix;
 pub mod project;
 pub mod schema;

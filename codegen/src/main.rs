@@ -5,17 +5,19 @@
 //! terminal.
 
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::cli::{
-    BuildArgs, CheckArgs, Cli, Commands, GenerateArgs, HooksCommand, InspectArgs, ProjectArgs,
-    SchemaArgs, SchemaIo, SimulateArgs,
+    BuildArgs, CheckArgs, Cli, Commands, GenerateArgs, HooksCommand, InitArgs, InspectArgs,
+    ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
 };
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::canonical_json::schema_to_canonical_json;
-use abgen::emit::{BuildFailure, BuildOptions, build_project};
+use abgen::emit::{
+    BuildFailure, BuildOptions, BuildReport, build_project, check_built_artifact, render_comparison,
+};
 use abgen::graph::{HostModelReads, render_routes, render_summary};
 use abgen::schema::{Io, select_schema};
 use abgen::simulate::{SimulateOptions, render_simulation, simulate_hook};
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
         Commands::Generate(args) => generate(&args),
         Commands::Inspect(args) => inspect(&args),
         Commands::Schema(args) => schema(&args),
+        Commands::Init(args) => init(&args),
         Commands::Hooks(args) => match args.command {
             HooksCommand::Simulate(args) => simulate(&args),
         },
@@ -58,37 +61,150 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
         host_binary: None,
         node_modules: None,
     };
+    if args.check {
+        return build_check(args, &options);
+    }
     let stderr = io::stderr();
     let color = ColorChoice::for_terminal(stderr.is_terminal());
     match build_project(&options) {
         Ok(built) => {
-            let mut text = String::new();
-            if !built.diagnostics.is_empty() {
-                text = render_pretty(&built.diagnostics, &built.sources, color);
+            if args.json {
+                let report = BuildReport::built(
+                    &built.emitted.out_dir,
+                    &built.emitted.artifact,
+                    &built.diagnostics,
+                );
+                io::stdout().lock().write_all(report.to_json().as_bytes())?;
+            } else {
+                let mut text = String::new();
+                if !built.diagnostics.is_empty() {
+                    text = render_pretty(&built.diagnostics, &built.sources, color);
+                }
+                stderr.lock().write_all(text.as_bytes())?;
+                let files = built.emitted.artifact.manifest.files.len() + 1;
+                let line = format!(
+                    "built {} ({files} files)\n",
+                    built.emitted.out_dir.display()
+                );
+                io::stdout().lock().write_all(line.as_bytes())?;
             }
-            stderr.lock().write_all(text.as_bytes())?;
-            let files = built.emitted.artifact.manifest.files.len() + 1;
-            let line = format!(
-                "built {} ({files} files)\n",
-                built.emitted.out_dir.display()
-            );
-            io::stdout().lock().write_all(line.as_bytes())?;
             // The process ends now: freeing every schema projection of a large project one
             // allocation at a time costs a tenth of the build, and the OS reclaims it at once.
             std::mem::forget(built);
             Ok(ExitCode::SUCCESS)
         }
-        Err(BuildFailure::Diagnostics {
+        Err(failure) => build_failed(args, &options, &failure),
+    }
+}
+
+/// `abgen build --check`: compare, write nothing.
+fn build_check(args: &BuildArgs, options: &BuildOptions) -> io::Result<ExitCode> {
+    let stderr = io::stderr();
+    let color = ColorChoice::for_terminal(stderr.is_terminal());
+    let checked = match check_built_artifact(options) {
+        Ok(checked) => checked,
+        Err(failure) => return build_failed(args, options, &failure),
+    };
+    let unchanged = checked.comparison.is_unchanged();
+    if args.json {
+        let report = BuildReport::checked(
+            &checked.out_dir,
+            &checked.artifact,
+            &checked.comparison,
+            &checked.diagnostics,
+        );
+        io::stdout().lock().write_all(report.to_json().as_bytes())?;
+    } else {
+        if !checked.diagnostics.is_empty() {
+            let text = render_pretty(&checked.diagnostics, &checked.sources, color);
+            stderr.lock().write_all(text.as_bytes())?;
+        }
+        let text = if unchanged {
+            format!(
+                "{} matches the sources ({} files)\n",
+                checked.out_dir.display(),
+                checked.artifact.manifest.files.len() + 1
+            )
+        } else {
+            render_comparison(&checked.out_dir, &checked.comparison)
+        };
+        io::stdout().lock().write_all(text.as_bytes())?;
+    }
+    Ok(if unchanged {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// A build (or check) that produced nothing: its diagnostics, or the one failure, as text on
+/// standard error or as the JSON report on standard output.
+fn build_failed(
+    args: &BuildArgs,
+    options: &BuildOptions,
+    failure: &BuildFailure,
+) -> io::Result<ExitCode> {
+    let stderr = io::stderr();
+    let color = ColorChoice::for_terminal(stderr.is_terminal());
+    match failure {
+        BuildFailure::Diagnostics {
             diagnostics,
             sources,
-        }) => {
-            stderr
-                .lock()
-                .write_all(render_pretty(&diagnostics, &sources, color).as_bytes())?;
+        } => {
+            if args.json {
+                let out = options.out.clone();
+                let report = BuildReport::failed(out.as_deref(), diagnostics);
+                io::stdout().lock().write_all(report.to_json().as_bytes())?;
+            } else {
+                stderr
+                    .lock()
+                    .write_all(render_pretty(diagnostics, sources, color).as_bytes())?;
+            }
+        }
+        failure => {
+            let diagnostics = failure.diagnostics();
+            if args.json {
+                let out = options.out.clone();
+                let report = BuildReport::failed(out.as_deref(), &diagnostics);
+                io::stdout().lock().write_all(report.to_json().as_bytes())?;
+            } else {
+                let sources = std::collections::BTreeMap::new();
+                stderr
+                    .lock()
+                    .write_all(render_pretty(&diagnostics, &sources, color).as_bytes())?;
+            }
+        }
+    }
+    Ok(ExitCode::FAILURE)
+}
+
+fn init(args: &InitArgs) -> io::Result<ExitCode> {
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    match abgen::init::init_project(&dir, args.name.as_deref()) {
+        Ok(made) => {
+            let cd = if dir == Path::new(".") {
+                String::new()
+            } else {
+                format!("cd {} && ", dir.display())
+            };
+            let text = format!(
+                "created the plugin `{}` in {} ({} files)\nnext: {cd}npm install && npm run build && npm test\n",
+                made.name,
+                made.dir.display(),
+                made.files.len()
+            );
+            io::stdout().lock().write_all(text.as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(abgen::init::InitFailure::Diagnostic(diagnostic)) => {
+            let stderr = io::stderr();
+            let color = ColorChoice::for_terminal(stderr.is_terminal());
+            let text = render_pretty(&[*diagnostic], &std::collections::BTreeMap::new(), color);
+            stderr.lock().write_all(text.as_bytes())?;
             Ok(ExitCode::FAILURE)
         }
         Err(failure) => {
-            writeln!(stderr.lock(), "error: {failure}")?;
+            writeln!(io::stderr().lock(), "error: {failure}")?;
             Ok(ExitCode::FAILURE)
         }
     }

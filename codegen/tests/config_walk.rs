@@ -147,7 +147,7 @@ fn run(config: &Value, files: &[(&str, &str)]) -> Outcome {
                 worker_bundle: Vec::new(),
             };
             let mut input = input;
-            bundle_entry_servers(&mut input, &abgen::bundle::default_node_modules())
+            bundle_entry_servers(&mut input, &abgen::bundle::locate_toolchain().unwrap())
                 .expect("the entry servers bundle");
             let planned = plan_artifact(&input, &options).expect("the artifact plans");
             Some((input, planned))

@@ -1,8 +1,8 @@
 //! Every code in the diagnostic table has at least one fixture project that fires it
 //! (`fixtures/projects/<code lowercase>-<case>/`), so no code exists only on paper; the fixture
-//! driver (`projects.rs`) proves each such folder fires exactly its code. Codes about `--out`
-//! come from `abgen build` alone, which a fixture's `check` never reaches: each names the test
-//! that makes a build report it.
+//! driver (`projects.rs`) proves each such folder fires exactly its code. Codes about `--out` and
+//! bundling come from `abgen build` alone, which a fixture's `check` never reaches: each names
+//! the test that makes a build report it.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,6 +14,13 @@ const BUILD_CODES: &[(&str, &str)] = &[
     ("AB5340", "codegen/tests/build_output.rs"),
     ("AB5341", "codegen/tests/build_output.rs"),
     ("AB5342", "codegen/tests/build_output.rs"),
+    ("AB5360", "codegen/tests/build_report.rs"),
+    ("AB5361", "codegen/tests/build_report.rs"),
+    ("AB5362", "codegen/tests/build_report.rs"),
+    ("AB5363", "codegen/tests/build_report.rs"),
+    ("AB5364", "codegen/tests/build_report.rs"),
+    ("AB5366", "codegen/tests/init.rs"),
+    ("AB5369", "codegen/tests/build_report.rs"),
 ];
 
 #[test]

@@ -1,9 +1,11 @@
 //! Runs esbuild (through Node and `templates/esbuild-worker.mjs`) on a rendered worker entry.
 //! Entry: [`bundle_worker`].
 //!
-//! esbuild and the runtime packages come from abgen's own `node_modules` ([`NODE_MODULES_ENV`],
-//! else the workspace this abgen was built in), passed to esbuild as `nodePaths` so that a
-//! project without its own `node_modules` still bundles.
+//! esbuild comes from the `abgen` npm package (found from the running executable, see
+//! [`locate_toolchain`]); React and the runtime packages from the project, by Node's own
+//! `node_modules` lookup. [`NODE_MODULES_ENV`] names one folder for both, used after the
+//! project's own (esbuild's `nodePaths`): how abgen's own tests bundle projects that have no
+//! `node_modules`.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -25,14 +27,59 @@ const ESBUILD_SCRIPT: &str = include_str!("../../../templates/esbuild-worker.mjs
 pub struct BundleRequest {
     pub project_root: PathBuf,
     pub entry: WorkerEntry,
-    pub node_modules: PathBuf,
+    pub toolchain: Toolchain,
 }
 
-/// `$ABGEN_NODE_MODULES`, else the `node_modules` of the workspace abgen was built from.
-pub fn default_node_modules() -> PathBuf {
-    match std::env::var_os(NODE_MODULES_ENV).filter(|path| !path.is_empty()) {
-        Some(path) => PathBuf::from(path),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../node_modules"),
+/// Where esbuild is, and where packages the project lacks may come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toolchain {
+    /// The `node_modules` folder esbuild is required from.
+    pub esbuild_from: PathBuf,
+    /// A `node_modules` folder searched after the project's own ([`NODE_MODULES_ENV`]).
+    pub fallback: Option<PathBuf>,
+}
+
+impl Toolchain {
+    /// One folder for everything: esbuild, and the packages the project lacks.
+    pub fn at(node_modules: impl Into<PathBuf>) -> Self {
+        let node_modules = node_modules.into();
+        Toolchain {
+            esbuild_from: node_modules.clone(),
+            fallback: Some(node_modules),
+        }
+    }
+}
+
+/// `$ABGEN_NODE_MODULES`: the folder searched after the project's own `node_modules`.
+pub fn fallback_node_modules() -> Option<PathBuf> {
+    std::env::var_os(NODE_MODULES_ENV)
+        .filter(|path| !path.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The JavaScript toolchain: `$ABGEN_NODE_MODULES` ([`Toolchain::at`]), else esbuild where npm
+/// installs the `abgen` package's dependency, found from the running executable (the platform
+/// package's binary, or a cargo build inside a checkout with an npm workspace): the nearest
+/// ancestor folder with `node_modules/abgen/node_modules/esbuild` or `node_modules/esbuild`.
+pub fn locate_toolchain() -> Result<Toolchain, BundleError> {
+    if let Some(path) = fallback_node_modules() {
+        return Ok(Toolchain::at(path));
+    }
+    let executable = std::env::current_exe().unwrap_or_default();
+    let found = executable.ancestors().skip(1).find_map(|dir| {
+        [
+            dir.join("node_modules/abgen/node_modules"),
+            dir.join("node_modules"),
+        ]
+        .into_iter()
+        .find(|node_modules| node_modules.join("esbuild/package.json").is_file())
+    });
+    match found {
+        Some(esbuild_from) => Ok(Toolchain {
+            esbuild_from,
+            fallback: None,
+        }),
+        None => Err(BundleError::ToolchainMissing { path: executable }),
     }
 }
 
@@ -41,7 +88,7 @@ pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
     let entry = render_worker_entry(&request.entry)?;
     run_esbuild(
         &request.project_root,
-        &request.node_modules,
+        &request.toolchain,
         &entry,
         "abgen-worker-entry.mjs",
         "worker",
@@ -57,7 +104,7 @@ pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
 /// `runStdioServer`. Returns the bytes of `mcp/<server>.mjs`.
 pub fn bundle_stdio_entry(
     project_root: &Path,
-    node_modules: &Path,
+    toolchain: &Toolchain,
     server: &str,
     source: &str,
     manifest_env: &BTreeMap<String, String>,
@@ -76,7 +123,7 @@ pub fn bundle_stdio_entry(
     );
     run_esbuild(
         project_root,
-        node_modules,
+        toolchain,
         &entry,
         &format!("abgen-mcp-{server}.mjs"),
         "stdio-entry",
@@ -85,28 +132,35 @@ pub fn bundle_stdio_entry(
 
 fn run_esbuild(
     project_root: &Path,
-    node_modules: &Path,
+    toolchain: &Toolchain,
     entry: &str,
     sourcefile: &str,
     kind: &str,
 ) -> Result<Vec<u8>, BundleError> {
-    if !node_modules.join("esbuild/package.json").is_file() {
+    if !toolchain
+        .esbuild_from
+        .join("esbuild/package.json")
+        .is_file()
+    {
         return Err(BundleError::ToolchainMissing {
-            path: node_modules.to_owned(),
+            path: toolchain.esbuild_from.clone(),
         });
     }
-    let node_modules = node_modules
-        .canonicalize()
-        .unwrap_or_else(|_| node_modules.to_owned());
-    let project_root = project_root
-        .canonicalize()
-        .unwrap_or_else(|_| project_root.to_owned());
+    let absolute = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let project_root = absolute(project_root);
+    let node_paths: Vec<PathBuf> = toolchain
+        .fallback
+        .iter()
+        .map(|path| absolute(path))
+        .collect();
     let payload = serde_json::json!({
         "entry": entry,
         "absWorkingDir": project_root,
-        "nodePaths": [node_modules],
+        "esbuildFrom": absolute(&toolchain.esbuild_from),
+        "nodePaths": node_paths,
         "sourcefile": sourcefile,
         "kind": kind,
+        "react": abgen_runtime::manifest::REACT_VERSION,
     });
     let node = std::env::var(NODE_ENV)
         .ok()
@@ -148,19 +202,12 @@ fn run_esbuild(
     })?;
     let errors = errors.join().unwrap_or_default();
     if !status.success() || read.is_err() || bundle.is_empty() {
-        let detail = if errors.trim().is_empty() {
-            format!("esbuild exited with {status}")
+        let what = if kind == "worker" {
+            "the render worker".to_owned()
         } else {
-            errors
+            format!("the stdio entry `{sourcefile}`")
         };
-        return Err(BundleError::Esbuild {
-            what: if kind == "worker" {
-                "the render worker".to_owned()
-            } else {
-                format!("the stdio entry `{sourcefile}`")
-            },
-            detail: detail.trim_end().to_owned(),
-        });
+        return Err(BundleError::from_script(what, &errors, status));
     }
     Ok(bundle)
 }

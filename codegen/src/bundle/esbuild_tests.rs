@@ -1,7 +1,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::{BundleRequest, bundle_worker, default_node_modules};
+use super::{BundleRequest, Toolchain, bundle_worker};
 use crate::bundle::{BundleError, BundleModule, WorkerEntry, render_worker_entry};
 
 fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
@@ -33,8 +33,13 @@ fn request(root: &Path, routes: &[(&str, &str)]) -> BundleRequest {
             }],
             layouts: vec![],
         },
-        node_modules: default_node_modules(),
+        toolchain: workspace_toolchain(),
     }
+}
+
+/// The workspace's node_modules, where the test projects (which have none) find everything.
+fn workspace_toolchain() -> Toolchain {
+    Toolchain::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("../node_modules"))
 }
 
 const TOOL: &str = "import { Agent } from '@agent-bundle/runtime';\n\
@@ -115,19 +120,25 @@ fn a_missing_route_module_is_an_esbuild_error_naming_it() {
         temp.path(),
         &[("tool:demo/gone", "src/mcp/demo/tools/gone.tsx")],
     );
-    match bundle_worker(&request) {
-        Err(BundleError::Esbuild { detail, .. }) => {
-            assert!(detail.contains("src/mcp/demo/tools/gone.tsx"), "{detail}")
-        }
-        other => panic!("expected an esbuild error, got {other:?}"),
-    }
+    let error = bundle_worker(&request).unwrap_err();
+    let diagnostics = error.diagnostics();
+    assert_eq!(diagnostics.len(), 1, "{error}");
+    assert_eq!(diagnostics[0].code.as_str(), "AB5360", "{error}");
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("src/mcp/demo/tools/gone.tsx"),
+        "{error}"
+    );
+    // The import is in the generated entry, which is no file of the user's.
+    assert!(diagnostics[0].location.is_none(), "{error}");
 }
 
 #[test]
 fn a_missing_toolchain_is_named() {
     let temp = project(&[]);
     let mut request = request(temp.path(), &[]);
-    request.node_modules = temp.path().join("node_modules");
+    request.toolchain = Toolchain::at(temp.path().join("node_modules"));
     let error = bundle_worker(&request).unwrap_err();
     assert!(
         matches!(error, BundleError::ToolchainMissing { .. }),

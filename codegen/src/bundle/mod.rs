@@ -1,6 +1,6 @@
 //! The bundle stage: generates the render worker entry (`templates/worker-entry.mjs.j2`) and
-//! bundles it with the project's route modules and React into one file with esbuild, run by
-//! Node. Entry: [`bundle_worker`], which returns the bytes of `runtime/worker.mjs`.
+//! bundles it with the project's route modules and React (the project's own, at the pinned
+//! version, one copy) into one file with esbuild, run by Node. Entry: [`bundle_worker`], which returns the bytes of `runtime/worker.mjs`.
 //!
 //! Invariant: the same request gives the same bytes: esbuild runs with the project root as its
 //! working directory, and route specifiers are project-relative.
@@ -10,8 +10,8 @@ mod error;
 mod esbuild;
 
 pub use entry::{BundleModule, WorkerEntry, render_worker_entry};
-pub use error::BundleError;
+pub use error::{BundleError, BundleMessage, MessageKind};
 pub use esbuild::{
-    BundleRequest, NODE_ENV, NODE_MODULES_ENV, bundle_stdio_entry, bundle_worker,
-    default_node_modules,
+    BundleRequest, NODE_ENV, NODE_MODULES_ENV, Toolchain, bundle_stdio_entry, bundle_worker,
+    fallback_node_modules, locate_toolchain,
 };

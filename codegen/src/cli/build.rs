@@ -17,4 +17,16 @@ pub struct BuildArgs {
     /// target). Builds of one DIR at the same time wait for each other.
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub out: Option<PathBuf>,
+
+    /// Write nothing; compare DIR (`--out`) with the artifact the sources produce. Exits 0 when
+    /// they match, 1 with a summary of the files added, removed and changed and of the routes
+    /// and hooks whose contract changed when they differ (a committed artifact gone stale).
+    #[arg(long)]
+    pub check: bool,
+
+    /// Print one JSON report on standard output instead of text: status, output, targets,
+    /// digest, files, Apps with their sizes, every diagnostic, and with `--check` the changes
+    /// (`schemas/build-report.schema.json`).
+    #[arg(long)]
+    pub json: bool,
 }

@@ -9,6 +9,7 @@ mod build;
 mod check;
 mod generate;
 mod hooks;
+mod init;
 mod inspect;
 mod schema;
 
@@ -20,6 +21,7 @@ pub use build::BuildArgs;
 pub use check::CheckArgs;
 pub use generate::GenerateArgs;
 pub use hooks::{HooksArgs, HooksCommand, SimulateArgs};
+pub use init::InitArgs;
 pub use inspect::InspectArgs;
 pub use schema::{SchemaArgs, SchemaIo};
 
@@ -61,6 +63,12 @@ pub enum Commands {
     Schema(SchemaArgs),
     /// Try a built artifact's hooks without a host.
     Hooks(HooksArgs),
+    /// Start a plugin project: config, one tool, one event route, one App, a test, tsconfig.
+    ///
+    /// Asks nothing. Writes into DIR (created when missing) and never replaces a file: when one
+    /// it would write exists, nothing is written. Exits 0 when written, 1 when not. Then
+    /// `npm install`, and `npm run build`, `npm test`, `npm run typecheck`.
+    Init(InitArgs),
 }
 
 /// Where the project is and which hosts it is built for; shared by every project command.

@@ -124,4 +124,12 @@ codes! {
     AB5352 Error "a key the config schema does not know";
     AB5353 Error "a module nested below a route folder: route modules are its direct children";
     AB5354 Warning "a project-root `.env`: never shipped; the installed plugin reads the operator's `.env` from its own root";
+    AB5360 Error "bundling failed: esbuild could not bundle a module of the project";
+    AB5361 Error "a package the build needs is not installed (esbuild beside abgen; React or the runtime package in the project)";
+    AB5362 Error "Node.js 20 or newer is not found";
+    AB5363 Error "a React package outside the pinned version (react, react-dom, react-server-dom-webpack 19.3.1)";
+    AB5364 Error "two copies of one React package in the render worker's bundle";
+    AB5365 Error "an import the project cannot resolve: a package that is not installed, or a relative path that names no file";
+    AB5366 Error "`abgen init` would replace a file, or was given a name that is not a plugin name";
+    AB5369 Error "the build failed in abgen itself: a file it could not read or write, or an internal error";
 }

@@ -17,6 +17,7 @@ use super::install::{INSTALL_PATH, render_install};
 use super::manifest::build_manifest;
 use super::output::{OutputClaim, claim_output};
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
+use super::report::BuiltApp;
 use super::stage::stage_artifact;
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
@@ -48,6 +49,11 @@ pub struct PlannedArtifact {
     /// Degraded deliveries and routes left out, one line each: the warnings `check` reports as
     /// diagnostics, for callers that emit without checking.
     pub warnings: Vec<String>,
+    /// The hosts planned for, sorted.
+    pub targets: Vec<String>,
+    /// Every compiled MCP App view with its size, sorted by target then name (none until Apps
+    /// are compiled into views).
+    pub apps: Vec<BuiltApp>,
 }
 
 /// What [`emit_artifact`] wrote.
@@ -147,6 +153,8 @@ pub fn plan_artifact(
         manifest,
         manifest_json,
         warnings,
+        targets: targets.iter().map(|target| (*target).to_owned()).collect(),
+        apps: Vec::new(),
     })
 }
 

@@ -5,7 +5,10 @@
 //! - object keys sorted by Unicode code point (Rust `str` order; equal to UTF-16 order for every
 //!   key below U+E000), except the `properties`-like maps of a JSON Schema, which keep their
 //!   insertion order (hosts show parameters in that order);
-//! - no insignificant whitespace, and one final newline;
+//! - one fixed pretty layout, the one `JSON.stringify(value, null, 2)` writes: every member and
+//!   item on a line of its own, indented by two spaces per level, `": "` between a key and its
+//!   value, `{}` and `[]` for empty containers, and one final newline, so a diff of an artifact
+//!   reads line by line;
 //! - strings escape `"`, `\`, and control characters below U+0020 (`\b \f \n \r \t`, otherwise
 //!   `\u00XX` with lowercase hex); every other character, non-ASCII included, is written as raw
 //!   UTF-8, as `JSON.stringify` does;
@@ -54,7 +57,7 @@ const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 /// Writes `value` as canonical JSON followed by a newline.
 pub fn to_canonical_json(value: &Value) -> String {
     let mut out = String::new();
-    write_data(&mut out, value);
+    write_data(&mut out, value, 0);
     out.push('\n');
     out
 }
@@ -63,7 +66,7 @@ pub fn to_canonical_json(value: &Value) -> String {
 /// a newline.
 pub fn schema_to_canonical_json(schema: &Value) -> String {
     let mut out = String::new();
-    write_schema(&mut out, schema);
+    write_schema(&mut out, schema, 0);
     out.push('\n');
     out
 }
@@ -74,24 +77,24 @@ pub fn serialize_canonical<T: serde::Serialize>(value: &T) -> Result<String, ser
 }
 
 /// Writes a value that is plain data: every object sorted.
-fn write_data(out: &mut String, value: &Value) {
+fn write_data(out: &mut String, value: &Value, depth: usize) {
     match value {
-        Value::Object(map) => write_object(out, map, KeyOrder::Sorted, |key| {
+        Value::Object(map) => write_object(out, map, depth, KeyOrder::Sorted, |key| {
             if SCHEMA_ROOT_KEYS.contains(&key) {
                 Position::Schema
             } else {
                 Position::Data
             }
         }),
-        Value::Array(items) => write_array(out, items, write_data),
+        Value::Array(items) => write_array(out, items, depth, write_data),
         scalar => write_scalar(out, scalar),
     }
 }
 
 /// Writes a value in a position where a JSON Schema stands.
-fn write_schema(out: &mut String, value: &Value) {
+fn write_schema(out: &mut String, value: &Value, depth: usize) {
     match value {
-        Value::Object(map) => write_object(out, map, KeyOrder::Sorted, |key| {
+        Value::Object(map) => write_object(out, map, depth, KeyOrder::Sorted, |key| {
             if ORDERED_SCHEMA_MAPS.contains(&key) {
                 Position::OrderedSchemaMap
             } else if SORTED_SCHEMA_MAPS.contains(&key) {
@@ -103,7 +106,7 @@ fn write_schema(out: &mut String, value: &Value) {
             }
         }),
         // An array in a schema position is a list of subschemas (`anyOf`, draft-07 `items`).
-        Value::Array(items) => write_array(out, items, write_schema),
+        Value::Array(items) => write_array(out, items, depth, write_schema),
         scalar => write_scalar(out, scalar),
     }
 }
@@ -123,27 +126,45 @@ enum Position {
     SortedSchemaMap,
 }
 
-fn write_position(out: &mut String, position: Position, value: &Value) {
+fn write_position(out: &mut String, position: Position, value: &Value, depth: usize) {
     match (position, value) {
-        (Position::Data, _) => write_data(out, value),
-        (Position::Schema, _) => write_schema(out, value),
+        (Position::Data, _) => write_data(out, value, depth),
+        (Position::Schema, _) => write_schema(out, value, depth),
         (Position::OrderedSchemaMap, Value::Object(map)) => {
-            write_object(out, map, KeyOrder::Inserted, |_| Position::Schema);
+            write_object(out, map, depth, KeyOrder::Inserted, |_| Position::Schema);
         }
         (Position::SortedSchemaMap, Value::Object(map)) => {
-            write_object(out, map, KeyOrder::Sorted, |_| Position::Schema);
+            write_object(out, map, depth, KeyOrder::Sorted, |_| Position::Schema);
         }
         // A malformed schema (`"properties": 3`) is still written, as data.
-        (Position::OrderedSchemaMap | Position::SortedSchemaMap, _) => write_data(out, value),
+        (Position::OrderedSchemaMap | Position::SortedSchemaMap, _) => {
+            write_data(out, value, depth);
+        }
     }
 }
+
+/// Starts a member or item of a container at `depth`: a line of its own, indented.
+fn new_line(out: &mut String, depth: usize) {
+    out.push('\n');
+    for _ in 0..depth {
+        out.push_str(INDENT);
+    }
+}
+
+/// One level of indentation.
+const INDENT: &str = "  ";
 
 fn write_object(
     out: &mut String,
     map: &Map<String, Value>,
+    depth: usize,
     order: KeyOrder,
     position_of: impl Fn(&str) -> Position,
 ) {
+    if map.is_empty() {
+        out.push_str("{}");
+        return;
+    }
     let mut members: Vec<(&String, &Value)> = map.iter().collect();
     if let KeyOrder::Sorted = order {
         members.sort_by_key(|(key, _)| *key);
@@ -153,21 +174,34 @@ fn write_object(
         if index > 0 {
             out.push(',');
         }
+        new_line(out, depth + 1);
         write_string(out, key);
-        out.push(':');
-        write_position(out, position_of(key), value);
+        out.push_str(": ");
+        write_position(out, position_of(key), value, depth + 1);
     }
+    new_line(out, depth);
     out.push('}');
 }
 
-fn write_array(out: &mut String, items: &[Value], write_item: fn(&mut String, &Value)) {
+fn write_array(
+    out: &mut String,
+    items: &[Value],
+    depth: usize,
+    write_item: fn(&mut String, &Value, usize),
+) {
+    if items.is_empty() {
+        out.push_str("[]");
+        return;
+    }
     out.push('[');
     for (index, item) in items.iter().enumerate() {
         if index > 0 {
             out.push(',');
         }
-        write_item(out, item);
+        new_line(out, depth + 1);
+        write_item(out, item, depth + 1);
     }
+    new_line(out, depth);
     out.push(']');
 }
 

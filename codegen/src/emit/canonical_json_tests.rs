@@ -7,11 +7,70 @@ fn canonical(text: &str) -> String {
     to_canonical_json(&value)
 }
 
+/// `expected` (compact JSON, members in the order the canonical writer must put them) in the
+/// writer's layout, which is serde_json's pretty layout with keys kept as given.
+fn laid_out(expected: &str) -> String {
+    let value: Value = serde_json::from_str(expected).unwrap();
+    let mut text = serde_json::to_string_pretty(&value).unwrap();
+    text.push('\n');
+    text
+}
+
+/// The bytes the writer hands over to any later writer: a document with every shape it writes
+/// (nested and empty containers, a schema's ordered properties, escapes, numbers). A writer that
+/// replaces this one must produce exactly these bytes, since artifact digests and the hashes
+/// hosts keep of hook commands are taken over them.
+#[test]
+fn writes_the_pinned_pretty_layout_byte_for_byte() {
+    let value = json!({
+        "z": [1, 2.5, -0.0, [], {}, [[]]],
+        "a": { "inputSchema": { "type": "object", "properties": { "b": { "type": "string" }, "a": {} } } },
+        "s": "tab\t \"quoted\" é",
+        "n": null,
+        "t": true
+    });
+    let expected = concat!(
+        "{\n",
+        "  \"a\": {\n",
+        "    \"inputSchema\": {\n",
+        "      \"properties\": {\n",
+        "        \"b\": {\n",
+        "          \"type\": \"string\"\n",
+        "        },\n",
+        "        \"a\": {}\n",
+        "      },\n",
+        "      \"type\": \"object\"\n",
+        "    }\n",
+        "  },\n",
+        "  \"n\": null,\n",
+        "  \"s\": \"tab\\t \\\"quoted\\\" é\",\n",
+        "  \"t\": true,\n",
+        "  \"z\": [\n",
+        "    1,\n",
+        "    2.5,\n",
+        "    0,\n",
+        "    [],\n",
+        "    {},\n",
+        "    [\n",
+        "      []\n",
+        "    ]\n",
+        "  ]\n",
+        "}\n",
+    );
+    assert_eq!(to_canonical_json(&value), expected);
+}
+
+#[test]
+fn reads_back_to_the_same_bytes() {
+    let first = canonical(r#"{"b":[{"y":{},"x":[1,{"q":[]}]}],"a":"\u0001"}"#);
+    assert_eq!(canonical(&first), first);
+}
+
 #[test]
 fn sorts_keys_at_every_depth_and_ends_with_a_newline() {
     assert_eq!(
         canonical(r#"{ "b": 1, "a": { "z": [ {"y": 1, "x": 2} ], "c": null } }"#),
-        "{\"a\":{\"c\":null,\"z\":[{\"x\":2,\"y\":1}]},\"b\":1}\n"
+        laid_out(r#"{"a":{"c":null,"z":[{"x":2,"y":1}]},"b":1}"#)
     );
 }
 
@@ -19,7 +78,7 @@ fn sorts_keys_at_every_depth_and_ends_with_a_newline() {
 fn sorts_by_code_point_not_by_locale() {
     assert_eq!(
         canonical(r#"{"b":0,"B":0,"é":0,"a":0,"_":0}"#),
-        "{\"B\":0,\"_\":0,\"a\":0,\"b\":0,\"é\":0}\n"
+        laid_out(r#"{"B":0,"_":0,"a":0,"b":0,"é":0}"#)
     );
 }
 
@@ -32,12 +91,11 @@ fn keeps_schema_properties_in_insertion_order() {
     );
     assert_eq!(
         document,
-        concat!(
+        laid_out(concat!(
             r#"{"tools":[{"inputSchema":{"properties":{"zeta":{"description":"z","type":"string"},"#,
             r#""alpha":{"properties":{"y":{"type":"number"},"b":{"type":"number"}},"type":"object"}},"#,
             r#""required":["zeta","alpha"],"type":"object"},"name":"t"}]}"#,
-            "\n"
-        )
+        ))
     );
 }
 
@@ -50,12 +108,11 @@ fn follows_subschema_keywords_but_not_data_keywords() {
     );
     assert_eq!(
         document,
-        concat!(
+        laid_out(concat!(
             r#"{"jsonSchema":{"$defs":{"y":{},"z":{"properties":{"f":{},"e":{}}}},"#,
             r#""anyOf":[{"properties":{"b":{},"a":{}}}],"const":{"properties":{"g":2,"h":1}},"#,
             r#""default":{"properties":{"i":2,"j":1}},"items":{"properties":{"d":{},"c":{}}}}}"#,
-            "\n"
-        )
+        ))
     );
 }
 
@@ -63,7 +120,7 @@ fn follows_subschema_keywords_but_not_data_keywords() {
 fn sorts_a_properties_member_outside_any_schema() {
     assert_eq!(
         canonical(r#"{"properties":{"b":1,"a":2}}"#),
-        "{\"properties\":{\"a\":2,\"b\":1}}\n"
+        laid_out(r#"{"properties":{"a":2,"b":1}}"#)
     );
 }
 
@@ -72,19 +129,20 @@ fn escapes_quotes_backslashes_and_control_characters_only() {
     let value = json!({ "s": "q\"b\\n\n\t\r\u{8}\u{c}\u{1}\u{1f} é ✓ 😀 / \u{7f} \u{2028}" });
     assert_eq!(
         to_canonical_json(&value),
-        "{\"s\":\"q\\\"b\\\\n\\n\\t\\r\\b\\f\\u0001\\u001f é ✓ 😀 / \u{7f} \u{2028}\"}\n"
+        "{\n  \"s\": \"q\\\"b\\\\n\\n\\t\\r\\b\\f\\u0001\\u001f é ✓ 😀 / \u{7f} \u{2028}\"\n}\n"
     );
 }
 
 #[test]
 fn writes_numbers_in_one_form() {
+    let one_line = |text: &str| canonical(text).replace("\n  ", "").replace('\n', "");
     assert_eq!(
-        canonical("[0, -0, 1, -1, 18446744073709551615, -9223372036854775808]"),
-        "[0,0,1,-1,18446744073709551615,-9223372036854775808]\n"
+        one_line("[0, -0, 1, -1, 18446744073709551615, -9223372036854775808]"),
+        "[0,0,1,-1,18446744073709551615,-9223372036854775808]"
     );
     assert_eq!(
-        canonical("[1.0, -0.0, 2.50, 0.1, 1e3, 1.5e300, 9007199254740993.0, 1e-7]"),
-        "[1,0,2.5,0.1,1000,1.5e+300,9007199254740992.0,1e-7]\n"
+        one_line("[1.0, -0.0, 2.50, 0.1, 1e3, 1.5e300, 9007199254740993.0, 1e-7]"),
+        "[1,0,2.5,0.1,1000,1.5e+300,9007199254740992.0,1e-7]"
     );
 }
 

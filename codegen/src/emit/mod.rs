@@ -7,6 +7,7 @@
 
 mod build;
 pub mod canonical_json;
+mod compare;
 mod documents;
 mod error;
 mod failpoint;
@@ -16,6 +17,7 @@ mod manifest;
 mod output;
 mod plan;
 mod project;
+mod report;
 mod skills;
 mod stage;
 mod typegen;
@@ -24,6 +26,7 @@ pub use build::{
     EmitOptions, EmitReturn, HOST_BINARY_ENV, PlannedArtifact, WORKER_BUNDLE_PATH, emit_artifact,
     emit_claimed, locate_host_binary, plan_artifact,
 };
+pub use compare::{ArtifactComparison, Change, ContractChange, render_comparison};
 pub use documents::{HOST_BINARY_PATH, PLUGIN_ROOT_ENV_ANCHOR, is_plugin_root_cwd};
 pub use error::{EmitError, ForeignPath};
 pub use failpoint::{FAILPOINT_ENV, Failpoint};
@@ -35,8 +38,10 @@ pub use install::INSTALL_PATH;
 pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
-    BuildFailure, BuildOptions, BuildReturn, MCP_DIR, WORKER_BUNDLE_ENV, build_project,
-    bundle_entry_servers, checked_emit_input, emit_input, worker_entry,
+    BuildFailure, BuildOptions, BuildReturn, CheckedArtifact, MCP_DIR, WORKER_BUNDLE_ENV,
+    build_project, bundle_entry_servers, check_built_artifact, checked_emit_input, emit_input,
+    worker_entry,
 };
+pub use report::{BUILD_REPORT_VERSION, BuildReport, BuildStatus, BuiltApp};
 pub use skills::{EmitSkill, SKILLS_DIR, SkillsReturn, read_skills};
 pub use typegen::{ROUTE_TYPES_PATH, render_route_types, write_route_types};

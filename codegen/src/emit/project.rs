@@ -5,12 +5,15 @@
 //! returned [`BuildFailure::Diagnostics`] exactly as `abgen check` would.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
 use rayon::prelude::*;
 
-use super::build::{EmitOptions, EmitReturn, emit_claimed, locate_host_binary};
+use super::build::{
+    EmitOptions, EmitReturn, PlannedArtifact, emit_claimed, locate_host_binary, plan_artifact,
+};
+use super::compare::{ArtifactComparison, compare_with_directory};
 use super::error::EmitError;
 use super::input::{
     EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute,
@@ -18,11 +21,11 @@ use super::input::{
 };
 use super::output::claim_output;
 use crate::bundle::{
-    BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_stdio_entry, bundle_worker,
-    default_node_modules,
+    BundleError, BundleModule, BundleRequest, Toolchain, WorkerEntry, bundle_stdio_entry,
+    bundle_worker, locate_toolchain,
 };
 use crate::check::{CheckOptions, CheckReturn, check_project};
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::ProjectConfig;
 use crate::project::config::Author;
@@ -43,7 +46,8 @@ pub struct BuildOptions {
     pub out: Option<PathBuf>,
     /// The runtime binary to ship; default [`locate_host_binary`].
     pub host_binary: Option<PathBuf>,
-    /// abgen's JavaScript toolchain; default [`default_node_modules`].
+    /// One `node_modules` folder for esbuild and the packages the project lacks
+    /// ([`Toolchain::at`]); default [`locate_toolchain`].
     pub node_modules: Option<PathBuf>,
 }
 
@@ -73,69 +77,36 @@ pub enum BuildFailure {
     Bundle(#[from] BundleError),
 }
 
+impl BuildFailure {
+    /// This failure as coded diagnostics, for reports that carry only diagnostics.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            BuildFailure::Diagnostics { diagnostics, .. } => diagnostics.clone(),
+            BuildFailure::Bundle(error) => error.diagnostics(),
+            BuildFailure::Emit(error) => vec![Diagnostic::new(
+                Code::AB5369,
+                error.to_string(),
+                "fix what the message names (a missing file, a permission) and build again; anything else is a bug in abgen",
+            )],
+        }
+    }
+}
+
 /// Checks, bundles and emits the project at `options.root`.
 pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure> {
     let checked = check_project(&CheckOptions {
         root: options.root.clone(),
         targets: options.targets.clone(),
     });
-    let (Some(config), Some(graph)) = (&checked.config, &checked.graph) else {
-        return Err(BuildFailure::Diagnostics {
-            diagnostics: checked.diagnostics,
-            sources: checked.sources,
-        });
-    };
-    if checked.has_errors() {
-        return Err(BuildFailure::Diagnostics {
-            diagnostics: checked.diagnostics,
-            sources: checked.sources,
-        });
-    }
-    let input = checked_emit_input(&options.root, &checked, config, graph);
+    let input = buildable_input(options, &checked)?;
     // The output is claimed before the slow steps, so a refusal comes at once, and held to the
     // end, so a second build of the same output waits for this one.
-    let out = options
-        .out
-        .clone()
-        .unwrap_or_else(|| options.root.join("artifact"));
+    let out = output_dir(options);
     let claim = match claim_output(&input.project_root, &out) {
         Ok(claim) => claim,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
-    let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
-        // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
-        Some(path) => {
-            std::fs::read(&path).map_err(EmitError::io("read the worker bundle at", path))?
-        }
-        None => bundle_worker(&BundleRequest {
-            project_root: input.project_root.clone(),
-            entry: worker_entry(&input),
-            node_modules: options
-                .node_modules
-                .clone()
-                .unwrap_or_else(default_node_modules),
-        })?,
-    };
-    let node_modules = options
-        .node_modules
-        .clone()
-        .unwrap_or_else(default_node_modules);
-    let mut input = input;
-    bundle_entry_servers(&mut input, &node_modules)?;
-    let host_binary = match &options.host_binary {
-        Some(path) => path.clone(),
-        None => locate_host_binary()?,
-    };
-    let emit_options = EmitOptions {
-        targets: graph
-            .targets
-            .iter()
-            .map(|target| target.as_str().to_owned())
-            .collect(),
-        out_dir: out,
-        host_binary,
-        worker_bundle,
-    };
+    let (input, emit_options) = bundled(options, input, &checked, out)?;
     let emitted = match emit_claimed(&input, &emit_options, &claim) {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
@@ -148,6 +119,106 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         diagnostics: checked.diagnostics,
         sources: checked.sources,
     })
+}
+
+/// What `abgen build --check` found: the artifact the sources produce, compared with the
+/// output directory. Nothing was written.
+#[derive(Debug)]
+pub struct CheckedArtifact {
+    pub out_dir: PathBuf,
+    pub artifact: PlannedArtifact,
+    pub comparison: ArtifactComparison,
+    /// Every diagnostic of the check (none is an error).
+    pub diagnostics: Vec<Diagnostic>,
+    pub sources: BTreeMap<String, String>,
+}
+
+/// Checks and bundles the project at `options.root`, plans its artifact in memory and compares
+/// it with the output directory, writing nothing (not even `.agent-bundle/routes.d.ts`).
+pub fn check_built_artifact(options: &BuildOptions) -> Result<CheckedArtifact, BuildFailure> {
+    let checked = check_project(&CheckOptions {
+        root: options.root.clone(),
+        targets: options.targets.clone(),
+    });
+    let input = buildable_input(options, &checked)?;
+    let out = output_dir(options);
+    let (input, emit_options) = bundled(options, input, &checked, out.clone())?;
+    let artifact = plan_artifact(&input, &emit_options)?;
+    let comparison = compare_with_directory(&artifact, &out)?;
+    Ok(CheckedArtifact {
+        out_dir: out,
+        artifact,
+        comparison,
+        diagnostics: checked.diagnostics,
+        sources: checked.sources,
+    })
+}
+
+/// `--out`, or `<root>/artifact`.
+fn output_dir(options: &BuildOptions) -> PathBuf {
+    options
+        .out
+        .clone()
+        .unwrap_or_else(|| options.root.join("artifact"))
+}
+
+/// The emit input of a checked project, or the check's diagnostics when it cannot be built.
+fn buildable_input(
+    options: &BuildOptions,
+    checked: &CheckReturn,
+) -> Result<EmitInput, BuildFailure> {
+    match (&checked.config, &checked.graph) {
+        (Some(config), Some(graph)) if !checked.has_errors() => {
+            Ok(checked_emit_input(&options.root, checked, config, graph))
+        }
+        _ => Err(BuildFailure::Diagnostics {
+            diagnostics: checked.diagnostics.clone(),
+            sources: checked.sources.clone(),
+        }),
+    }
+}
+
+/// Bundles the worker and the entry servers of `input` and says how to emit it to `out`.
+fn bundled(
+    options: &BuildOptions,
+    mut input: EmitInput,
+    checked: &CheckReturn,
+    out: PathBuf,
+) -> Result<(EmitInput, EmitOptions), BuildFailure> {
+    let toolchain = match &options.node_modules {
+        Some(node_modules) => Toolchain::at(node_modules),
+        None => locate_toolchain()?,
+    };
+    let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
+        // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
+        Some(path) => {
+            std::fs::read(&path).map_err(EmitError::io("read the worker bundle at", path))?
+        }
+        None => bundle_worker(&BundleRequest {
+            project_root: input.project_root.clone(),
+            entry: worker_entry(&input),
+            toolchain: toolchain.clone(),
+        })?,
+    };
+    bundle_entry_servers(&mut input, &toolchain)?;
+    let host_binary = match &options.host_binary {
+        Some(path) => path.clone(),
+        None => locate_host_binary()?,
+    };
+    let targets = checked.graph.as_ref().map_or_else(Vec::new, |graph| {
+        graph
+            .targets
+            .iter()
+            .map(|target| target.as_str().to_owned())
+            .collect()
+    });
+    let emit_options = EmitOptions {
+        targets,
+        out_dir: out,
+        host_binary,
+        worker_bundle,
+    };
+    Ok((input, emit_options))
 }
 
 /// A refused output is one more error diagnostic beside the check's; any other emit failure
@@ -417,7 +488,7 @@ fn conventional_entries(
 /// Bundles (or reads) the file of every entry server of `input`.
 pub fn bundle_entry_servers(
     input: &mut EmitInput,
-    node_modules: &Path,
+    toolchain: &Toolchain,
 ) -> Result<(), BuildFailure> {
     let root = input.project_root.clone();
     for server in &mut input.declared {
@@ -430,7 +501,7 @@ pub fn bundle_entry_servers(
                     EmitLaunch::Remote { .. } => &no_env,
                 };
                 let bundle =
-                    bundle_stdio_entry(&root, node_modules, &server.id, source, manifest_env)?;
+                    bundle_stdio_entry(&root, toolchain, &server.id, source, manifest_env)?;
                 vec![(file.clone(), bundle)]
             }
             EmitEntry::Prebuilt { source, file } => {

@@ -32,7 +32,8 @@ mod tests;
 use std::collections::BTreeMap;
 
 pub use model::{
-    Binding, ConstBinding, DefaultExport, ExtractedModule, ImportBinding, RouteForm, SchemaExpr,
+    Binding, ConstBinding, DefaultExport, ExtractedModule, ImportBinding, ModuleRequest, RouteForm,
+    SchemaExpr,
 };
 pub use nesting::MAX_NESTING;
 use serde_json::{Map, Value};

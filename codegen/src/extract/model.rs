@@ -50,6 +50,18 @@ pub struct ImportBinding {
     pub type_only: bool,
 }
 
+/// One static module request of the module: an `import` (a side-effect import included) or an
+/// `export … from`, in source order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ModuleRequest {
+    /// The module specifier as written.
+    pub specifier: String,
+    /// Erased by TypeScript (`import type`, or every named specifier `type`): nothing is loaded.
+    pub type_only: bool,
+    /// Where the specifier's string literal stands.
+    pub location: Location,
+}
+
 /// What a schema expression's identifier refers to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -140,6 +152,8 @@ pub struct ExtractedModule {
     /// Top-level `const`s whose initializers are captured (for schema references).
     pub consts: BTreeMap<String, ConstBinding>,
     pub imports: Vec<ImportBinding>,
+    /// Every static `import` and `export … from`, in source order.
+    pub requests: Vec<ModuleRequest>,
     /// Names of the module's named exports, sorted (`default` excluded).
     pub exports: Vec<String>,
     pub default_export: DefaultExport,

@@ -6,13 +6,16 @@
 //! no contract check runs, so a syntax error never cascades into contract errors.
 
 use oxc_allocator::Allocator;
+use oxc_ast::ast::{
+    ImportDeclarationSpecifier, ImportOrExportKind, Program, Statement, StringLiteral,
+};
 
 use super::ExtractReturn;
 use super::checks::{CheckContext, check_module};
 use super::definition::analyse_default;
 use super::entry::entry_facts;
 use super::exports::ModuleExports;
-use super::model::{ConstBinding, DefaultExport, ExtractedModule};
+use super::model::{ConstBinding, DefaultExport, ExtractedModule, ModuleRequest};
 use super::parse::parse_module;
 use super::position::Positions;
 use super::route::{ConfigState, read_route};
@@ -20,6 +23,42 @@ use super::schema_expr::{capture, is_capturable_const};
 use super::scope::TopLevel;
 use crate::diagnostics::{Code, Diagnostic, Location};
 use crate::project::ModuleKind;
+
+/// Every static `import` and `export … from` of `program`, with where its specifier stands.
+fn module_requests(program: &Program<'_>, positions: &Positions<'_>) -> Vec<ModuleRequest> {
+    let request = |source: &StringLiteral<'_>, type_only: bool| ModuleRequest {
+        specifier: source.value.to_string(),
+        type_only,
+        location: positions.of(source),
+    };
+    program
+        .body
+        .iter()
+        .filter_map(|statement| match statement {
+            Statement::ImportDeclaration(import) => {
+                let every_specifier_typed = import.specifiers.as_ref().is_some_and(|specifiers| {
+                    !specifiers.is_empty()
+                        && specifiers.iter().all(|specifier| {
+                            matches!(specifier, ImportDeclarationSpecifier::ImportSpecifier(named)
+                                if named.import_kind == ImportOrExportKind::Type)
+                        })
+                });
+                let type_only =
+                    import.import_kind == ImportOrExportKind::Type || every_specifier_typed;
+                Some(request(&import.source, type_only))
+            }
+            Statement::ExportFromDeclaration(export) => Some(request(
+                &export.source,
+                export.export_kind == ImportOrExportKind::Type,
+            )),
+            Statement::ExportAllDeclaration(export) => Some(request(
+                &export.source,
+                export.export_kind == ImportOrExportKind::Type,
+            )),
+            _ => None,
+        })
+        .collect()
+}
 
 pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
     let positions = Positions::new(path, source);
@@ -41,6 +80,7 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
     let exports = ModuleExports::collect(program);
     let analysis = analyse_default(&exports.default, &top);
     module.imports = top.imports.clone();
+    module.requests = module_requests(program, &positions);
     module.exports = exports.names.clone();
     module.use_client = exports.use_client.is_some();
     module.default_export = analysis.kind;

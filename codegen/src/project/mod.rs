@@ -7,6 +7,7 @@
 
 pub mod config;
 mod discover;
+pub mod imports;
 mod load;
 mod model;
 mod reader;

@@ -15,8 +15,10 @@ struct Report<'a> {
     summary: Summary,
 }
 
-#[derive(Serialize)]
-struct Entry<'a> {
+/// One diagnostic as programs read it; also the `diagnostics` items of `abgen build --json`
+/// (`schemas/build-report.schema.json`).
+#[derive(Debug, Serialize)]
+pub struct Entry<'a> {
     code: Code,
     severity: Severity,
     message: &'a str,
@@ -28,25 +30,30 @@ struct Entry<'a> {
     note: Option<&'a str>,
 }
 
+/// Every diagnostic in its JSON shape, in order.
+pub fn json_entries(diagnostics: &[Diagnostic]) -> Vec<Entry<'_>> {
+    diagnostics
+        .iter()
+        .map(|d| {
+            let location = d.location.as_ref();
+            Entry {
+                code: d.code,
+                severity: d.severity,
+                message: &d.message,
+                file: location.map(|l| l.file.as_str()),
+                line: location.and_then(|l| l.line),
+                column: location.and_then(|l| l.column),
+                recovery: &d.recovery,
+                note: d.note.as_deref(),
+            }
+        })
+        .collect()
+}
+
 /// One JSON document (with a final newline) describing `diagnostics`.
 pub fn render_json(diagnostics: &[Diagnostic]) -> String {
     let report = Report {
-        diagnostics: diagnostics
-            .iter()
-            .map(|d| {
-                let location = d.location.as_ref();
-                Entry {
-                    code: d.code,
-                    severity: d.severity,
-                    message: &d.message,
-                    file: location.map(|l| l.file.as_str()),
-                    line: location.and_then(|l| l.line),
-                    column: location.and_then(|l| l.column),
-                    recovery: &d.recovery,
-                    note: d.note.as_deref(),
-                }
-            })
-            .collect(),
+        diagnostics: json_entries(diagnostics),
         summary: Summary::of(diagnostics),
     };
     // Serializing plain strings, numbers and options cannot fail.

@@ -7,7 +7,7 @@
 mod json;
 mod pretty;
 
-pub use json::render_json;
+pub use json::{Entry as JsonEntry, json_entries, render_json};
 pub use pretty::{ColorChoice, render_pretty};
 use serde::Serialize;
 

@@ -1,0 +1,203 @@
+//! Imports the project cannot resolve, found at `check` rather than first by the bundler: every
+//! static `import` and `export … from` of a discovered module names a file of the project or a
+//! package installed where Node (and esbuild) look for it. Entry: [`check_imports`].
+//!
+//! Resolution is Node's `node_modules` lookup of the package folder, from the module's folder
+//! up to the filesystem root, then the fallback folder (`ABGEN_NODE_MODULES`), the same order
+//! the bundler uses. Invariant: what this check lets through may still fail to bundle (an export
+//! the package lacks, a subpath its `exports` hides: AB5360 at build), but what it reports
+//! never bundles, except under a `tsconfig.json` with `paths` or `baseUrl`, where a bare
+//! specifier can be an alias and is left to the bundler.
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::extract::ModuleRequest;
+use crate::project::LoadedModule;
+
+/// Node's built-in modules, importable without `node:` (Node 20's `builtinModules`).
+const NODE_BUILTINS: &[&str] = &[
+    "assert",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "console",
+    "constants",
+    "crypto",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "domain",
+    "events",
+    "fs",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "module",
+    "net",
+    "os",
+    "path",
+    "perf_hooks",
+    "process",
+    "punycode",
+    "querystring",
+    "readline",
+    "repl",
+    "stream",
+    "string_decoder",
+    "sys",
+    "timers",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
+];
+
+/// Extensions the bundler tries for a relative specifier, in its order.
+const EXTENSIONS: &[&str] = &[
+    ".tsx", ".ts", ".jsx", ".js", ".mts", ".cts", ".mjs", ".cjs", ".json",
+];
+
+/// AB5365 for every request of `modules` that names nothing the project has.
+pub fn check_imports(
+    root: &Path,
+    modules: &[LoadedModule],
+    fallback: Option<&Path>,
+) -> Vec<Diagnostic> {
+    let aliases = declares_path_aliases(root);
+    let mut found = Vec::new();
+    for module in modules {
+        let path = &module.source.path;
+        let dir = root.join(path);
+        let dir = dir.parent().unwrap_or(root);
+        for request in &module.extracted.requests {
+            if request.type_only {
+                continue;
+            }
+            if let Some(diagnostic) = unresolved(request, dir, fallback, aliases) {
+                found.push(diagnostic.at(request.location.clone()));
+            }
+        }
+    }
+    found
+}
+
+fn unresolved(
+    request: &ModuleRequest,
+    dir: &Path,
+    fallback: Option<&Path>,
+    aliases: bool,
+) -> Option<Diagnostic> {
+    let specifier = request.specifier.as_str();
+    if specifier.starts_with("./") || specifier.starts_with("../") {
+        if relative_file(dir, specifier) {
+            return None;
+        }
+        return Some(Diagnostic::new(
+            Code::AB5365,
+            format!("`{specifier}` names no file of the project"),
+            "fix the path (relative to this module; `.js` may name a `.ts` file), or create the module",
+        ));
+    }
+    if specifier.starts_with('/') || specifier.contains(':') || aliases {
+        // An absolute path, `node:` and other schemes, or a tsconfig alias: the bundler's call.
+        return None;
+    }
+    let package = package_name(specifier);
+    if NODE_BUILTINS.contains(&package) || package_dir(dir, package, fallback).is_some() {
+        return None;
+    }
+    let message = if package == specifier {
+        format!("`{package}` is not installed in the project")
+    } else {
+        format!("`{package}` is not installed in the project, so `{specifier}` cannot be resolved")
+    };
+    Some(Diagnostic::new(
+        Code::AB5365,
+        message,
+        format!("run `npm install {package}` in the project root, or fix the import"),
+    ))
+}
+
+/// The package a bare specifier names: its first segment, or two for a scope.
+pub fn package_name(specifier: &str) -> &str {
+    let mut ends = specifier.match_indices('/').map(|(at, _)| at);
+    let end = if specifier.starts_with('@') {
+        ends.nth(1)
+    } else {
+        ends.next()
+    };
+    &specifier[..end.unwrap_or(specifier.len())]
+}
+
+/// The folder of package `name` as Node finds it from `dir`: `node_modules/<name>` in `dir` or
+/// its nearest ancestor that has it, then in `fallback`.
+pub fn package_dir(dir: &Path, name: &str, fallback: Option<&Path>) -> Option<PathBuf> {
+    dir.ancestors()
+        .map(|ancestor| ancestor.join("node_modules").join(name))
+        .chain(fallback.map(|fallback| fallback.join(name)))
+        .find(|candidate| candidate.join("package.json").is_file())
+}
+
+/// Whether `specifier` (relative to `dir`) is a file, with the extensions and `index` files the
+/// bundler tries, and TypeScript's `.js` naming a `.ts` source.
+fn relative_file(dir: &Path, specifier: &str) -> bool {
+    let path = dir.join(specifier);
+    if path.is_file() {
+        return true;
+    }
+    let stem = path.to_string_lossy().into_owned();
+    let typescript_source = [
+        (".js", ".ts"),
+        (".js", ".tsx"),
+        (".mjs", ".mts"),
+        (".cjs", ".cts"),
+        (".jsx", ".tsx"),
+    ]
+    .iter()
+    .filter_map(|(written, source)| {
+        stem.strip_suffix(written)
+            .map(|base| PathBuf::from(format!("{base}{source}")))
+    });
+    let with_extension = EXTENSIONS
+        .iter()
+        .map(|extension| PathBuf::from(format!("{stem}{extension}")));
+    let index = EXTENSIONS
+        .iter()
+        .map(|extension| path.join(format!("index{extension}")));
+    typescript_source
+        .chain(with_extension)
+        .chain(index)
+        .any(|candidate| candidate.is_file())
+}
+
+/// The project's `tsconfig.json` maps module names (`paths`, `baseUrl`), so a bare specifier may
+/// be an alias the bundler resolves.
+fn declares_path_aliases(root: &Path) -> bool {
+    std::fs::read_to_string(root.join("tsconfig.json"))
+        .is_ok_and(|text| text.contains("\"paths\"") || text.contains("\"baseUrl\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::package_name;
+
+    #[test]
+    fn names_the_package_of_a_specifier() {
+        assert_eq!(package_name("react"), "react");
+        assert_eq!(package_name("react-dom/server"), "react-dom");
+        assert_eq!(
+            package_name("@agent-bundle/runtime/worker"),
+            "@agent-bundle/runtime"
+        );
+        assert_eq!(package_name("@scope/pkg"), "@scope/pkg");
+    }
+}
