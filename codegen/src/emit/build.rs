@@ -118,6 +118,9 @@ pub fn plan_artifact(
             files.add(path, contents.clone(), MODE_FILE)?;
         }
     }
+    for app in &input.apps {
+        files.add(&app.path, app.html.clone(), MODE_FILE)?;
+    }
     for skill in &input.skills {
         for (path, contents) in &skill.files {
             files.add(

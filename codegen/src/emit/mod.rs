@@ -36,7 +36,7 @@ pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
     BuildFailure, BuildOptions, BuildReturn, MCP_DIR, WORKER_BUNDLE_ENV, build_project,
-    bundle_entry_servers, checked_emit_input, emit_input, worker_entry,
+    build_project_with, bundle_entry_servers, checked_emit_input, emit_input, worker_entry,
 };
 pub use skills::{EmitSkill, SKILLS_DIR, SkillsReturn, read_skills};
 pub use typegen::{ROUTE_TYPES_PATH, render_route_types, write_route_types};

@@ -17,12 +17,14 @@ use super::input::{
     EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
 };
 use super::output::claim_output;
+use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps, human_size};
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, WorkerEntry, bundle_stdio_entry, bundle_worker,
     default_node_modules,
 };
 use crate::check::{CheckOptions, CheckReturn, check_project};
 use crate::diagnostics::Diagnostic;
+use crate::extract::DefaultExport;
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::ProjectConfig;
 use crate::project::config::Author;
@@ -73,8 +75,17 @@ pub enum BuildFailure {
     Bundle(#[from] BundleError),
 }
 
-/// Checks, bundles and emits the project at `options.root`.
+/// Checks, bundles and emits the project at `options.root`, with production App documents
+/// (minified, no source maps), as `abgen build` ships them.
 pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure> {
+    build_project_with(options, AppProfile::Production)
+}
+
+/// [`build_project`] with the App documents compiled in `app_profile`.
+pub fn build_project_with(
+    options: &BuildOptions,
+    app_profile: AppProfile,
+) -> Result<BuildReturn, BuildFailure> {
     let checked = check_project(&CheckOptions {
         root: options.root.clone(),
         targets: options.targets.clone(),
@@ -122,6 +133,24 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         .unwrap_or_else(default_node_modules);
     let mut input = input;
     bundle_entry_servers(&mut input, &node_modules)?;
+    // Apps compile after the check, so their diagnostics (AB4770–AB4772, AB4837) join its own.
+    let mut diagnostics = checked.diagnostics.clone();
+    let compiled = compile_apps(
+        &input.project_root,
+        &node_modules,
+        &app_sources(&input, &checked, graph),
+        app_profile,
+        &checked.sources,
+    )?;
+    diagnostics.extend(compiled.diagnostics);
+    crate::diagnostics::sort(&mut diagnostics);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(BuildFailure::Diagnostics {
+            diagnostics,
+            sources: checked.sources,
+        });
+    }
+    input.apps = compiled.apps;
     let host_binary = match &options.host_binary {
         Some(path) => path.clone(),
         None => locate_host_binary()?,
@@ -145,9 +174,90 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
     Ok(BuildReturn {
         emitted,
         input,
-        diagnostics: checked.diagnostics,
+        diagnostics,
         sources: checked.sources,
     })
+}
+
+impl BuildReturn {
+    /// The compiled Apps, sorted by name (what `abgen build` prints, and a report carries):
+    /// name, server, artifact path, bytes and gzip bytes of each document.
+    pub fn apps(&self) -> &[CompiledApp] {
+        &self.input.apps
+    }
+
+    /// One line per App and target, sorted by target and App name, as seed 002 prints them:
+    /// `MCP App <name> (<target>): mcp-apps/<name>.html <size> (<gzip size> gzip)`.
+    pub fn app_lines(&self) -> Vec<String> {
+        let mut lines: Vec<(&str, &str, String)> = self
+            .input
+            .apps
+            .iter()
+            .flat_map(|app| {
+                app.targets.iter().map(move |target| {
+                    (
+                        target.as_str(),
+                        app.name.as_str(),
+                        format!(
+                            "MCP App {} ({target}): {} {} ({} gzip)",
+                            app.name,
+                            app.path,
+                            human_size(app.bytes),
+                            human_size(app.gzip_bytes)
+                        ),
+                    )
+                })
+            })
+            .collect();
+        lines.sort();
+        lines.into_iter().map(|(_, _, line)| line).collect()
+    }
+}
+
+/// Every App route of a generated server, as the App stage compiles it: named by its route's
+/// wire name, mounted by the framework when its module default-exports a component, shipped to
+/// the targets of its server.
+fn app_sources(input: &EmitInput, checked: &CheckReturn, graph: &RouteGraph) -> Vec<AppSource> {
+    input
+        .routes
+        .iter()
+        .filter(|route| route.kind == ManifestRouteKind::App)
+        .filter_map(|route| {
+            let server = route.server.clone()?;
+            let module = checked
+                .modules
+                .iter()
+                .find(|module| module.source.path == route.source)?;
+            let mount = matches!(
+                module.extracted.default_export,
+                DefaultExport::Function | DefaultExport::AsyncFunction | DefaultExport::ReExport
+            );
+            let targets = input
+                .servers
+                .iter()
+                .find(|emitted| emitted.id == server)
+                .and_then(|emitted| emitted.targets.clone())
+                .unwrap_or_else(|| {
+                    graph
+                        .targets
+                        .iter()
+                        .map(|target| target.as_str().to_owned())
+                        .collect()
+                });
+            Some(AppSource {
+                name: route
+                    .wire_name
+                    .clone()
+                    .unwrap_or_else(|| route.id.rsplit('/').next().unwrap_or_default().to_owned()),
+                server,
+                route_id: route.id.clone(),
+                entry: route.source.clone(),
+                mount,
+                template: None,
+                targets,
+            })
+        })
+        .collect()
 }
 
 /// A refused output is one more error diagnostic beside the check's; any other emit failure
@@ -280,6 +390,8 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
             .collect(),
         // Read with the check (`CheckReturn::skills`); `build_project` fills them in.
         skills: Vec::new(),
+        // Compiled by `build_project` (`crate::apps`).
+        apps: Vec::new(),
     }
 }
 
@@ -449,8 +561,8 @@ fn target_names(targets: Option<&[crate::project::Target]>) -> Option<Vec<String
     targets.map(|targets| targets.iter().map(|t| t.as_str().to_owned()).collect())
 }
 
-/// The worker imports every route it may render (tools, prompts, resources, Apps, events), every
-/// provider and every layout.
+/// The worker imports every route it renders (tools, prompts, resources, events), every
+/// provider and every layout. Apps are browser documents (`crate::apps`), never worker modules.
 pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
     WorkerEntry {
         plugin: input.plugin.name.clone(),
@@ -458,6 +570,7 @@ pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
         routes: input
             .routes
             .iter()
+            .filter(|route| route.kind != ManifestRouteKind::App)
             .map(|route| BundleModule {
                 key: route.id.clone(),
                 source: route.source.clone(),

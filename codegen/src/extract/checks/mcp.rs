@@ -1,7 +1,9 @@
 //! Contracts of MCP routes: tools, resources and prompts need both schemas and an async
 //! handler (AB4810), never export `execute` or `render` (AB4811), and declare `render` and
 //! `execution` well-formed (AB4835, AB4836), and list `excludeClients` as client-name prefixes
-//! (AB5320); an App needs a static `resourceUri` (AB4812).
+//! (AB5320); an App needs a static `resourceUri` (AB4812) and value-imports no
+//! compiler-carrying or Node-only module (AB4837; the App's bundle checks what it imports in
+//! turn, `crate::apps`).
 //!
 //! Entry calls: [`check_mcp_route`], [`check_app`].
 
@@ -52,7 +54,23 @@ pub fn check_mcp_route(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnos
     }
 }
 
+/// Framework entries that carry the compiler or Node-only code: never in a browser view (the
+/// App bundle refuses the same list, `templates/esbuild-app.mjs`).
+const COMPILER_CARRYING: [&str; 10] = [
+    "agent-bundle",
+    "agent-bundle/api",
+    "agent-bundle/config",
+    "agent-bundle/eval",
+    "agent-bundle/rstest",
+    "agent-bundle/test",
+    "agent-bundle/test/browser",
+    "agent-bundle/mcp-entry",
+    "agent-bundle/launch-env",
+    "@agent-bundle/runtime",
+];
+
 pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    check_app_imports(context, diagnostics);
     if !context.config_read() {
         return;
     }
@@ -71,6 +89,43 @@ pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) 
             )
             .at(context.value_location("/resourceUri")),
         ),
+    }
+}
+
+/// AB4837: a value import of a compiler-carrying entry or a Node built-in in an App module (a
+/// type-only import is erased and fine).
+fn check_app_imports(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    let mut reported = std::collections::BTreeSet::new();
+    for import in &context.module.imports {
+        let specifier = import.source.as_str();
+        let carrying = COMPILER_CARRYING.contains(&specifier)
+            || specifier.starts_with("@agent-bundle/runtime/")
+            || specifier.starts_with("node:");
+        if import.type_only || !carrying || !reported.insert(specifier) {
+            continue;
+        }
+        let source = context.positions.source();
+        let location = ['\'', '"']
+            .iter()
+            .find_map(|quote| source.find(&format!("{quote}{specifier}{quote}")))
+            .map_or_else(
+                || crate::diagnostics::Location::file(context.positions.path()),
+                |at| {
+                    let at = at as u32;
+                    context.positions.location(crate::diagnostics::Span::new(
+                        at,
+                        at + specifier.len() as u32 + 2,
+                    ))
+                },
+            );
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4837,
+                format!("the App imports `{specifier}`, which carries compiler or Node-only code and cannot run in a browser"),
+                "Import only browser code into an App: call the plugin's tools through `agent-bundle/app` (`createAppClient`); `import type` is fine for types.",
+            )
+            .at(location),
+        );
     }
 }
 
