@@ -69,3 +69,20 @@ fn the_app_document_carries_no_zod_node_or_compiler_code() {
     // The document is small: the framework's client and the App's own code.
     assert!(html.len() < 16 * 1024, "{} bytes", html.len());
 }
+
+#[test]
+fn an_app_that_only_connects_is_under_a_tenth_of_the_same_on_ext_apps() {
+    let output = Command::new("node")
+        .arg(repo().join("bench/apps/size.mjs"))
+        .arg("--json")
+        .current_dir(repo())
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "size.mjs failed:\n{stderr}");
+    let sizes: Value = serde_json::from_slice(&output.stdout).unwrap();
+    for key in ["bytes", "gzipBytes"] {
+        let ratio = sizes["ratio"][key].as_f64().unwrap();
+        assert!(ratio <= 0.1, "{key}: ours is {ratio} of ext-apps' ({sizes})");
+    }
+}
