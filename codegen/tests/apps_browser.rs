@@ -83,6 +83,34 @@ fn an_app_that_only_connects_is_under_a_tenth_of_the_same_on_ext_apps() {
     let sizes: Value = serde_json::from_slice(&output.stdout).unwrap();
     for key in ["bytes", "gzipBytes"] {
         let ratio = sizes["ratio"][key].as_f64().unwrap();
-        assert!(ratio <= 0.1, "{key}: ours is {ratio} of ext-apps' ({sizes})");
+        assert!(
+            ratio <= 0.1,
+            "{key}: ours is {ratio} of ext-apps' ({sizes})"
+        );
     }
+}
+
+#[test]
+fn the_curator_shelf_viewer_renders_and_calls_in_chromium_behind_the_ext_apps_host_bridge() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = support::build_curator(&temp, &["claude"]);
+    let screenshot = temp.join("shelf-viewer.png");
+    let runtime = tempfile::tempdir().unwrap();
+    let output = Command::new("node")
+        .arg(repo().join("runtime/tests/apps/curator.mjs"))
+        .arg(&artifact)
+        .arg(&screenshot)
+        .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "curator.mjs failed:\n{stderr}");
+    let summary: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    assert_eq!(summary["opening"]["heading"], "reading (2)", "{summary}");
+    assert_eq!(summary["called"]["heading"], "finished (5)", "{summary}");
+    let png = std::fs::read(&screenshot).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 1000);
 }

@@ -10,82 +10,22 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
-
-import { serverEnvironment } from '../mcp_client/server-env.mjs';
+import { startHarness } from './harness.mjs';
 
 const [artifact, scratch] = process.argv.slice(2);
 assert.ok(artifact && scratch, 'usage: node browser.mjs <artifact dir> <scratch dir>');
-const here = path.dirname(fileURLToPath(import.meta.url));
-const chromiumPath = process.env.ABGEN_CHROMIUM || '/usr/bin/chromium';
-assert.ok(existsSync(chromiumPath), `no Chromium at ${chromiumPath}: run scripts/browser/install or set ABGEN_CHROMIUM`);
 
-// The plugin's MCP server; every frame this process sends it is recorded.
-const transport = new StdioClientTransport({
-  env: serverEnvironment(),
-  command: path.join(artifact, 'bin/abgen-host'),
-  args: ['mcp', '--server', 'desk', '--artifact', artifact],
-  stderr: 'inherit',
-});
-const sentToServer = [];
-const send = transport.send.bind(transport);
-transport.send = (message, options) => {
-  sentToServer.push(message);
-  return send(message, options);
-};
-const mcp = new Client({ name: 'ext-apps-test-host', version: '1' });
-await mcp.connect(transport);
+const harness = await startHarness(artifact, 'desk');
+const { mcp, sentToServer, page, port, hostOrigin, inApp } = harness;
 const html = (await mcp.readResource({ uri: 'ui://desk/probe' })).contents[0].text;
-const tools = (await mcp.listTools()).tools;
-const echoTool = tools.find((tool) => tool.name === 'echo');
+const echoTool = (await mcp.listTools()).tools.find((tool) => tool.name === 'echo');
 const opening = await mcp.callTool({ name: 'echo', arguments: { text: 'opening' } });
 
-// The host page and a foreign frame on two loopback origins.
-const bundle = async (file) =>
-  (await build({ entryPoints: [path.join(here, file)], bundle: true, write: false, format: 'esm', platform: 'browser', logLevel: 'silent' })).outputFiles[0].text;
-const pages = {
-  '/': `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body><script type="module">${await bundle('host-page.mjs')}</script></body></html>`,
-  '/foreign': `<!doctype html><html><body><script>${await bundle('foreign-page.mjs')}</script></body></html>`,
-};
-const http = createServer((request, response) => {
-  const page = pages[request.url];
-  response.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
-  response.end(page ?? 'not found');
-});
-await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
-const port = http.address().port;
-const hostOrigin = `http://127.0.0.1:${port}`;
-
-const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'], headless: true });
 const summary = {};
 try {
-  const page = await browser.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  const calls = new Map();
-  await page.exposeFunction('relayCall', async (key, params) => {
-    const controller = new AbortController();
-    calls.set(key, controller);
-    try {
-      return await mcp.callTool(params, undefined, { signal: controller.signal, timeout: 60_000 });
-    } finally {
-      calls.delete(key);
-    }
-  });
-  await page.exposeFunction('relayCancel', (key) => calls.get(key)?.abort('the App cancelled the call'));
-  await page.goto(`${hostOrigin}/`);
-
-  const hostCapabilities = { openLinks: {}, serverTools: {} };
-  const open = (extra = {}) =>
-    page.evaluate((args) => window.openApp(args), { html, tool: echoTool, hostCapabilities, ...extra });
-  const app = async () => (await page.$('iframe[name=app]')).contentFrame();
-  const inApp = async (body, arg) => (await app()).evaluate(body, arg);
+  const open = (extra = {}) => harness.open(html, { tool: echoTool, ...extra });
   const marker = (name) => path.join(scratch, `${name}.marker`);
   const waitFor = async (file) => {
     for (let i = 0; i < 100 && !existsSync(file); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -234,8 +174,6 @@ try {
   summary.afterTeardown = await inApp(() => window.teardownClient.call('tool:desk/echo', { text: 'x' }).then(() => 'answered', (error) => error.code));
   assert.equal(summary.afterTeardown, 'disposed');
 } finally {
-  await browser.close();
-  http.close();
-  await mcp.close();
+  await harness.close();
 }
 process.stdout.write(`${JSON.stringify(summary)}\n`);
