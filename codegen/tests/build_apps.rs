@@ -250,3 +250,52 @@ fn ab4837_a_node_built_in_reached_through_a_module_the_app_imports() {
         codes[0].1
     );
 }
+
+#[test]
+fn tsconfig_paths_resolve_in_a_view_but_cannot_replace_agent_bundle_app() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "valid-app-probe");
+    std::fs::write(
+        project.join("tsconfig.json"),
+        r#"{ "compilerOptions": { "baseUrl": ".", "paths": {
+            "@lib/*": ["src/lib/*"],
+            "agent-bundle/app": ["src/lib/fake-app.ts"]
+        } } }"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.join("src/lib")).unwrap();
+    std::fs::write(
+        project.join("src/lib/greeting.ts"),
+        "export const greeting = 'GREETING-THROUGH-PATHS';\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("src/lib/fake-app.ts"),
+        "export const createAppClient = () => 'FAKE-CLIENT'; export class AppClientError {}\n",
+    )
+    .unwrap();
+    let probe = project.join("src/mcp/desk/apps/probe.ts");
+    let source = read(&probe);
+    std::fs::write(
+        &probe,
+        format!(
+            "import {{ greeting }} from '@lib/greeting.ts';\n{source}\ndocument.title = greeting;\n"
+        ),
+    )
+    .unwrap();
+    let out = temp.path().join("artifact");
+    build(&project, &out, AppProfile::Production).expect("builds");
+    let html = read(&out.join("mcp-apps/probe.html"));
+    assert!(
+        html.contains("GREETING-THROUGH-PATHS"),
+        "`@lib/*` resolved through tsconfig paths"
+    );
+    assert!(
+        !html.contains("FAKE-CLIENT"),
+        "the mapping did not replace agent-bundle/app"
+    );
+    assert!(
+        html.contains("2026-01-26"),
+        "the framework's client is in the document"
+    );
+}
