@@ -299,3 +299,54 @@ fn tsconfig_paths_resolve_in_a_view_but_cannot_replace_agent_bundle_app() {
         "the framework's client is in the document"
     );
 }
+
+/// Compiles one App of the seed layout fixture's copy with `template` (project-relative).
+fn compile_with_template(template_html: &str) -> String {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
+    std::fs::write(project.join("src/status.html"), template_html).unwrap();
+    let compiled = abgen::apps::compile_apps(
+        &project,
+        &abgen::bundle::default_node_modules(),
+        &[abgen::apps::AppSource {
+            name: "status".into(),
+            server: "status".into(),
+            route_id: "app:status/status".into(),
+            entry: "src/mcp/status/apps/status.ts".into(),
+            mount: false,
+            template: Some("src/status.html".into()),
+            targets: vec!["portable".into()],
+        }],
+        AppProfile::Production,
+        &Default::default(),
+    )
+    .expect("the toolchain runs");
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "{:?}",
+        compiled.diagnostics
+    );
+    String::from_utf8(compiled.apps[0].html.clone()).unwrap()
+}
+
+#[test]
+fn a_template_replaces_the_shell_and_gets_lang_and_title_only_when_it_has_none() {
+    let bare = compile_with_template(
+        "<!doctype html>\n<html>\n<head><meta charset=\"utf-8\"></head>\n<body><main id=\"root\"></main></body>\n</html>\n",
+    );
+    assert!(bare.contains("<html lang=\"en\">"), "{bare:.300}");
+    assert!(bare.contains("<title>status</title>"));
+    assert!(
+        bare.contains("<main id=\"root\"></main>"),
+        "the template owns the mount point"
+    );
+    assert!(!bare.contains("<div id=\"root\">"), "no framework shell");
+    let script = bare.find("<script type=\"module\">").unwrap();
+    assert!(script > bare.find("<main").unwrap() && script < bare.find("</body>").unwrap());
+
+    let owned = compile_with_template(
+        "<!doctype html>\n<html lang=\"fr\">\n<head><title>Statut</title></head>\n<body><div id=\"root\"></div></body>\n</html>\n",
+    );
+    assert!(owned.contains("<html lang=\"fr\">") && !owned.contains("lang=\"en\""));
+    assert!(owned.contains("<title>Statut</title>") && !owned.contains("<title>status</title>"));
+}
