@@ -7,8 +7,8 @@
  * tests and non-DOM hosts drive the same client.
  */
 
-import { AppClientError, rpcError } from './errors.ts';
-import type { AppRouteId, AppRouteInput, AppRouteResult } from './index.ts';
+import { AppClientError, rpcError } from './errors.js';
+import type { AppRouteId, AppRouteInput, AppRouteResult } from './index.js';
 
 /** The MCP Apps protocol version this client speaks. */
 export const APP_PROTOCOL_VERSION = '2026-01-26';

@@ -14,7 +14,7 @@ export {
   ROUTE_ID_META,
   createAppClient,
   toolName,
-} from './client.ts';
+} from './client.js';
 export type {
   AbortSignalLike,
   AppClient,
@@ -27,9 +27,9 @@ export type {
   AppMessageTarget,
   AppWindow,
   RequestOptions,
-} from './client.ts';
-export { AppClientError } from './errors.ts';
-export type { AppClientErrorCode } from './errors.ts';
+} from './client.js';
+export { AppClientError } from './errors.js';
+export type { AppClientErrorCode } from './errors.js';
 
 // The route types live here, in the module `.agent-bundle/routes.d.ts` augments.
 

@@ -6,9 +6,9 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-import type { AppClient, RequestOptions } from './client.ts';
-import type { AppClientError } from './errors.ts';
-import type { AppRouteId, AppRouteInput, AppRouteResult } from './index.ts';
+import type { AppClient, RequestOptions } from './client.js';
+import type { AppClientError } from './errors.js';
+import type { AppRouteId, AppRouteInput, AppRouteResult } from './index.js';
 
 export interface ToolState<Id extends AppRouteId> {
   /** The latest structured result: the opening tool's, then each successful call's. */
