@@ -82,7 +82,7 @@ codes! {
     AB4832 Error "server layout for a server with no tool, resource or prompt routes";
     AB4835 Error "malformed `config.render`";
     AB4836 Error "malformed `config.execution`, or declared on a resource or prompt";
-    AB4837 Error "an MCP App (or a module it imports) imports compiler-carrying or Node-only code";
+    AB4837 Error "a routed module value-imports a compiler-carrying framework entry, or an MCP App (or a module it imports) compiler-carrying or Node-only code";
     AB4839 Warning "schema references form a cycle; the schema is computed at run time";
     AB4940 Error "provider module's default export is not a function";
     AB4941 Error "two providers share one key";

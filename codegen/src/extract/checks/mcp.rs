@@ -1,9 +1,9 @@
 //! Contracts of MCP routes: tools, resources and prompts need both schemas and an async
 //! handler (AB4810), never export `execute` or `render` (AB4811), and declare `render` and
 //! `execution` well-formed (AB4835, AB4836), and list `excludeClients` as client-name prefixes
-//! (AB5320); an App needs a static `resourceUri` (AB4812) and value-imports no
-//! compiler-carrying or Node-only module (AB4837; the App's bundle checks what it imports in
-//! turn, `crate::apps`).
+//! (AB5320); an App needs a static `resourceUri` (AB4812); no routed module or App
+//! value-imports a compiler-carrying framework entry, and no App a Node-only one (AB4837; an App's
+//! bundle checks what it imports in turn, `crate::apps`).
 //!
 //! Entry calls: [`check_mcp_route`], [`check_app`].
 
@@ -54,9 +54,9 @@ pub fn check_mcp_route(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnos
     }
 }
 
-/// Framework entries that carry the compiler or Node-only code: never in a browser view (the
-/// App bundle refuses the same list, `templates/esbuild-app.mjs`).
-const COMPILER_CARRYING: [&str; 10] = [
+/// Framework entries that carry the compiler: never in a routed module or an App (seed 002's
+/// AB4837 list; `agent-bundle/app`, `/routes`, `/launch-env`, `/mcp-entry` are bundle-safe).
+const COMPILER_CARRYING: [&str; 7] = [
     "agent-bundle",
     "agent-bundle/api",
     "agent-bundle/config",
@@ -64,13 +64,16 @@ const COMPILER_CARRYING: [&str; 10] = [
     "agent-bundle/rstest",
     "agent-bundle/test",
     "agent-bundle/test/browser",
+];
+/// What an App, a browser document, cannot carry beyond those: Node-only framework entries and
+/// Node built-ins (the App bundle refuses the same, `templates/esbuild-app.mjs`).
+const NODE_ONLY: [&str; 3] = [
     "agent-bundle/mcp-entry",
     "agent-bundle/launch-env",
     "@agent-bundle/runtime",
 ];
 
 pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
-    check_app_imports(context, diagnostics);
     if !context.config_read() {
         return;
     }
@@ -92,16 +95,23 @@ pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) 
     }
 }
 
-/// AB4837: a value import of a compiler-carrying entry or a Node built-in in an App module (a
-/// type-only import is erased and fine).
-fn check_app_imports(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+/// AB4837: a value import of a compiler-carrying framework entry in a routed module or an App,
+/// or, in an App (`browser`), of a Node-only entry or a Node built-in. A type-only import is
+/// erased and fine.
+pub fn check_framework_imports(
+    context: &CheckContext<'_>,
+    browser: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let mut reported = std::collections::BTreeSet::new();
     for import in &context.module.imports {
         let specifier = import.source.as_str();
-        let carrying = COMPILER_CARRYING.contains(&specifier)
+        let compiler = COMPILER_CARRYING.contains(&specifier);
+        let node_only = NODE_ONLY.contains(&specifier)
             || specifier.starts_with("@agent-bundle/runtime/")
             || specifier.starts_with("node:");
-        if import.type_only || !carrying || !reported.insert(specifier) {
+        if import.type_only || !(compiler || (browser && node_only)) || !reported.insert(specifier)
+        {
             continue;
         }
         let source = context.positions.source();
@@ -118,14 +128,24 @@ fn check_app_imports(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnosti
                     ))
                 },
             );
-        diagnostics.push(
+        let diagnostic = if browser {
             Diagnostic::new(
                 Code::AB4837,
-                format!("the App imports `{specifier}`, which carries compiler or Node-only code and cannot run in a browser"),
+                format!(
+                    "the App imports `{specifier}`, which carries compiler or Node-only code and cannot run in a browser"
+                ),
                 "Import only browser code into an App: call the plugin's tools through `agent-bundle/app` (`createAppClient`); `import type` is fine for types.",
             )
-            .at(location),
-        );
+        } else {
+            Diagnostic::new(
+                Code::AB4837,
+                format!(
+                    "the route imports `{specifier}`, which carries the compiler and is not part of a built plugin"
+                ),
+                "Import routes from `agent-bundle/routes` and keep `agent-bundle/config` to `agent-bundle.config.ts`; `import type` is fine for types.",
+            )
+        };
+        diagnostics.push(diagnostic.at(location));
     }
 }
 
