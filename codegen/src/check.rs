@@ -61,7 +61,8 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     let root = options.root.as_path();
     let config = load_config(root, reader, options.targets.as_deref());
     let discovered = discover_modules(root);
-    let loaded = load_modules(discovered.modules, reader);
+    let mut loaded = load_modules(discovered.modules, reader);
+    crate::apps::split_view_modules(&mut loaded.modules, &mut loaded.diagnostics);
 
     let mut diagnostics = config.diagnostics;
     diagnostics.extend(discovered.diagnostics);

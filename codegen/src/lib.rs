@@ -3,9 +3,10 @@
 //!
 //! Data flows one way through the stages, one folder each:
 //! `project` (config, discovery) → `extract` (per file, parallel) → `graph` (ids, identity rules)
-//! → `matrix` (event routes × targets) → `emit`.
+//! → `matrix` (event routes × targets) → `apps` (MCP App documents) → `emit`.
 //! `diagnostics` is shared by every stage. The entry call is [`check::check_project`].
 
+pub mod apps;
 pub mod bundle;
 pub mod check;
 pub mod cli;

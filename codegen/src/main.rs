@@ -86,7 +86,11 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
                     "built {} ({files} files)\n",
                     built.emitted.out_dir.display()
                 );
-                io::stdout().lock().write_all(line.as_bytes())?;
+                let mut stdout = io::stdout().lock();
+                stdout.write_all(line.as_bytes())?;
+                for app in built.app_lines() {
+                    writeln!(stdout, "{app}")?;
+                }
             }
             // The process ends now: freeing every schema projection of a large project one
             // allocation at a time costs a tenth of the build, and the OS reclaims it at once.

@@ -98,7 +98,24 @@ fn a_built_project_reports_its_artifact_as_json() {
         value["files"].as_u64().unwrap() as usize,
         manifest["files"].as_array().unwrap().len() + 1
     );
-    assert_eq!(value["apps"], serde_json::json!([]));
+    // The curator's one App, once per target, with the size of the document it wrote.
+    let apps = value["apps"].as_array().unwrap();
+    let targets: Vec<&str> = apps
+        .iter()
+        .map(|app| app["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(targets, ["claude", "codex"]);
+    let written = std::fs::metadata(project.out().join("mcp-apps/shelf_viewer.html"))
+        .unwrap()
+        .len();
+    for app in apps {
+        assert_eq!(app["name"], "shelf_viewer");
+        assert_eq!(app["server"], "library");
+        assert_eq!(app["path"], "mcp-apps/shelf_viewer.html");
+        assert_eq!(app["bytes"].as_u64(), Some(written));
+        let gzip = app["gzipBytes"].as_u64().unwrap();
+        assert!(gzip > 0 && gzip < written, "{app}");
+    }
 }
 
 #[test]

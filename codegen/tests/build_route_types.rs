@@ -97,14 +97,14 @@ fn app_calls_are_typed_by_the_generated_route_map() {
     );
 
     let write_app = |call: &str| std::fs::write(project.join("app/call.ts"), app(call)).unwrap();
-    write_app("app.callTool('tool:shop/find', { query: 'lamp', limit: 3 })");
+    write_app("app.call('tool:shop/find', { query: 'lamp', limit: 3 })");
     typecheck(&project).unwrap_or_else(|output| panic!("a valid call fails:\n{output}"));
 
-    write_app("app.callTool('tool:shop/lose', { query: 'lamp' })");
+    write_app("app.call('tool:shop/lose', { query: 'lamp' })");
     let unknown = typecheck(&project).expect_err("an unknown route id compiles");
     assert!(unknown.contains("tool:shop/lose"), "{unknown}");
 
-    write_app("app.callTool('tool:shop/find', { qery: 'lamp' })");
+    write_app("app.call('tool:shop/find', { qery: 'lamp' })");
     let wrong = typecheck(&project).expect_err("a wrong input field compiles");
     assert!(wrong.contains("qery"), "{wrong}");
 

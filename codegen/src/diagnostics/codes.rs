@@ -57,9 +57,13 @@ codes! {
     AB4317 Error "a `url` server without `transport: 'streamable-http'`";
     AB4318 Error "a remote MCP server declares `args`, `env` or `cwd`";
     AB4340 Error "a server whose `routes.servers` mode is 'generated' redeclares `entry`, `command` or `url`";
+    AB4341 Error "invalid `web` exposure of MCP Apps";
     AB4730 Error "a stdio entry has no default-exported server factory (it connects a transport itself, or exports nothing to call)";
     AB4733 Info "a `src/mcp/<id>.ts` entry is shadowed (an explicit 'generated' mode, or a declared `entry`, `command` or `url`)";
     AB4736 Error "a legacy top-level `skills/`, `commands/` or `rules/` file: no longer discovered";
+    AB4770 Error "an MCP App failed to compile (the bundler's message at the failing file:line:col)";
+    AB4771 Warning "an MCP App compiled with a bundler warning";
+    AB4772 Warning "an MCP App document of 1 MiB or more in production, or over the 2 MiB hosts accept";
     AB4800 Error "an MCP server has route modules and an entry claim, without an explicit `routes.servers` mode";
     AB4802 Error "two modules derive the same route id";
     AB4803 Error "unsafe identity segment in a route path";
@@ -78,6 +82,7 @@ codes! {
     AB4832 Error "server layout for a server with no tool, resource or prompt routes";
     AB4835 Error "malformed `config.render`";
     AB4836 Error "malformed `config.execution`, or declared on a resource or prompt";
+    AB4837 Error "a routed module value-imports a compiler-carrying framework entry, or an MCP App (or a module it imports) compiler-carrying or Node-only code";
     AB4839 Warning "schema references form a cycle; the schema is computed at run time";
     AB4940 Error "provider module's default export is not a function";
     AB4941 Error "two providers share one key";

@@ -124,6 +124,9 @@ pub fn plan_artifact(
             files.add(path, contents.clone(), MODE_FILE)?;
         }
     }
+    for app in &input.apps {
+        files.add(&app.path, app.html.clone(), MODE_FILE)?;
+    }
     for skill in &input.skills {
         for (path, contents) in &skill.files {
             files.add(
@@ -154,8 +157,29 @@ pub fn plan_artifact(
         manifest_json,
         warnings,
         targets: targets.iter().map(|target| (*target).to_owned()).collect(),
-        apps: Vec::new(),
+        apps: built_apps(input),
     })
+}
+
+/// Every compiled App once per target it ships to, sorted by target then name, as the build
+/// report lists them.
+fn built_apps(input: &EmitInput) -> Vec<BuiltApp> {
+    let mut apps: Vec<BuiltApp> = input
+        .apps
+        .iter()
+        .flat_map(|app| {
+            app.targets.iter().map(|target| BuiltApp {
+                name: app.name.clone(),
+                server: app.server.clone(),
+                target: target.clone(),
+                path: app.path.clone(),
+                bytes: app.bytes,
+                gzip_bytes: app.gzip_bytes,
+            })
+        })
+        .collect();
+    apps.sort_by(|a, b| (&a.target, &a.name).cmp(&(&b.target, &b.name)));
+    apps
 }
 
 /// Plans the artifact and swaps it into `options.out_dir` (see [`claim_output`] for which

@@ -30,6 +30,8 @@ pub struct EmitInput {
     pub schemas: BTreeMap<String, RouteSchemas>,
     /// Valid skills, copied to `skills/<name>/`.
     pub skills: Vec<super::skills::EmitSkill>,
+    /// Compiled MCP App documents, written at their `path` (`mcp-apps/<name>.html`).
+    pub apps: Vec<crate::apps::CompiledApp>,
 }
 
 /// One provider module.

@@ -20,12 +20,14 @@ use super::input::{
     EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
 };
 use super::output::claim_output;
+use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps, human_size};
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, Toolchain, WorkerEntry, bundle_stdio_entry,
     bundle_worker, locate_toolchain,
 };
 use crate::check::{CheckOptions, CheckReturn, check_project};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::extract::DefaultExport;
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::ProjectConfig;
 use crate::project::config::Author;
@@ -92,8 +94,17 @@ impl BuildFailure {
     }
 }
 
-/// Checks, bundles and emits the project at `options.root`.
+/// Checks, bundles and emits the project at `options.root`, with production App documents
+/// (minified, no source maps), as `abgen build` ships them.
 pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure> {
+    build_project_with(options, AppProfile::Production)
+}
+
+/// [`build_project`] with the App documents compiled in `app_profile`.
+pub fn build_project_with(
+    options: &BuildOptions,
+    app_profile: AppProfile,
+) -> Result<BuildReturn, BuildFailure> {
     let checked = check_project(&CheckOptions {
         root: options.root.clone(),
         targets: options.targets.clone(),
@@ -106,7 +117,11 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
         Ok(claim) => claim,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
-    let (input, emit_options) = bundled(options, input, &checked, out)?;
+    let Bundled {
+        input,
+        emit_options,
+        diagnostics,
+    } = bundled(options, input, &checked, out, app_profile)?;
     let emitted = match emit_claimed(&input, &emit_options, &claim) {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
@@ -116,7 +131,7 @@ pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure
     Ok(BuildReturn {
         emitted,
         input,
-        diagnostics: checked.diagnostics,
+        diagnostics,
         sources: checked.sources,
     })
 }
@@ -142,14 +157,24 @@ pub fn check_built_artifact(options: &BuildOptions) -> Result<CheckedArtifact, B
     });
     let input = buildable_input(options, &checked)?;
     let out = output_dir(options);
-    let (input, emit_options) = bundled(options, input, &checked, out.clone())?;
+    let Bundled {
+        input,
+        emit_options,
+        diagnostics,
+    } = bundled(
+        options,
+        input,
+        &checked,
+        out.clone(),
+        AppProfile::Production,
+    )?;
     let artifact = plan_artifact(&input, &emit_options)?;
     let comparison = compare_with_directory(&artifact, &out)?;
     Ok(CheckedArtifact {
         out_dir: out,
         artifact,
         comparison,
-        diagnostics: checked.diagnostics,
+        diagnostics,
         sources: checked.sources,
     })
 }
@@ -178,13 +203,22 @@ fn buildable_input(
     }
 }
 
-/// Bundles the worker and the entry servers of `input` and says how to emit it to `out`.
+/// A bundled project, ready to emit: the check's diagnostics with the App stage's.
+struct Bundled {
+    input: EmitInput,
+    emit_options: EmitOptions,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Bundles the worker, the entry servers and the Apps of `input` and says how to emit it to
+/// `out`.
 fn bundled(
     options: &BuildOptions,
     mut input: EmitInput,
     checked: &CheckReturn,
     out: PathBuf,
-) -> Result<(EmitInput, EmitOptions), BuildFailure> {
+    app_profile: AppProfile,
+) -> Result<Bundled, BuildFailure> {
     let toolchain = match &options.node_modules {
         Some(node_modules) => Toolchain::at(node_modules),
         None => locate_toolchain()?,
@@ -201,6 +235,26 @@ fn bundled(
         })?,
     };
     bundle_entry_servers(&mut input, &toolchain)?;
+    // Apps compile after the check, so their diagnostics (AB4770–AB4772, AB4837) join its own.
+    let mut diagnostics = checked.diagnostics.clone();
+    if let Some(graph) = &checked.graph {
+        let compiled = compile_apps(
+            &input.project_root,
+            &toolchain,
+            &app_sources(&input, checked, graph),
+            app_profile,
+            &checked.sources,
+        )?;
+        diagnostics.extend(compiled.diagnostics);
+        crate::diagnostics::sort(&mut diagnostics);
+        if diagnostics.iter().any(Diagnostic::is_error) {
+            return Err(BuildFailure::Diagnostics {
+                diagnostics,
+                sources: checked.sources.clone(),
+            });
+        }
+        input.apps = compiled.apps;
+    }
     let host_binary = match &options.host_binary {
         Some(path) => path.clone(),
         None => locate_host_binary()?,
@@ -218,7 +272,92 @@ fn bundled(
         host_binary,
         worker_bundle,
     };
-    Ok((input, emit_options))
+    Ok(Bundled {
+        input,
+        emit_options,
+        diagnostics,
+    })
+}
+
+impl BuildReturn {
+    /// The compiled Apps, sorted by name (what `abgen build` prints, and a report carries):
+    /// name, server, artifact path, bytes and gzip bytes of each document.
+    pub fn apps(&self) -> &[CompiledApp] {
+        &self.input.apps
+    }
+
+    /// One line per App and target, sorted by target and App name, as seed 002 prints them:
+    /// `MCP App <name> (<target>): mcp-apps/<name>.html <size> (<gzip size> gzip)`.
+    pub fn app_lines(&self) -> Vec<String> {
+        let mut lines: Vec<(&str, &str, String)> = self
+            .input
+            .apps
+            .iter()
+            .flat_map(|app| {
+                app.targets.iter().map(move |target| {
+                    (
+                        target.as_str(),
+                        app.name.as_str(),
+                        format!(
+                            "MCP App {} ({target}): {} {} ({} gzip)",
+                            app.name,
+                            app.path,
+                            human_size(app.bytes),
+                            human_size(app.gzip_bytes)
+                        ),
+                    )
+                })
+            })
+            .collect();
+        lines.sort();
+        lines.into_iter().map(|(_, _, line)| line).collect()
+    }
+}
+
+/// Every App route of a generated server, as the App stage compiles it: named by its route's
+/// wire name, mounted by the framework when its module default-exports a component, shipped to
+/// the targets of its server.
+fn app_sources(input: &EmitInput, checked: &CheckReturn, graph: &RouteGraph) -> Vec<AppSource> {
+    input
+        .routes
+        .iter()
+        .filter(|route| route.kind == ManifestRouteKind::App)
+        .filter_map(|route| {
+            let server = route.server.clone()?;
+            let module = checked
+                .modules
+                .iter()
+                .find(|module| module.source.path == route.source)?;
+            let mount = matches!(
+                module.extracted.default_export,
+                DefaultExport::Function | DefaultExport::AsyncFunction | DefaultExport::ReExport
+            );
+            let targets = input
+                .servers
+                .iter()
+                .find(|emitted| emitted.id == server)
+                .and_then(|emitted| emitted.targets.clone())
+                .unwrap_or_else(|| {
+                    graph
+                        .targets
+                        .iter()
+                        .map(|target| target.as_str().to_owned())
+                        .collect()
+                });
+            Some(AppSource {
+                name: route
+                    .wire_name
+                    .clone()
+                    .unwrap_or_else(|| route.id.rsplit('/').next().unwrap_or_default().to_owned()),
+                server,
+                route_id: route.id.clone(),
+                entry: route.source.clone(),
+                mount,
+                template: None,
+                targets,
+            })
+        })
+        .collect()
 }
 
 /// A refused output is one more error diagnostic beside the check's; any other emit failure
@@ -351,6 +490,8 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
             .collect(),
         // Read with the check (`CheckReturn::skills`); `build_project` fills them in.
         skills: Vec::new(),
+        // Compiled by `build_project` (`crate::apps`).
+        apps: Vec::new(),
     }
 }
 
@@ -520,8 +661,8 @@ fn target_names(targets: Option<&[crate::project::Target]>) -> Option<Vec<String
     targets.map(|targets| targets.iter().map(|t| t.as_str().to_owned()).collect())
 }
 
-/// The worker imports every route it may render (tools, prompts, resources, Apps, events), every
-/// provider and every layout.
+/// The worker imports every route it renders (tools, prompts, resources, events), every
+/// provider and every layout. Apps are browser documents (`crate::apps`), never worker modules.
 pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
     WorkerEntry {
         plugin: input.plugin.name.clone(),
@@ -529,6 +670,7 @@ pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
         routes: input
             .routes
             .iter()
+            .filter(|route| route.kind != ManifestRouteKind::App)
             .map(|route| BundleModule {
                 key: route.id.clone(),
                 source: route.source.clone(),

@@ -30,6 +30,10 @@ impl<'s> Positions<'s> {
         self.path
     }
 
+    pub fn source(&self) -> &'s str {
+        self.source
+    }
+
     /// The location of an AST node.
     pub fn of(&self, node: &impl GetSpan) -> Location {
         let span = node.span();

@@ -527,16 +527,8 @@ impl ServerHandler for McpServer {
             ));
         };
         if route.kind == RouteKind::App {
-            // Apps are not compiled into the artifact yet: say so rather than serve nothing.
-            return Err(ErrorData::internal_error(
-                format!(
-                    "the App `{}` at {uri} has no compiled document in this artifact \
-                     (mcp-apps/{}.html): this abgen does not compile Apps yet",
-                    route.id,
-                    route.wire_name.as_deref().unwrap_or_default()
-                ),
-                None,
-            ));
+            return app_document(&self.config.artifact, route, uri)
+                .map(ReadResourceResponse::Complete);
         }
         let options = self.options(&client, &context);
         let document = self
@@ -749,6 +741,47 @@ fn from_definition<T: serde::de::DeserializeOwned>(
             None,
         )
     })
+}
+
+/// The compiled document of App `route` (`mcp-apps/<name>.html` in the artifact) as its
+/// resource: `text/html;profile=mcp-app`, with the MCP Apps resource metadata the App declares
+/// under `_meta.ui` (`csp`, `permissions`, `domain`, `prefersBorder`). A missing document is an
+/// error naming the file, never an empty page.
+fn app_document(
+    artifact: &std::path::Path,
+    route: &Route,
+    uri: &str,
+) -> Result<rmcp::model::ReadResourceResult, ErrorData> {
+    let name = route.wire_name.as_deref().unwrap_or_default();
+    let path = artifact.join("mcp-apps").join(format!("{name}.html"));
+    let html = std::fs::read_to_string(&path).map_err(|error| {
+        ErrorData::internal_error(
+            format!(
+                "the App `{}` at {uri} has no readable compiled document (mcp-apps/{name}.html: \
+                 {error}); rebuild the plugin with `abgen build`",
+                route.id
+            ),
+            Some(json!({"uri": uri})),
+        )
+    })?;
+    let mut ui = Map::new();
+    if let Some(Value::Object(declared)) = route.config.get("_meta").and_then(|meta| meta.get("ui"))
+    {
+        for key in ["csp", "permissions", "domain", "prefersBorder"] {
+            if let Some(value) = declared.get(key) {
+                ui.insert(key.to_owned(), value.clone());
+            }
+        }
+    }
+    let mut content = json!({
+        "uri": uri,
+        "mimeType": "text/html;profile=mcp-app",
+        "text": html,
+    });
+    if !ui.is_empty() {
+        content["_meta"] = json!({ "ui": ui });
+    }
+    from_value(json!({ "contents": [content] }))
 }
 
 fn from_value<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {

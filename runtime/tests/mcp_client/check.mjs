@@ -96,7 +96,7 @@ assert.equal(unknownTool?.code, -32602);
 summary.unknownTool = unknownTool;
 
 // Resources: the shelf is listed and read through the same render path as a tool call; the
-// App's `ui://` resource is listed, and reading it says why there is no document yet.
+// App's `ui://` resource is listed, and reading it gives its compiled document.
 const resources = await generic.listResources();
 summary.resources = resources.resources;
 assert.deepEqual(resources.resources.map((r) => r.uri).sort(), ['curator://shelf', 'ui://curator/shelf-viewer']);
@@ -115,8 +115,16 @@ const readError = async (uri) => {
 };
 summary.unknownResource = await readError('curator://nothing-here');
 assert.equal(summary.unknownResource.code, -32002);
-summary.appResource = await readError('ui://curator/shelf-viewer');
-assert.match(summary.appResource.message, /no compiled document/);
+const app = await generic.readResource({ uri: 'ui://curator/shelf-viewer' });
+assert.equal(app.contents.length, 1);
+assert.equal(app.contents[0].mimeType, 'text/html;profile=mcp-app');
+assert.match(app.contents[0].text, /^<!doctype html>\n<html lang="en">/);
+summary.appResource = {
+  uri: app.contents[0].uri,
+  mimeType: app.contents[0].mimeType,
+  title: /<title>([^<]*)<\/title>/.exec(app.contents[0].text)?.[1],
+  root: app.contents[0].text.includes('<div id="root"></div>'),
+};
 summary.resourceTemplates = (await generic.listResourceTemplates()).resourceTemplates;
 
 // Prompts: arguments from the input schema, messages from the rendered document.

@@ -2,7 +2,9 @@
 //! handler (AB4810), never export `execute` or `render` (AB4811), and declare `render` and
 //! `execution` well-formed (AB4835, AB4836), list `excludeClients` as client-name prefixes
 //! (AB5320), and name what the model reads of a tool's result as `model` (AB5322); an App needs a
-//! static `resourceUri` (AB4812).
+//! static `resourceUri` (AB4812); no routed module or App value-imports a compiler-carrying
+//! framework entry, and no App a Node-only one (AB4837; an App's bundle checks what it imports in
+//! turn, `crate::apps`).
 //!
 //! Entry calls: [`check_mcp_route`], [`check_app`].
 
@@ -58,6 +60,25 @@ pub fn check_mcp_route(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnos
     }
 }
 
+/// Framework entries that carry the compiler: never in a routed module or an App (seed 002's
+/// AB4837 list; `agent-bundle/app`, `/routes`, `/launch-env`, `/mcp-entry` are bundle-safe).
+const COMPILER_CARRYING: [&str; 7] = [
+    "agent-bundle",
+    "agent-bundle/api",
+    "agent-bundle/config",
+    "agent-bundle/eval",
+    "agent-bundle/rstest",
+    "agent-bundle/test",
+    "agent-bundle/test/browser",
+];
+/// What an App, a browser document, cannot carry beyond those: Node-only framework entries and
+/// Node built-ins (the App bundle refuses the same, `templates/esbuild-app.mjs`).
+const NODE_ONLY: [&str; 3] = [
+    "agent-bundle/mcp-entry",
+    "agent-bundle/launch-env",
+    "@agent-bundle/runtime",
+];
+
 pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
     if !context.config_read() {
         return;
@@ -77,6 +98,60 @@ pub fn check_app(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) 
             )
             .at(context.value_location("/resourceUri")),
         ),
+    }
+}
+
+/// AB4837: a value import of a compiler-carrying framework entry in a routed module or an App,
+/// or, in an App (`browser`), of a Node-only entry or a Node built-in. A type-only import is
+/// erased and fine.
+pub fn check_framework_imports(
+    context: &CheckContext<'_>,
+    browser: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut reported = std::collections::BTreeSet::new();
+    for import in &context.module.imports {
+        let specifier = import.source.as_str();
+        let compiler = COMPILER_CARRYING.contains(&specifier);
+        let node_only = NODE_ONLY.contains(&specifier)
+            || specifier.starts_with("@agent-bundle/runtime/")
+            || specifier.starts_with("node:");
+        if import.type_only || !(compiler || (browser && node_only)) || !reported.insert(specifier)
+        {
+            continue;
+        }
+        let source = context.positions.source();
+        let location = ['\'', '"']
+            .iter()
+            .find_map(|quote| source.find(&format!("{quote}{specifier}{quote}")))
+            .map_or_else(
+                || crate::diagnostics::Location::file(context.positions.path()),
+                |at| {
+                    let at = at as u32;
+                    context.positions.location(crate::diagnostics::Span::new(
+                        at,
+                        at + specifier.len() as u32 + 2,
+                    ))
+                },
+            );
+        let diagnostic = if browser {
+            Diagnostic::new(
+                Code::AB4837,
+                format!(
+                    "the App imports `{specifier}`, which carries compiler or Node-only code and cannot run in a browser"
+                ),
+                "Import only browser code into an App: call the plugin's tools through `agent-bundle/app` (`createAppClient`); `import type` is fine for types.",
+            )
+        } else {
+            Diagnostic::new(
+                Code::AB4837,
+                format!(
+                    "the route imports `{specifier}`, which carries the compiler and is not part of a built plugin"
+                ),
+                "Import routes from `agent-bundle/routes` and keep `agent-bundle/config` to `agent-bundle.config.ts`; `import type` is fine for types.",
+            )
+        };
+        diagnostics.push(diagnostic.at(location));
     }
 }
 

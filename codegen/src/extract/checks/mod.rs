@@ -63,6 +63,8 @@ pub fn check_module(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic
         ModuleKind::Provider { .. } => layout::check_provider(context, diagnostics),
         ModuleKind::ServerEntry { .. } | ModuleKind::Imported => return,
     }
+    let browser = matches!(context.kind, ModuleKind::App { .. });
+    mcp::check_framework_imports(context, browser, diagnostics);
     if let Some(span) = context.use_client {
         diagnostics.push(
             Diagnostic::new(

@@ -1,11 +1,37 @@
 /**
- * `agent-bundle/app`: the types an MCP App uses to call its plugin's tools. Types only for now;
- * the client that carries the calls comes later.
+ * `agent-bundle/app`: how an MCP App (a browser view compiled into `mcp-apps/<name>.html`) talks
+ * to its host. {@link createAppClient} owns the MCP Apps handshake, request ids, timeouts,
+ * cancellation and result decoding; `call('tool:<server>/<name>', input)` resolves to the tool's
+ * structured result, typed from the generated `.agent-bundle/routes.d.ts`.
  *
- * `abgen generate` (and `abgen build`) writes `.agent-bundle/routes.d.ts`, which augments
- * {@link AppRegister} with the project's tool routes, so a call with an unknown route id or a
- * wrong input does not compile. Without that file every id and input is accepted as `unknown`.
+ * Browser-safe: no zod, Node built-in or compiler code. React Apps may use `useTool` from
+ * `agent-bundle/app/react`.
  */
+
+export {
+  APP_PROTOCOL_VERSION,
+  DEFAULT_TIMEOUT_MS,
+  ROUTE_ID_META,
+  createAppClient,
+  toolName,
+} from './client.js';
+export type {
+  AbortSignalLike,
+  AppClient,
+  AppClientOptions,
+  AppContentBlock,
+  AppDisplayMode,
+  AppInfo,
+  AppInitializeResult,
+  AppMessageEvent,
+  AppMessageTarget,
+  AppWindow,
+  RequestOptions,
+} from './client.js';
+export { AppClientError } from './errors.js';
+export type { AppClientErrorCode } from './errors.js';
+
+// The route types live here, in the module `.agent-bundle/routes.d.ts` augments.
 
 /** Filled in by the generated `.agent-bundle/routes.d.ts` (`readonly routes: …`). */
 export interface AppRegister {}
@@ -30,8 +56,3 @@ export type AppRouteInput<Id extends AppRouteId> = AppRoutes[Id] extends { reado
 export type AppRouteResult<Id extends AppRouteId> = AppRoutes[Id] extends { readonly result: infer Result }
   ? Result
   : never;
-
-/** How an App calls its plugin's tools. */
-export interface AppClient {
-  callTool<Id extends AppRouteId>(id: Id, input: AppRouteInput<Id>): Promise<AppRouteResult<Id>>;
-}

@@ -1,0 +1,352 @@
+//! MCP App compilation, through `build_project` on copies of fixture projects: one
+//! self-contained `mcp-apps/<name>.html` per App (the framework shell, both entry shapes,
+//! production and development profiles), the App and worker bundles kept apart, and the
+//! diagnostics only the App build reports (AB4770, AB4771, AB4772, and AB4837 for a module an App
+//! reaches through another).
+
+mod support;
+
+use std::path::Path;
+
+use abgen::apps::AppProfile;
+use abgen::diagnostics::{Code, Severity};
+use abgen::emit::{BuildFailure, BuildOptions, BuildReturn, build_project_with};
+use support::{copy_project, host_binary, repo};
+
+fn build(project: &Path, out: &Path, profile: AppProfile) -> Result<BuildReturn, BuildFailure> {
+    build_project_with(
+        &BuildOptions {
+            root: project.to_owned(),
+            targets: None,
+            out: Some(out.to_owned()),
+            host_binary: Some(host_binary()),
+            node_modules: None,
+        },
+        profile,
+    )
+}
+
+fn fixture_copy(temp: &Path, name: &str) -> std::path::PathBuf {
+    let project = temp.join("project");
+    copy_project(&repo().join("fixtures/projects").join(name), &project);
+    project
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// The codes of a failed build's diagnostics.
+fn failed_codes(result: Result<BuildReturn, BuildFailure>) -> Vec<(Code, String)> {
+    match result {
+        Err(BuildFailure::Diagnostics { diagnostics, .. }) => diagnostics
+            .iter()
+            .map(|d| (d.code, d.message.clone()))
+            .collect(),
+        Err(other) => panic!("not a diagnostics failure: {other}"),
+        Ok(_) => panic!("the build succeeded"),
+    }
+}
+
+#[test]
+fn the_seed_layout_compiles_to_one_self_contained_document() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
+    let out = temp.path().join("artifact");
+    let built = build(&project, &out, AppProfile::Production).expect("the seed layout builds");
+
+    // One App (StatusPanel.tsx is the view status.ts imports, not an App of its own).
+    let apps = built.apps();
+    assert_eq!(apps.len(), 1, "{apps:?}");
+    assert_eq!(apps[0].name, "status");
+    assert_eq!(apps[0].server, "status");
+    assert_eq!(apps[0].path, "mcp-apps/status.html");
+    let html = read(&out.join("mcp-apps/status.html"));
+    assert_eq!(apps[0].bytes, html.len() as u64);
+    assert!(apps[0].gzip_bytes > 0 && apps[0].gzip_bytes < apps[0].bytes);
+    assert_eq!(
+        built.app_lines(),
+        vec![format!(
+            "MCP App status (portable): mcp-apps/status.html {} ({} gzip)",
+            abgen::apps::human_size(apps[0].bytes),
+            abgen::apps::human_size(apps[0].gzip_bytes)
+        )]
+    );
+
+    // The framework shell around one inline module script, nothing fetched.
+    assert!(
+        html.starts_with("<!doctype html>\n<html lang=\"en\">"),
+        "{}",
+        &html[..200]
+    );
+    assert!(html.contains("<meta charset=\"utf-8\">"));
+    assert!(
+        html.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+    );
+    assert!(html.contains("<title>status</title>"));
+    assert!(html.contains("<div id=\"root\"></div>"));
+    assert_eq!(html.matches("<script type=\"module\">").count(), 1);
+    assert!(!html.contains("<script src") && !html.contains("<script type=\"module\" src"));
+    assert!(
+        !html.contains(" src=") && !html.contains("<link"),
+        "nothing is fetched"
+    );
+    // The JSX behind the .ts entry compiled with the automatic runtime, and the view rendered.
+    assert!(html.contains("All services ready."));
+    assert!(!html.contains("React.createElement"));
+    // Production: minified (no readable component name), no source map.
+    assert!(
+        !html.contains("StatusPanel"),
+        "production documents are minified"
+    );
+    assert!(!html.contains("sourceMappingURL"));
+    // The manifest lists the document like every other file.
+    let manifest = read(&out.join("abgen.manifest.json"));
+    assert!(manifest.contains("\"mcp-apps/status.html\""));
+}
+
+#[test]
+fn app_modules_never_enter_the_worker_and_worker_modules_never_enter_an_app() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
+    let out = temp.path().join("artifact");
+    build(&project, &out, AppProfile::Production).expect("builds");
+    let worker = read(&out.join("runtime/worker.mjs"));
+    let html = read(&out.join("mcp-apps/status.html"));
+    // The App's text and its view module are not in the worker.
+    assert!(!worker.contains("All services ready."));
+    assert!(!worker.contains("apps/status.ts") && !worker.contains("apps/StatusPanel"));
+    assert!(!worker.contains("document.getElementById"));
+    // The tool route, its schema library and the worker runtime are not in the App.
+    assert!(worker.contains("Show the status of every service."));
+    assert!(!html.contains("Show the status of every service."));
+    assert!(!html.contains("startWorker") && !html.contains("react-server"));
+}
+
+#[test]
+fn development_documents_are_readable() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
+    let out = temp.path().join("artifact");
+    let built = build(&project, &out, AppProfile::Development).expect("builds");
+    let html = read(&out.join("mcp-apps/status.html"));
+    assert!(html.contains("function StatusPanel()"), "real identifiers");
+    assert!(html.contains("mountStatusPanel"));
+    assert!(!html.contains("sourceMappingURL"));
+    assert!(
+        built.apps()[0].bytes > 2 * 200_000,
+        "unminified React is larger"
+    );
+}
+
+#[test]
+fn ab4770_a_compile_error_names_the_file_line_and_column() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "ab4770-app-syntax-error");
+    let out = temp.path().join("artifact");
+    let codes = failed_codes(build(&project, &out, AppProfile::Production));
+    assert_eq!(codes.len(), 1, "{codes:?}");
+    assert_eq!(codes[0].0, Code::AB4770);
+    assert_eq!(
+        codes[0].1,
+        "MCP App \"board\" failed to compile: src/mcp/fx/apps/board.tsx:4:10: No matching export in \"src/mcp/fx/apps/_parts.ts\" for import \"missing\""
+    );
+    assert!(!out.exists(), "nothing is written");
+}
+
+#[test]
+fn ab4771_a_warning_rides_a_successful_build() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "ab4771-app-warning");
+    let out = temp.path().join("artifact");
+    let built = build(&project, &out, AppProfile::Production).expect("a warning does not fail");
+    let warnings: Vec<_> = built
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::AB4771)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{:?}", built.diagnostics);
+    assert_eq!(warnings[0].severity, Severity::Warning);
+    let location = warnings[0].location.as_ref().unwrap();
+    assert_eq!(
+        (location.file.as_str(), location.line, location.column),
+        ("src/mcp/fx/apps/board.tsx", Some(4), Some(34))
+    );
+    assert!(out.join("mcp-apps/board.html").is_file());
+}
+
+#[test]
+fn ab4772_a_document_of_a_mebibyte_names_its_largest_modules() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "ab4772-large-app");
+    std::fs::write(
+        project.join("src/mcp/fx/apps/payload.txt"),
+        "x".repeat(1_100_000),
+    )
+    .unwrap();
+    let out = temp.path().join("artifact");
+    let built = build(&project, &out, AppProfile::Production).expect("an advisory does not fail");
+    let advisory: Vec<_> = built
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::AB4772)
+        .collect();
+    assert_eq!(advisory.len(), 1, "{:?}", built.diagnostics);
+    let message = &advisory[0].message;
+    assert!(
+        message.contains(
+            "its largest modules: src/mcp/fx/apps/payload.txt (1.10 MB), node_modules/react-dom/"
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        message.matches(" kB)").count()
+            + message.matches(" MB)").count()
+            + message.matches(" B)").count(),
+        5,
+        "{message}"
+    );
+    // A readable development document of the same App crosses the 2 MiB hosts accept.
+    let out = temp.path().join("development");
+    let built = build(&project, &out, AppProfile::Development).expect("builds");
+    let advisory: Vec<_> = built
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::AB4772)
+        .collect();
+    assert_eq!(advisory.len(), 1, "{:?}", built.diagnostics);
+    assert!(
+        advisory[0].message.contains("over the 2 MiB hosts accept"),
+        "{}",
+        advisory[0].message
+    );
+}
+
+#[test]
+fn ab4837_a_node_built_in_reached_through_a_module_the_app_imports() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
+    // No App module imports anything Node-only (the check is clean); a library module does.
+    std::fs::create_dir_all(project.join("src/lib")).unwrap();
+    std::fs::write(
+        project.join("src/lib/disk.ts"),
+        "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
+    )
+    .unwrap();
+    let panel = project.join("src/mcp/status/apps/StatusPanel.tsx");
+    let source = read(&panel);
+    std::fs::write(
+        &panel,
+        format!("import {{ read }} from '../../../lib/disk.ts';\n{source}\nexport const reader = read;\n"),
+    )
+    .unwrap();
+    let out = temp.path().join("artifact");
+    let codes = failed_codes(build(&project, &out, AppProfile::Production));
+    assert_eq!(codes.len(), 1, "{codes:?}");
+    assert_eq!(codes[0].0, Code::AB4837);
+    assert!(
+        codes[0].1.contains("the Node built-in `node:fs`"),
+        "{}",
+        codes[0].1
+    );
+}
+
+#[test]
+fn tsconfig_paths_resolve_in_a_view_but_cannot_replace_agent_bundle_app() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "valid-app-probe");
+    std::fs::write(
+        project.join("tsconfig.json"),
+        r#"{ "compilerOptions": { "baseUrl": ".", "paths": {
+            "@lib/*": ["src/lib/*"],
+            "agent-bundle/app": ["src/lib/fake-app.ts"]
+        } } }"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.join("src/lib")).unwrap();
+    std::fs::write(
+        project.join("src/lib/greeting.ts"),
+        "export const greeting = 'GREETING-THROUGH-PATHS';\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("src/lib/fake-app.ts"),
+        "export const createAppClient = () => 'FAKE-CLIENT'; export class AppClientError {}\n",
+    )
+    .unwrap();
+    let probe = project.join("src/mcp/desk/apps/probe.ts");
+    let source = read(&probe);
+    std::fs::write(
+        &probe,
+        format!(
+            "import {{ greeting }} from '@lib/greeting.ts';\n{source}\ndocument.title = greeting;\n"
+        ),
+    )
+    .unwrap();
+    let out = temp.path().join("artifact");
+    build(&project, &out, AppProfile::Production).expect("builds");
+    let html = read(&out.join("mcp-apps/probe.html"));
+    assert!(
+        html.contains("GREETING-THROUGH-PATHS"),
+        "`@lib/*` resolved through tsconfig paths"
+    );
+    assert!(
+        !html.contains("FAKE-CLIENT"),
+        "the mapping did not replace agent-bundle/app"
+    );
+    assert!(
+        html.contains("2026-01-26"),
+        "the framework's client is in the document"
+    );
+}
+
+/// Compiles one App of the seed layout fixture's copy with `template` (project-relative).
+fn compile_with_template(template_html: &str) -> String {
+    let temp = tempfile::tempdir().unwrap();
+    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
+    std::fs::write(project.join("src/status.html"), template_html).unwrap();
+    let compiled = abgen::apps::compile_apps(
+        &project,
+        &abgen::bundle::Toolchain::at(support::repo().join("node_modules")),
+        &[abgen::apps::AppSource {
+            name: "status".into(),
+            server: "status".into(),
+            route_id: "app:status/status".into(),
+            entry: "src/mcp/status/apps/status.ts".into(),
+            mount: false,
+            template: Some("src/status.html".into()),
+            targets: vec!["portable".into()],
+        }],
+        AppProfile::Production,
+        &Default::default(),
+    )
+    .expect("the toolchain runs");
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "{:?}",
+        compiled.diagnostics
+    );
+    String::from_utf8(compiled.apps[0].html.clone()).unwrap()
+}
+
+#[test]
+fn a_template_replaces_the_shell_and_gets_lang_and_title_only_when_it_has_none() {
+    let bare = compile_with_template(
+        "<!doctype html>\n<html>\n<head><meta charset=\"utf-8\"></head>\n<body><main id=\"root\"></main></body>\n</html>\n",
+    );
+    assert!(bare.contains("<html lang=\"en\">"), "{bare:.300}");
+    assert!(bare.contains("<title>status</title>"));
+    assert!(
+        bare.contains("<main id=\"root\"></main>"),
+        "the template owns the mount point"
+    );
+    assert!(!bare.contains("<div id=\"root\">"), "no framework shell");
+    let script = bare.find("<script type=\"module\">").unwrap();
+    assert!(script > bare.find("<main").unwrap() && script < bare.find("</body>").unwrap());
+
+    let owned = compile_with_template(
+        "<!doctype html>\n<html lang=\"fr\">\n<head><title>Statut</title></head>\n<body><div id=\"root\"></div></body>\n</html>\n",
+    );
+    assert!(owned.contains("<html lang=\"fr\">") && !owned.contains("lang=\"en\""));
+    assert!(owned.contains("<title>Statut</title>") && !owned.contains("<title>status</title>"));
+}
