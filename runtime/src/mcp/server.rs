@@ -413,6 +413,47 @@ impl McpServer {
             .collect()
     }
 
+    /// An App's document, `mcp-apps/<name>.html` in the artifact, as one `text` content with
+    /// the MCP Apps media type and the App's own `_meta` (its `ui` CSP, permissions, border);
+    /// without that file, an honest error saying the artifact carries none.
+    fn read_app(&self, route: &Route, uri: &str) -> Result<ReadResourceResponse, ErrorData> {
+        let name = route.wire_name.as_deref().unwrap_or_default();
+        let path = self
+            .config
+            .artifact
+            .join("mcp-apps")
+            .join(format!("{name}.html"));
+        let html = match std::fs::read_to_string(&path) {
+            Ok(html) => html,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "the App `{}` at {uri} has no compiled document in this artifact \
+                         (mcp-apps/{name}.html): this abgen does not compile Apps yet",
+                        route.id
+                    ),
+                    None,
+                ));
+            }
+            Err(error) => {
+                return Err(ErrorData::internal_error(
+                    format!("cannot read the App document mcp-apps/{name}.html: {error}"),
+                    None,
+                ));
+            }
+        };
+        let mut content = Map::new();
+        content.insert("uri".into(), uri.into());
+        content.insert("mimeType".into(), resource_mime_type(route).into());
+        content.insert("text".into(), html.into());
+        if let Some(meta) = route.config.get("_meta") {
+            content.insert("_meta".into(), meta.clone());
+        }
+        Ok(ReadResourceResponse::Complete(from_value(
+            json!({"contents": [Value::Object(content)]}),
+        )?))
+    }
+
     /// The session's kernel, started on first use.
     fn kernel(&self) -> Result<&Kernel, &str> {
         self.kernel.get()
@@ -527,16 +568,7 @@ impl ServerHandler for McpServer {
             ));
         };
         if route.kind == RouteKind::App {
-            // Apps are not compiled into the artifact yet: say so rather than serve nothing.
-            return Err(ErrorData::internal_error(
-                format!(
-                    "the App `{}` at {uri} has no compiled document in this artifact \
-                     (mcp-apps/{}.html): this abgen does not compile Apps yet",
-                    route.id,
-                    route.wire_name.as_deref().unwrap_or_default()
-                ),
-                None,
-            ));
+            return self.read_app(route, uri);
         }
         let options = self.options(&client, &context);
         let document = self
