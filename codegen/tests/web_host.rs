@@ -1,5 +1,6 @@
-//! `abgen-host web`, the plugin's own browser host for its MCP Apps, on a built curator:
-//! `runtime/tests/web_host/app-in-host.mjs` drives it in real headless Chromium (playwright-core,
+//! `abgen-host web`, the plugin's own browser host for its MCP Apps, on a built curator run as
+//! installed (its own `bin/abgen-host`, the artifact's folder as working directory, INSTALL.md
+//! naming the command): `runtime/tests/web_host/app-in-host.mjs` drives it in real headless Chromium (playwright-core,
 //! Debian's Chromium from `scripts/browser/install`, or `ABGEN_CHROMIUM`) with the official
 //! ext-apps `App` client as the App: the MCP server's read of the App's document, handshake and
 //! host context, the opening notifications, a foreign frame's and a foreign window's messages
@@ -33,7 +34,6 @@ fn the_official_app_client_runs_inside_the_host_in_chromium() {
     let runtime = tempfile::tempdir().unwrap();
     let output = Command::new("node")
         .arg(repo().join("runtime/tests/web_host/app-in-host.mjs"))
-        .arg(host_binary())
         .arg(&artifact)
         .current_dir(repo())
         .env("XDG_RUNTIME_DIR", runtime.path())

@@ -1,7 +1,8 @@
 // `abgen-host web` in real headless Chromium, with the official MCP Apps client inside it.
 //
-// Usage: node app-in-host.mjs <abgen-host> <artifact>   (a built curator; Chromium from
-// ABGEN_CHROMIUM, else /usr/bin/chromium). Until Apps are compiled by abgen, the App document is
+// Usage: node app-in-host.mjs <artifact>   (a built curator, run as installed: its own
+// `bin/abgen-host`, from outside the repository; Chromium from ABGEN_CHROMIUM, else
+// /usr/bin/chromium). Until Apps are compiled by abgen, the App document is
 // `ext-apps-view.ts` bundled here with esbuild into one self-contained HTML file and placed where
 // a build puts it, `mcp-apps/shelf_viewer.html`. Prints a JSON summary; every assertion fails
 // the script.
@@ -9,15 +10,20 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 
-const [host, artifact] = process.argv.slice(2);
-assert.ok(host && artifact, 'usage: node app-in-host.mjs <abgen-host> <artifact>');
+const [artifact] = process.argv.slice(2);
+assert.ok(artifact, 'usage: node app-in-host.mjs <artifact>');
+const host = join(artifact, 'bin', 'abgen-host');
+// The artifact's own folder is the working directory: nothing of the framework is reachable.
+const installed = { cwd: dirname(artifact), env: { ...process.env, ABGEN_ARTIFACT: '' } };
+const install = readFileSync(join(artifact, 'INSTALL.md'), 'utf8');
+assert.ok(install.includes('- `bin/abgen-host web library/shelf_viewer`'), install);
 const summary = {};
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -35,7 +41,7 @@ const lines = (child) => {
 // The MCP server's resources/read of the App: an honest error without a document, the document
 // once `mcp-apps/<name>.html` is there.
 const readApp = async () => {
-  const server = spawn(host, ['mcp', '--server', 'library', '--artifact', artifact], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const server = spawn(host, ['mcp', '--server', 'library'], { ...installed, stdio: ['pipe', 'pipe', 'inherit'] });
   const next = lines(server);
   const send = (message) => server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'web-test', version: '1' } } });
@@ -79,7 +85,8 @@ assert.equal(after.result.contents[0].uri, 'ui://curator/shelf-viewer');
 summary.read = { before: before.error.message, after: { mimeType: after.result.contents[0].mimeType, sameDocument: true } };
 
 // The host.
-const web = spawn(host, ['web', 'library/shelf_viewer', '--artifact', artifact, '--json', '--input', '{"shelf":"reading"}'], {
+const web = spawn(host, ['web', 'library/shelf_viewer', '--json', '--input', '{"shelf":"reading"}'], {
+  ...installed,
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let hostLog = '';
