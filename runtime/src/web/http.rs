@@ -405,3 +405,49 @@ fn plain(status: StatusCode, text: &'static str) -> Answer {
     *response.status_mut() = status;
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_app_csp_is_the_mcp_apps_default_framed_by_the_host_only() {
+        assert_eq!(
+            app_csp(&Value::Null, "http://127.0.0.1:4000"),
+            "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; \
+             img-src 'self' data:; font-src 'self'; media-src 'self' data:; connect-src 'none'; \
+             frame-src 'none'; base-uri 'self'; frame-ancestors http://127.0.0.1:4000"
+        );
+    }
+
+    #[test]
+    fn declared_domains_widen_it_and_nothing_else_gets_in() {
+        let csp = app_csp(
+            &json!({
+                "connectDomains": ["https://api.example.com", "'unsafe-eval'", "https://x; script-src *"],
+                "resourceDomains": ["https://cdn.example.com"],
+            }),
+            "http://127.0.0.1:4000",
+        );
+        assert!(
+            csp.contains("connect-src https://api.example.com;"),
+            "{csp}"
+        );
+        assert!(
+            csp.contains("script-src 'self' 'unsafe-inline' https://cdn.example.com;"),
+            "{csp}"
+        );
+        assert!(
+            !csp.contains("unsafe-eval") && !csp.contains("script-src *"),
+            "{csp}"
+        );
+    }
+
+    #[test]
+    fn page_json_cannot_close_its_script_element() {
+        assert_eq!(
+            script_json(&json!({"html": "</script><script>alert(1)</script>"})),
+            r#"{"html":"\u003c/script>\u003cscript>alert(1)\u003c/script>"}"#
+        );
+    }
+}

@@ -352,3 +352,100 @@ fn port_of(listener: &tokio::net::TcpListener) -> Result<u16, String> {
         .map(|address| address.port())
         .map_err(|error: io::Error| format!("cannot read the bound port: {error}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn curator() -> Manifest {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/manifests/curator.json"
+        );
+        crate::manifest::read_manifest(std::path::Path::new(path)).expect("the curator manifest")
+    }
+
+    fn app(manifest: &Manifest) -> Route {
+        manifest
+            .routes
+            .iter()
+            .find(|route| route.kind == RouteKind::App)
+            .cloned()
+            .expect("the curator has an App")
+    }
+
+    #[test]
+    fn the_only_app_opens_with_the_only_tool_that_links_it() {
+        let selection = select(&curator(), None, None).unwrap();
+        assert_eq!(
+            (
+                selection.server.as_str(),
+                selection.app.as_str(),
+                selection.resource_uri.as_str(),
+                selection.tool.as_str()
+            ),
+            (
+                "library",
+                "shelf_viewer",
+                "ui://curator/shelf-viewer",
+                "show_shelf"
+            )
+        );
+        let named = select(
+            &curator(),
+            Some("library/shelf_viewer"),
+            Some("search_books"),
+        )
+        .unwrap();
+        assert_eq!(named.tool, "search_books");
+    }
+
+    #[test]
+    fn several_apps_need_a_selector_and_the_error_lists_them() {
+        let mut manifest = curator();
+        let mut second = app(&manifest);
+        second.id = "app:library/cover_wall".into();
+        second.wire_name = Some("cover_wall".into());
+        manifest.routes.push(second);
+        let error = select(&manifest, None, None).unwrap_err();
+        assert_eq!(
+            error.0,
+            "this artifact has several MCP Apps; name one as <server>/<app>: \
+             library/shelf_viewer, library/cover_wall"
+        );
+        assert_eq!(
+            select(&manifest, Some("library/cover_wall"), None)
+                .unwrap()
+                .app,
+            "cover_wall"
+        );
+    }
+
+    #[test]
+    fn an_app_no_tool_links_or_several_link_needs_the_tool_named() {
+        let mut manifest = curator();
+        for route in &mut manifest.routes {
+            if route.wire_name.as_deref() == Some("search_books") {
+                route.config.insert(
+                    "_meta".into(),
+                    json!({"ui/resourceUri": "ui://curator/shelf-viewer"}),
+                );
+            }
+        }
+        let several = select(&manifest, None, None).unwrap_err();
+        assert_eq!(
+            several.0,
+            "several tools link the App `library/shelf_viewer`; name the opening tool with \
+             --tool: search_books, show_shelf"
+        );
+        for route in &mut manifest.routes {
+            route.config.remove("_meta");
+        }
+        let none = select(&manifest, None, None).unwrap_err();
+        assert!(
+            none.0
+                .starts_with("no tool of the server `library` links the App"),
+            "{none}"
+        );
+    }
+}
