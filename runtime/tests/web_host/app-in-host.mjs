@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -231,6 +232,37 @@ try {
   assert.ok(consoleLines.includes('ext-apps view: torn down'), consoleLines.join('\n'));
   assert.equal(await page.locator('#app-frame').count(), 0);
   summary.exit = { code: end.code, workersEnded: workers.length, appTornDown: true };
+
+  // `--allow call-tool` grants what the page would ask, and `--port` places the host page;
+  // Ctrl-C (SIGINT) ends it with 130.
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const granted = spawn(host, ['web', '--json', '--allow', 'call-tool', '--port', String(port), '--input', '{"shelf":"to-read"}'], {
+    ...installed,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const grantedExit = new Promise((resolve) => granted.on('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    const second = JSON.parse(await lines(granted)(90_000));
+    assert.equal(second.port, port);
+    assert.equal(second.url, `http://127.0.0.1:${port}/`);
+    const page2 = await browser.newPage();
+    await page2.goto(second.url);
+    const view2 = page2.frameLocator('#app-frame').frameLocator('iframe');
+    await view2.locator('#tool-result').filter({ hasText: '"shelf":"to-read"' }).waitFor({ timeout: 30_000 });
+    await view2.locator('#call').click();
+    await view2.locator('#call-result').filter({ hasText: '"shelf":"finished"' }).waitFor({ timeout: 30_000 });
+    assert.equal(await page2.locator('#consent').isVisible(), false);
+    granted.kill('SIGINT');
+    assert.deepEqual(await grantedExit, { code: 130, signal: null });
+    summary.allowed = { port: 'as asked', consentAsked: false, call: 'finished', exit: 130 };
+  } finally {
+    if (granted.exitCode === null && granted.signalCode === null) granted.kill('SIGKILL');
+  }
 } finally {
   await browser.close();
   if (web.exitCode === null && web.signalCode === null) web.kill('SIGKILL');
