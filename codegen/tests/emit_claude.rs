@@ -34,6 +34,7 @@ fn route(id: &str, kind: RouteKind, source: &str, config: Value) -> EmitRoute {
 fn input(root: &Path) -> EmitInput {
     EmitInput {
         skills: vec![],
+        web: None,
         project_root: root.to_owned(),
         plugin: PluginIdentity {
             name: "yard".into(),

@@ -30,6 +30,8 @@ pub struct EmitInput {
     pub schemas: BTreeMap<String, RouteSchemas>,
     /// Valid skills, copied to `skills/<name>/`.
     pub skills: Vec<super::skills::EmitSkill>,
+    /// The config's `web`, carried into the manifest for `abgen-host web`.
+    pub web: Option<abgen_runtime::manifest::Web>,
 }
 
 /// One provider module.

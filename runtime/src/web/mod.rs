@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::kernel::SharedKernel;
-use crate::manifest::{Manifest, Route, RouteKind};
+use crate::manifest::{Manifest, Route, RouteKind, WebApp};
 use crate::mcp::{HEARTBEAT, Log, START_ALLOWANCE, ServerConfig};
 
 pub use session::McpSession;
@@ -80,6 +80,12 @@ pub fn select(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // The config's `web` narrows the default to the Apps it exposes.
+    let exposed: Vec<&str> = manifest
+        .web
+        .iter()
+        .flat_map(|web| web.apps.iter().map(|entry| entry.app.as_str()))
+        .collect();
     let (app, name) = match selector {
         Some(selector) => apps
             .iter()
@@ -91,6 +97,17 @@ pub fn select(
                     format!("no App `{selector}`; this artifact's Apps: {}", names())
                 })
             })?,
+        None if !exposed.is_empty() => match exposed.as_slice() {
+            [only] => apps.iter().find(|(_, name)| name == only).ok_or_else(|| {
+                SelectError(format!("the exposed App `{only}` is not in this artifact"))
+            })?,
+            several => {
+                return Err(SelectError(format!(
+                    "this artifact exposes several MCP Apps; name one as <server>/<app>: {}",
+                    several.join(", ")
+                )));
+            }
+        },
         None => match apps.as_slice() {
             [only] => only,
             [] => return Err(SelectError("this artifact has no MCP Apps".into())),
@@ -115,7 +132,13 @@ pub fn select(
         .filter(|route| route.kind == RouteKind::Tool && route.server.as_deref() == Some(&server))
         .collect();
     let wire = |route: &Route| route.wire_name.clone().unwrap_or_default();
-    let tool = match tool {
+    let configured = manifest
+        .web
+        .iter()
+        .flat_map(|web| &web.apps)
+        .find(|entry| &entry.app == name)
+        .and_then(|entry| entry.tool.as_deref());
+    let tool = match tool.or(configured) {
         Some(tool) => tools
             .iter()
             .find(|route| route.wire_name.as_deref() == Some(tool))
@@ -162,6 +185,17 @@ pub fn select(
         resource_uri,
         tool,
     })
+}
+
+/// The config's `web` entry of the selected App, if the config lists it.
+pub fn exposed<'m>(manifest: &'m Manifest, selection: &Selection) -> Option<&'m WebApp> {
+    let name = format!("{}/{}", selection.server, selection.app);
+    manifest
+        .web
+        .as_ref()?
+        .apps
+        .iter()
+        .find(|entry| entry.app == name)
 }
 
 /// `<server>/<app>`, the name an App is selected by.
@@ -447,5 +481,34 @@ mod tests {
                 .starts_with("no tool of the server `library` links the App"),
             "{none}"
         );
+    }
+
+    #[test]
+    fn the_config_web_names_the_default_app_and_its_opening_call() {
+        let mut manifest = curator();
+        let mut second = app(&manifest);
+        second.id = "app:library/cover_wall".into();
+        second.wire_name = Some("cover_wall".into());
+        manifest.routes.push(second);
+        manifest.web = Some(crate::manifest::Web {
+            apps: vec![WebApp {
+                app: "library/cover_wall".into(),
+                tool: Some("search_books".into()),
+                input: Some(Map::from_iter([("query".to_owned(), json!("le guin"))])),
+                allow: vec!["call-tool".into()],
+            }],
+            open: crate::manifest::WebOpen::Browser,
+        });
+        let selection = select(&manifest, None, None).unwrap();
+        assert_eq!(
+            (selection.app.as_str(), selection.tool.as_str()),
+            ("cover_wall", "search_books")
+        );
+        let entry = exposed(&manifest, &selection).unwrap();
+        assert_eq!(entry.input.as_ref().unwrap()["query"], "le guin");
+        // The command line still wins, and an App the config does not list is still openable.
+        let named = select(&manifest, Some("library/shelf_viewer"), None).unwrap();
+        assert_eq!(named.tool, "show_shelf");
+        assert!(exposed(&manifest, &named).is_none());
     }
 }

@@ -9,6 +9,7 @@ mod model;
 #[cfg(test)]
 mod tests;
 mod typing;
+mod web;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -6,10 +6,11 @@
 
 use std::process::{Command, ExitCode, Stdio};
 
-use abgen_runtime::manifest::{MANIFEST_FILE_NAME, read_manifest};
+use abgen_runtime::manifest::{MANIFEST_FILE_NAME, WebOpen, read_manifest};
 use abgen_runtime::mcp::Log;
 use abgen_runtime::web::{self, WebAddress, WebOptions};
-use serde_json::{Map, Value};
+use clap::ValueEnum as _;
+use serde_json::Value;
 
 use super::hook::artifact_root;
 use crate::cli::{Printer, WebArgs};
@@ -32,8 +33,8 @@ pub fn run(args: &WebArgs, printer: &Printer) -> ExitCode {
         Err(error) => return failure(error.to_string()),
     };
     let input = match args.input.as_deref().map(serde_json::from_str::<Value>) {
-        None => Map::new(),
-        Some(Ok(Value::Object(input))) => input,
+        None => None,
+        Some(Ok(Value::Object(input))) => Some(input),
         Some(Ok(_)) => return usage("--input must be a JSON object".into()),
         Some(Err(error)) => return usage(format!("--input is not JSON: {error}")),
     };
@@ -41,18 +42,42 @@ pub fn run(args: &WebArgs, printer: &Printer) -> ExitCode {
         Ok(selection) => selection,
         Err(error) => return usage(error.to_string()),
     };
+    // The config's `web` entry for this App gives what the command line does not.
+    let exposed = web::exposed(&manifest, &selection);
+    let input = input
+        .or_else(|| exposed.and_then(|entry| entry.input.clone()))
+        .unwrap_or_default();
+    let mut allow = args.allow.clone();
+    for capability in exposed
+        .map(|entry| entry.allow.as_slice())
+        .unwrap_or_default()
+    {
+        if let Ok(capability) = web::Capability::from_str(capability, false)
+            && !allow.contains(&capability)
+        {
+            allow.push(capability);
+        }
+    }
+    let open_by_default = manifest
+        .web
+        .as_ref()
+        .is_some_and(|web| web.open == WebOpen::Browser);
+    let open = if args.open || args.no_open {
+        args.open
+    } else {
+        open_by_default
+    };
     let options = WebOptions {
         artifact: root,
         manifest,
         selection,
         input,
-        allow: args.allow.clone(),
+        allow,
         port: args.port.unwrap_or(0),
     };
     let printer = *printer;
     let log: Log = std::sync::Arc::new(move |line| printer.message(line));
     let json = args.json;
-    let open = args.open && !args.no_open;
     let served = web::serve(options, log, |address| {
         announce(address, json, &printer);
         if open {
