@@ -95,4 +95,20 @@ fn wrong_selections_are_usage_errors_and_a_missing_document_a_failure() {
         "{}",
         stderr(&undocumented)
     );
+
+    // A document over the 2 MiB bound App hosts accept is refused before anything is served.
+    std::fs::create_dir_all(artifact.join("mcp-apps")).unwrap();
+    let oversized = format!(
+        "<!doctype html><html lang=\"en\"><body>{}</body></html>",
+        "x".repeat(2 * 1024 * 1024)
+    );
+    std::fs::write(artifact.join("mcp-apps/shelf_viewer.html"), oversized).unwrap();
+    let too_large = web(&artifact, &[], runtime.path());
+    assert_eq!(too_large.status.code(), Some(1), "{}", stderr(&too_large));
+    assert!(too_large.stdout.is_empty());
+    assert!(
+        stderr(&too_large).contains("over the 2097152-byte bound App hosts accept"),
+        "{}",
+        stderr(&too_large)
+    );
 }

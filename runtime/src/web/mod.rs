@@ -298,6 +298,10 @@ pub fn serve(
     })
 }
 
+/// The largest App document the host serves (seed 002: 2 MiB, the bound above which App hosts
+/// refuse the resource). A base64 `blob` is judged by its encoded length.
+const MAX_APP_DOCUMENT_BYTES: usize = 2 * 1024 * 1024;
+
 /// What the host page starts from: the opening tool's definition, its call's arguments and
 /// result (a failed call as an `isError` result saying why), and the App resource's `_meta.ui`.
 pub(crate) struct Opening {
@@ -327,10 +331,21 @@ async fn opening_state(session: &McpSession, options: &WebOptions) -> Result<Ope
             )
         })?;
     let content = &read["contents"][0];
-    if content["text"].as_str().is_none() && content["blob"].as_str().is_none() {
+    let Some(document) = content["text"]
+        .as_str()
+        .or_else(|| content["blob"].as_str())
+    else {
         return Err(format!(
             "the App at {} read as no HTML document: {read}",
             selection.resource_uri
+        ));
+    };
+    if document.len() > MAX_APP_DOCUMENT_BYTES {
+        return Err(format!(
+            "the App at {} is {} bytes, over the {MAX_APP_DOCUMENT_BYTES}-byte bound App hosts \
+             accept; build it with the production profile, or make it smaller",
+            selection.resource_uri,
+            document.len()
         ));
     }
     let ui = content["_meta"]["ui"].clone();
