@@ -51,6 +51,8 @@ pub(crate) struct HostState {
     sandbox_page: String,
     sandbox_csp: String,
     session: Arc<McpSession>,
+    /// Tools the App may not call ([`Opening::model_only`]).
+    model_only: Vec<String>,
     /// The relayed requests still in flight, by the page's relay id: firing one cancels it.
     cancels: Mutex<HashMap<String, oneshot::Sender<()>>>,
 }
@@ -95,6 +97,7 @@ impl HostState {
             sandbox_page,
             sandbox_csp,
             session,
+            model_only: opening.model_only,
             cancels: Mutex::default(),
         })
     }
@@ -219,6 +222,15 @@ async fn relay(state: &HostState, request: Request<Incoming>, log: &Log) -> Answ
         return json_answer(&json!({"error": rpc_error(
             -32601,
             &format!("`{method}` is not a method this host relays to the server"),
+        )}));
+    }
+    if method == "tools/call"
+        && let Some(name) = body["params"]["name"].as_str()
+        && state.model_only.iter().any(|tool| tool == name)
+    {
+        return json_answer(&json!({"error": rpc_error(
+            -32602,
+            &format!("the tool `{name}` is visible to the model only; an App may not call it"),
         )}));
     }
     let relay_id = body["relay"].as_str().map(str::to_owned);

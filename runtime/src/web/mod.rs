@@ -198,6 +198,26 @@ pub fn exposed<'m>(manifest: &'m Manifest, selection: &Selection) -> Option<&'m 
         .find(|entry| entry.app == name)
 }
 
+/// The tools of `server` whose `_meta.ui.visibility` leaves the App out (MCP Apps: a tool is
+/// visible to both the model and the App unless that list says otherwise).
+fn model_only_tools(manifest: &Manifest, server: &str) -> Vec<String> {
+    manifest
+        .routes
+        .iter()
+        .filter(|route| route.kind == RouteKind::Tool && route.server.as_deref() == Some(server))
+        .filter(|route| {
+            route
+                .config
+                .get("_meta")
+                .and_then(|meta| meta.get("ui"))
+                .and_then(|ui| ui.get("visibility"))
+                .and_then(Value::as_array)
+                .is_some_and(|visibility| !visibility.iter().any(|who| who == "app"))
+        })
+        .filter_map(|route| route.wire_name.clone())
+        .collect()
+}
+
 /// `<server>/<app>`, the name an App is selected by.
 fn app_name(route: &Route) -> Option<String> {
     Some(format!(
@@ -305,6 +325,8 @@ const MAX_APP_DOCUMENT_BYTES: usize = 2 * 1024 * 1024;
 /// What the host page starts from: the opening tool's definition, its call's arguments and
 /// result (a failed call as an `isError` result saying why), and the App resource's `_meta.ui`.
 pub(crate) struct Opening {
+    /// The server's tools an App may not call (`_meta.ui.visibility` without `"app"`).
+    pub model_only: Vec<String>,
     pub tool: Value,
     pub input: Map<String, Value>,
     pub result: Value,
@@ -381,6 +403,7 @@ async fn opening_state(session: &McpSession, options: &WebOptions) -> Result<Ope
             })
         });
     Ok(Opening {
+        model_only: model_only_tools(&options.manifest, &selection.server),
         tool,
         input: options.input.clone(),
         result,
@@ -525,5 +548,27 @@ mod tests {
         let named = select(&manifest, Some("library/shelf_viewer"), None).unwrap();
         assert_eq!(named.tool, "show_shelf");
         assert!(exposed(&manifest, &named).is_none());
+    }
+
+    #[test]
+    fn a_tool_visible_to_the_model_only_is_not_the_apps_to_call() {
+        let mut manifest = curator();
+        for route in &mut manifest.routes {
+            match route.wire_name.as_deref() {
+                Some("shelve_book") => {
+                    route
+                        .config
+                        .insert("_meta".into(), json!({"ui": {"visibility": ["model"]}}));
+                }
+                Some("search_books") => {
+                    route.config.insert(
+                        "_meta".into(),
+                        json!({"ui": {"visibility": ["model", "app"]}}),
+                    );
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(model_only_tools(&manifest, "library"), ["shelve_book"]);
     }
 }
