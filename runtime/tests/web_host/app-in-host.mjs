@@ -1,13 +1,13 @@
 // `abgen-host web` in real headless Chromium, with the official MCP Apps client inside it.
 //
 // Usage: node app-in-host.mjs <artifact>   (a built curator, run as installed: its own
-// `bin/abgen-host`, from outside the repository; Chromium from ABGEN_CHROMIUM, else
-// /usr/bin/chromium). Until Apps are compiled by abgen, the App document is
+// `bin/abgen-host`, from outside the repository; Chromium from ABGEN_CHROMIUM, else `chromium`
+// on PATH). Until Apps are compiled by abgen, the App document is
 // `ext-apps-view.ts` bundled here with esbuild into one self-contained HTML file and placed where
 // a build puts it, `mcp-apps/shelf_viewer.html`. Prints a JSON summary; every assertion fails
 // the script.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -136,7 +136,9 @@ const children = () =>
     })
     .map(Number);
 
-const executablePath = process.env.ABGEN_CHROMIUM || '/usr/bin/chromium';
+// The Chromium `scripts/browser/install` put on PATH, unless ABGEN_CHROMIUM names another.
+const executablePath =
+  process.env.ABGEN_CHROMIUM || execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
 const browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
 try {
   const page = await browser.newPage();
