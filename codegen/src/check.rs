@@ -90,6 +90,7 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     diagnostics.extend(crate::project::support::check_conventional_paths(root));
     diagnostics.extend(check_server_cwds(&config.config));
     diagnostics.extend(check_entry_files(root, &config.config));
+    diagnostics.extend(check_web(&config.config, &graph.graph));
     let skills = crate::emit::read_skills(root);
     diagnostics.extend(skills.diagnostics);
     let schemas = translate_routes(root, reader, &loaded.modules, &sources);
@@ -196,6 +197,124 @@ fn check_server_cwds(config: &ProjectConfig) -> Vec<Diagnostic> {
 
 /// AB5344: a package.json names the plugin, but there is no config and nothing under `src/`.
 /// Almost always the wrong `--root`; an empty plugin built there would replace a working one.
+/// AB4341 for each `web.apps` entry the route graph cannot open: no such App, or no tool to open
+/// it with (`tool` unknown, or none given while not exactly one tool of the server links it).
+fn check_web(config: &ProjectConfig, graph: &RouteGraph) -> Vec<Diagnostic> {
+    use crate::graph::RouteKind;
+    let Some(web) = &config.web else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut report = |index: usize, key: Option<&str>, message: String, recovery: String| {
+        let pointer = match key {
+            Some(key) => format!("/web/apps/{index}/{key}"),
+            None => format!("/web/apps/{index}"),
+        };
+        let diagnostic = Diagnostic::new(Code::AB4341, message, recovery);
+        found.push(match config.location(&pointer) {
+            Some(location) => diagnostic.at(location),
+            None => diagnostic,
+        });
+    };
+    let named = |route: &&crate::graph::RouteNode| {
+        Some(format!(
+            "{}/{}",
+            route.server.as_deref()?,
+            route.wire_name.as_deref()?
+        ))
+    };
+    let apps: Vec<&crate::graph::RouteNode> = graph
+        .routes
+        .iter()
+        .filter(|route| route.kind == RouteKind::App)
+        .collect();
+    for (index, entry) in web.apps.iter().enumerate() {
+        let Some(app) = apps
+            .iter()
+            .find(|route| named(route).as_deref() == Some(entry.app.as_str()))
+        else {
+            let known: Vec<String> = apps.iter().filter_map(named).collect();
+            report(
+                index,
+                None,
+                format!(
+                    "`web.apps` names `{}`, which is no App of this plugin",
+                    entry.app
+                ),
+                if known.is_empty() {
+                    "add the App under `src/mcp/<server>/apps/`, or remove the entry".to_owned()
+                } else {
+                    format!("name one of its Apps: {}", known.join(", "))
+                },
+            );
+            continue;
+        };
+        let uri = app
+            .config
+            .get("resourceUri")
+            .and_then(serde_json::Value::as_str);
+        let tools: Vec<&crate::graph::RouteNode> = graph
+            .routes
+            .iter()
+            .filter(|route| route.kind == RouteKind::Tool && route.server == app.server)
+            .collect();
+        let wire = |route: &&crate::graph::RouteNode| route.wire_name.clone().unwrap_or_default();
+        match &entry.tool {
+            Some(tool)
+                if !tools
+                    .iter()
+                    .any(|route| route.wire_name.as_deref() == Some(tool)) =>
+            {
+                report(
+                    index,
+                    Some("tool"),
+                    format!(
+                        "`web.apps` opens `{}` with `{tool}`, which is no tool of its server",
+                        entry.app
+                    ),
+                    format!(
+                        "name one of its tools: {}",
+                        tools.iter().map(wire).collect::<Vec<_>>().join(", ")
+                    ),
+                )
+            }
+            Some(_) => {}
+            None => {
+                let linked: Vec<String> = tools
+                    .iter()
+                    .filter(|route| uri.is_some() && linked_app(route) == uri)
+                    .map(wire)
+                    .collect();
+                match linked.as_slice() {
+                    [_] => {}
+                    [] => report(
+                        index,
+                        None,
+                        format!("no tool opens `{}`: none links it through `_meta.ui.resourceUri`", entry.app),
+                        "give the entry its opening tool, `{ app, tool: '<tool name>' }`, or link a tool to the App".to_owned(),
+                    ),
+                    several => report(
+                        index,
+                        None,
+                        format!("several tools link `{}`: {}", entry.app, several.join(", ")),
+                        "name the opening one: `{ app, tool: '<tool name>' }`".to_owned(),
+                    ),
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The App a tool opens: `_meta.ui.resourceUri`, or the deprecated flat `_meta["ui/resourceUri"]`.
+fn linked_app(route: &crate::graph::RouteNode) -> Option<&str> {
+    let meta = route.config.get("_meta")?;
+    meta.get("ui")
+        .and_then(|ui| ui.get("resourceUri"))
+        .or_else(|| meta.get("ui/resourceUri"))
+        .and_then(serde_json::Value::as_str)
+}
+
 fn nothing_to_build() -> Diagnostic {
     Diagnostic::new(
         Code::AB5344,

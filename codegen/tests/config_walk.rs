@@ -28,6 +28,20 @@ export default defineTool(
 const APP: &str = "export const config = { resourceUri: 'ui://docs/viewer', title: 'Viewer' };
 export default function Viewer() { return null; }
 ";
+/// A tool that opens the `APP` (`_meta.ui.resourceUri`).
+const OPENING_TOOL: &str = "import { defineTool } from 'agent-bundle/routes';
+import { z } from 'zod';
+
+export default defineTool(
+  {
+    description: 'Show.',
+    inputSchema: z.object({ q: z.string() }),
+    resultSchema: z.object({ shown: z.boolean() }),
+    _meta: { ui: { resourceUri: 'ui://docs/viewer' } },
+  },
+  async () => ({ shown: true }),
+);
+";
 const LAYOUT: &str =
     "export default function Layout({ children }: { children: unknown }) { return children; }\n";
 const EVENT: &str = "import { Agent } from '@agent-bundle/runtime';
@@ -412,6 +426,31 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                 only_cursor
                     .then_some(())
                     .ok_or_else(|| format!("only Cursor lists the server: {files:?}"))
+            },
+        ),
+        "web" | "web.apps" | "web.open" => (
+            with(
+                base(),
+                "web",
+                json!({
+                    "apps": [{ "app": "docs/viewer", "input": { "q": "x" }, "allow": ["call-tool"] }],
+                    "open": "browser",
+                }),
+            ),
+            vec![
+                ("src/mcp/docs/apps/viewer.tsx", APP),
+                ("src/mcp/docs/tools/show.ts", OPENING_TOOL),
+            ],
+            |o| {
+                let manifest: Value = serde_json::from_str(&o.artifact()?.manifest_json)
+                    .map_err(|error| format!("the manifest: {error}"))?;
+                expect_eq(
+                    &manifest["web"],
+                    &json!({
+                        "apps": [{ "app": "docs/viewer", "input": { "q": "x" }, "allow": ["call-tool"] }],
+                        "open": "browser",
+                    }),
+                )
             },
         ),
         "routes" | "routes.servers" => (
@@ -991,4 +1030,36 @@ fn a_prebuilt_entry_is_shipped_as_is() {
         claude["args"],
         json!(["${CLAUDE_PLUGIN_ROOT}/mcp/docs/docs-server.mjs"])
     );
+}
+
+#[test]
+fn web_entries_the_graph_cannot_open_are_ab4341() {
+    let config = with(
+        base(),
+        "web",
+        json!({ "apps": ["docs/nothing", { "app": "docs/viewer", "tool": "absent" }] }),
+    );
+    let outcome = run(
+        &config,
+        &[
+            ("src/mcp/docs/apps/viewer.tsx", APP),
+            ("src/mcp/docs/tools/show.ts", OPENING_TOOL),
+        ],
+    );
+    outcome
+        .reported(Code::AB4341, "names `docs/nothing`, which is no App", None)
+        .unwrap();
+    outcome
+        .reported(Code::AB4341, "opens `docs/viewer` with `absent`", None)
+        .unwrap();
+    let unlinked = run(
+        &with(base(), "web", json!({ "apps": ["docs/viewer"] })),
+        &[
+            ("src/mcp/docs/apps/viewer.tsx", APP),
+            ("src/mcp/docs/tools/search.ts", TOOL),
+        ],
+    );
+    unlinked
+        .reported(Code::AB4341, "no tool opens `docs/viewer`", None)
+        .unwrap();
 }

@@ -35,6 +35,7 @@ fn input(root: &Path) -> EmitInput {
     EmitInput {
         skills: vec![],
         apps: vec![],
+        web: None,
         project_root: root.to_owned(),
         plugin: PluginIdentity {
             name: "yard".into(),

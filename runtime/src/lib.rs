@@ -12,4 +12,5 @@ pub mod manifest;
 pub mod mcp;
 pub mod project;
 pub mod warm;
+pub mod web;
 pub mod worker;

@@ -55,7 +55,7 @@ fn artifact() -> &'static Path {
             config
         };
         let manifest = json!({
-            "manifestVersion": 2,
+            "manifestVersion": abgen_runtime::manifest::MANIFEST_VERSION,
             "application": {"name": "guard-test", "version": "0.0.0"},
             "digest": DIGEST,
             "react": "19.3.1",

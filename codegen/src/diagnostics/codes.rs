@@ -57,7 +57,7 @@ codes! {
     AB4317 Error "a `url` server without `transport: 'streamable-http'`";
     AB4318 Error "a remote MCP server declares `args`, `env` or `cwd`";
     AB4340 Error "a server whose `routes.servers` mode is 'generated' redeclares `entry`, `command` or `url`";
-    AB4341 Error "invalid `web` exposure of MCP Apps";
+    AB4341 Error "invalid `web`: not `{ apps, open? }`, an entry that is not `<server>/<app>` or names no App, an opening tool that is unknown or ambiguous, or an `allow` that is not a consent capability";
     AB4730 Error "a stdio entry has no default-exported server factory (it connects a transport itself, or exports nothing to call)";
     AB4733 Info "a `src/mcp/<id>.ts` entry is shadowed (an explicit 'generated' mode, or a declared `entry`, `command` or `url`)";
     AB4736 Error "a legacy top-level `skills/`, `commands/` or `rules/` file: no longer discovered";

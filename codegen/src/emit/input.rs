@@ -32,6 +32,8 @@ pub struct EmitInput {
     pub skills: Vec<super::skills::EmitSkill>,
     /// Compiled MCP App documents, written at their `path` (`mcp-apps/<name>.html`).
     pub apps: Vec<crate::apps::CompiledApp>,
+    /// The config's `web`, carried into the manifest for `abgen-host web`.
+    pub web: Option<abgen_runtime::manifest::Web>,
 }
 
 /// One provider module.

@@ -1,10 +1,12 @@
 //! `INSTALL.md`: how to install the artifact on each selected host (the matrix's `install` steps)
-//! and which hooks each host registers, rendered from `templates/INSTALL.md.j2` with minijinja.
+//! and which hooks each host registers, and how to open each MCP App in a browser
+//! (`bin/abgen-host web`), rendered from `templates/INSTALL.md.j2` with minijinja.
 //! Entry: [`render_install`].
 //!
 //! Invariant: the text depends only on the plugin identity, the sorted hosts and the resolved
 //! rows, so it is as byte-stable as every other file of the artifact.
 
+use abgen_runtime::manifest::RouteKind;
 use minijinja::{Environment, context};
 use serde::Serialize;
 
@@ -52,6 +54,20 @@ pub fn render_install(
         .iter()
         .map(|host| host.display_name.as_str())
         .collect();
+    // `<server>/<app>`, the name `abgen-host web` opens an App by, sorted.
+    let mut apps: Vec<String> = input
+        .routes
+        .iter()
+        .filter(|route| route.kind == RouteKind::App)
+        .filter_map(|route| {
+            Some(format!(
+                "{}/{}",
+                route.server.as_deref()?,
+                route.wire_name.as_deref()?
+            ))
+        })
+        .collect();
+    apps.sort();
     let mut environment = Environment::new();
     environment.set_keep_trailing_newline(true);
     let mut render = || -> Result<String, minijinja::Error> {
@@ -65,6 +81,7 @@ pub fn render_install(
                 .unwrap_or_else(|| format!("The {} plugin.", plugin.name)),
             host_names => names.join(", "),
             hosts => sections,
+            apps => apps,
         })
     };
     render().map_err(|error| EmitError::InstallTemplate(error.to_string()))

@@ -63,6 +63,7 @@ pub fn build_manifest(
         // A route's own `render.maxElapsedMs` stays in its `config`; these are the defaults.
         limits: Limits::default(),
         files,
+        web: input.web.clone(),
     }
 }
 

@@ -492,6 +492,7 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         skills: Vec::new(),
         // Compiled by `build_project` (`crate::apps`).
         apps: Vec::new(),
+        web: config.web.clone(),
     }
 }
 

@@ -21,6 +21,7 @@ fn config() -> ProjectConfig {
         mcp_servers: BTreeMap::new(),
         route_servers: BTreeMap::new(),
         skills: Vec::new(),
+        web: None,
         file: Some("agent-bundle.config.ts".into()),
         locations: BTreeMap::new(),
     }

@@ -11,6 +11,7 @@ mod hook;
 mod mcp;
 mod printer;
 mod render;
+mod web;
 
 use clap::{Parser, Subcommand};
 
@@ -18,6 +19,7 @@ pub use hook::{FallbackArg, HookArgs};
 pub use mcp::McpArgs;
 pub use printer::Printer;
 pub use render::{RenderArgs, RenderFormat};
+pub use web::WebArgs;
 
 /// The abgen runtime: renders a plugin's routes and answers its hooks.
 #[derive(Debug, Parser)]
@@ -46,4 +48,11 @@ pub enum Commands {
     /// on its private warm socket (one server per artifact and user does; the others stand by
     /// to take over). Logs go to stderr; it exits 0 when the client closes stdin.
     Mcp(McpArgs),
+    /// Open one MCP App of the artifact in a browser, served by the plugin's own MCP server.
+    ///
+    /// Starts the App's MCP server, calls its opening tool once and serves a host page on a
+    /// loopback address, the App itself on a second loopback sandbox origin. The App's tool
+    /// calls, downloads, links and display changes ask in the page unless `--allow` grants
+    /// them. Runs until Ctrl-C (exit 130) or SIGTERM (143).
+    Web(WebArgs),
 }

@@ -11,7 +11,7 @@ use super::hooks::HookTables;
 /// The manifest's file name at the artifact root.
 pub const MANIFEST_FILE_NAME: &str = "abgen.manifest.json";
 /// The manifest format version this crate reads and writes.
-pub const MANIFEST_VERSION: u32 = 2;
+pub const MANIFEST_VERSION: u32 = 3;
 /// The React version the render worker is bundled with; the worker's `hello` must match it.
 pub const REACT_VERSION: &str = "19.3.1";
 /// The version of the host ↔ worker frame protocol.
@@ -39,7 +39,54 @@ pub struct Manifest {
     pub limits: Limits,
     /// Every file of the artifact except the manifest itself, sorted by path.
     pub files: Vec<FileEntry>,
+    /// The config's `web`: which Apps `abgen-host web` exposes and its defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<Web>,
 }
+
+/// The config's `web` (seed 002, §Exposing an App in the browser).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Web {
+    /// In the config's order.
+    pub apps: Vec<WebApp>,
+    pub open: WebOpen,
+}
+
+/// One exposed App and its opening call's defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebApp {
+    /// `<server>/<app>`.
+    pub app: String,
+    /// The opening tool's wire name; `None`: the only tool that links the App.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The opening call's arguments; `None`: `{}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Map<String, Value>>,
+    /// Consent capabilities granted without asking (`call-tool`, `download-file`,
+    /// `open-external-link`, `request-display-mode`).
+    #[serde(default)]
+    pub allow: Vec<String>,
+}
+
+/// Whether `abgen-host web` opens the user's browser when neither `--open` nor `--no-open` says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WebOpen {
+    Browser,
+    #[default]
+    Never,
+}
+
+/// The consent capabilities a `web.apps[].allow` may name.
+pub const WEB_CAPABILITIES: [&str; 4] = [
+    "call-tool",
+    "download-file",
+    "open-external-link",
+    "request-display-mode",
+];
 
 /// Who the plugin is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -78,7 +78,7 @@ pub fn event_route(event: &str, config: serde_json::Value) -> serde_json::Value 
 /// The manifest of the test artifacts (digest `hook-test-digest`).
 pub fn manifest() -> serde_json::Value {
     json!({
-        "manifestVersion": 2,
+        "manifestVersion": abgen_runtime::manifest::MANIFEST_VERSION,
         "application": {"name": "hook-test", "version": "0.0.0"},
         "digest": "hook-test-digest",
         "react": "19.3.1",

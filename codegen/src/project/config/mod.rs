@@ -98,19 +98,7 @@ pub fn load_config(
     let (config, typing) = type_config(&input);
     diagnostics.extend(typing);
     if let Some(value) = value {
-        let mut keys = super::support::check_config_keys(value, locations, file);
-        if let Some(web) = value.get("web") {
-            let invalid = web::check_web(web, locations, file);
-            // An invalid `web` says what is wrong with it rather than that it is not built.
-            if !invalid.is_empty() {
-                keys.retain(|diagnostic| {
-                    diagnostic.code != crate::diagnostics::Code::AB5350
-                        || !diagnostic.message.starts_with("`web`")
-                });
-            }
-            diagnostics.extend(invalid);
-        }
-        diagnostics.extend(keys);
+        diagnostics.extend(super::support::check_config_keys(value, locations, file));
     }
     ConfigReturn {
         config,

@@ -20,6 +20,9 @@ pub struct ProjectConfig {
     pub route_servers: BTreeMap<String, ServerMode>,
     /// `skills`: explicit skill paths or globs, as written.
     pub skills: Vec<String>,
+    /// `web`: the Apps `abgen-host web` exposes, as the manifest carries them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web: Option<abgen_runtime::manifest::Web>,
     /// Project-relative path of the config file, when there is one.
     pub file: Option<String>,
     /// Where each config value was written, by JSON Pointer (`/mcp/servers/docs/entry`), for

@@ -53,13 +53,14 @@ pub fn type_config(input: &ConfigInput<'_>) -> (ProjectConfig, Vec<Diagnostic>) 
         mcp_servers: typer.mcp_servers(root.get("mcp")),
         route_servers: typer.route_servers(root.get("routes")),
         skills: typer.strings(root.get("skills"), "/skills"),
+        web: typer.web(root.get("web")),
         file: input.file.map(str::to_owned),
         locations: input.locations.clone(),
     };
     (config, typer.diagnostics)
 }
 
-struct Typer<'a> {
+pub(super) struct Typer<'a> {
     input: &'a ConfigInput<'a>,
     diagnostics: Vec<Diagnostic>,
 }
@@ -532,7 +533,7 @@ impl Typer<'_> {
         );
     }
 
-    fn report(&mut self, code: Code, pointer: &str, message: &str, recovery: &str) {
+    pub(super) fn report(&mut self, code: Code, pointer: &str, message: &str, recovery: &str) {
         let diagnostic = Diagnostic::new(code, message, recovery);
         self.diagnostics.push(match self.locate(pointer) {
             Some(location) => diagnostic.at(location),

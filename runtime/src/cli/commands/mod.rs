@@ -10,6 +10,7 @@ mod render;
 mod shutdown;
 mod standalone;
 mod stdin;
+mod web;
 
 use std::process::ExitCode;
 
@@ -28,7 +29,7 @@ pub fn main() -> ExitCode {
             // An MCP server exits with the shell's code for the signal (130, 143), as seed 002's
             // lifecycle shell says every stdio server does; a hook or a render dies of it.
             let on_signal = match cli.command {
-                Commands::Mcp(_) => shutdown::OnSignal::ExitWithCode,
+                Commands::Mcp(_) | Commands::Web(_) => shutdown::OnSignal::ExitWithCode,
                 Commands::Render(_) | Commands::Hook(_) => shutdown::OnSignal::Die,
             };
             shutdown::on_exit_signals(&printer, on_signal);
@@ -36,6 +37,7 @@ pub fn main() -> ExitCode {
                 Commands::Render(args) => render::run(&args, &printer),
                 Commands::Hook(args) => hook::run(&args, &printer),
                 Commands::Mcp(args) => mcp::run(&args, &printer),
+                Commands::Web(args) => web::run(&args, &printer),
             }
         }
         Err(error) => usage_error(&error, &printer),

@@ -1,0 +1,114 @@
+//! `abgen-host web`, the plugin's own browser host for its MCP Apps, on a built curator run as
+//! installed (its own `bin/abgen-host`, the artifact's folder as working directory, INSTALL.md
+//! naming the command): `runtime/tests/web_host/app-in-host.mjs` drives it in real headless Chromium (playwright-core,
+//! Debian's Chromium from `scripts/browser/install`, or `ABGEN_CHROMIUM`) with the official
+//! ext-apps `App` client as the App: the MCP server's read of the App's document, handshake and
+//! host context, the opening notifications, a foreign frame's and a foreign window's messages
+//! ignored, consent denied then allowed with a tool call round trip to the real server, and
+//! SIGTERM ending the host (143), its workers and the App. Its JSON summary is snapshotted.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use support::{build_curator, host_binary, repo};
+
+fn web(artifact: &Path, args: &[&str], runtime: &Path) -> Output {
+    Command::new(host_binary())
+        .arg("web")
+        .args(args)
+        .arg("--artifact")
+        .arg(artifact)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .output()
+        .expect("running abgen-host web")
+}
+
+#[test]
+fn the_official_app_client_runs_inside_the_host_in_chromium() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["claude"]);
+    let runtime = tempfile::tempdir().unwrap();
+    let output = Command::new("node")
+        .arg(repo().join("runtime/tests/web_host/app-in-host.mjs"))
+        .arg(&artifact)
+        .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "app-in-host.mjs failed:\n{stderr}");
+    let summary: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    insta::assert_json_snapshot!("web_host_summary", summary);
+}
+
+#[test]
+fn wrong_selections_are_usage_errors_and_a_missing_document_a_failure() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["claude"]);
+    let runtime = tempfile::tempdir().unwrap();
+    let stderr = |output: &Output| String::from_utf8_lossy(&output.stderr).into_owned();
+
+    let unknown = web(&artifact, &["library/nope"], runtime.path());
+    assert_eq!(unknown.status.code(), Some(2), "{}", stderr(&unknown));
+    assert_eq!(
+        stderr(&unknown),
+        "abgen-host: web: no App `library/nope`; this artifact's Apps: library/shelf_viewer\n"
+    );
+
+    let tool = web(&artifact, &["--tool", "nothing"], runtime.path());
+    assert_eq!(tool.status.code(), Some(2), "{}", stderr(&tool));
+    assert!(
+        stderr(&tool)
+            .starts_with("abgen-host: web: no tool `nothing` on the server `library`; its tools: "),
+        "{}",
+        stderr(&tool)
+    );
+
+    let input = web(&artifact, &["--input", "[1]"], runtime.path());
+    assert_eq!(input.status.code(), Some(2), "{}", stderr(&input));
+    assert_eq!(
+        stderr(&input),
+        "abgen-host: web: --input must be a JSON object\n"
+    );
+
+    let elsewhere = web(&temp.join("no-artifact"), &[], runtime.path());
+    assert_eq!(elsewhere.status.code(), Some(1), "{}", stderr(&elsewhere));
+
+    // Without the App's compiled document the host says so and exits before it serves anything.
+    std::fs::remove_file(artifact.join("mcp-apps/shelf_viewer.html")).unwrap();
+    let undocumented = web(&artifact, &[], runtime.path());
+    assert_eq!(
+        undocumented.status.code(),
+        Some(1),
+        "{}",
+        stderr(&undocumented)
+    );
+    assert!(undocumented.stdout.is_empty());
+    assert!(
+        stderr(&undocumented).contains("cannot read the App library/shelf_viewer at ui://curator/shelf-viewer: the App `app:library/shelf_viewer` at ui://curator/shelf-viewer has no readable compiled document"),
+        "{}",
+        stderr(&undocumented)
+    );
+
+    // A document over the 2 MiB bound App hosts accept is refused before anything is served.
+    std::fs::create_dir_all(artifact.join("mcp-apps")).unwrap();
+    let oversized = format!(
+        "<!doctype html><html lang=\"en\"><body>{}</body></html>",
+        "x".repeat(2 * 1024 * 1024)
+    );
+    std::fs::write(artifact.join("mcp-apps/shelf_viewer.html"), oversized).unwrap();
+    let too_large = web(&artifact, &[], runtime.path());
+    assert_eq!(too_large.status.code(), Some(1), "{}", stderr(&too_large));
+    assert!(too_large.stdout.is_empty());
+    assert!(
+        stderr(&too_large).contains("over the 2097152-byte bound App hosts accept"),
+        "{}",
+        stderr(&too_large)
+    );
+}
