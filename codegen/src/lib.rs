@@ -16,6 +16,7 @@ pub mod extract;
 pub mod graph;
 pub mod init;
 pub mod matrix;
+pub mod mcp_client;
 pub mod project;
 pub mod schema;
 pub mod simulate;

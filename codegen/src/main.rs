@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::cli::{
     BuildArgs, CheckArgs, Cli, Commands, GenerateArgs, HooksCommand, InitArgs, InspectArgs,
-    ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
+    McpArgs, McpCommand, ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
 };
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::canonical_json::schema_to_canonical_json;
@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Commands::Inspect(args) => inspect(&args),
         Commands::Schema(args) => schema(&args),
         Commands::Init(args) => init(&args),
+        Commands::Mcp(args) => mcp(&args),
         Commands::Hooks(args) => match args.command {
             HooksCommand::Simulate(args) => simulate(&args),
         },
@@ -180,6 +181,86 @@ fn build_failed(
         }
     }
     Ok(ExitCode::FAILURE)
+}
+
+fn mcp(args: &McpArgs) -> io::Result<ExitCode> {
+    let (server, method, params) = match &args.command {
+        McpCommand::List(server) => (server, "tools/list", serde_json::json!({})),
+        McpCommand::Invoke(invoke) => {
+            let input: serde_json::Value = match serde_json::from_str(&invoke.input) {
+                Ok(input @ serde_json::Value::Object(_)) => input,
+                _ => {
+                    writeln!(
+                        io::stderr().lock(),
+                        "error: --input must be a JSON object, e.g. '{{\"name\":\"Ada\"}}'"
+                    )?;
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let params = serde_json::json!({ "name": invoke.tool, "arguments": input });
+            (&invoke.server, "tools/call", params)
+        }
+    };
+    let result = abgen::mcp_client::ask_server(
+        &server.artifact,
+        &server.server,
+        server.target.as_deref(),
+        method,
+        params,
+    );
+    let result = match result {
+        Ok(result) => result,
+        Err(error) => {
+            writeln!(io::stderr().lock(), "error: {error}")?;
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let failed = result["isError"] == serde_json::json!(true);
+    let text = if server.json {
+        abgen::emit::canonical_json::to_canonical_json(&result)
+    } else {
+        match &args.command {
+            McpCommand::List(_) => {
+                let tools = result["tools"].as_array().cloned().unwrap_or_default();
+                let mut text = String::new();
+                for tool in &tools {
+                    text.push_str(&format!(
+                        "{}  {}\n",
+                        tool["name"].as_str().unwrap_or("?"),
+                        tool["description"].as_str().unwrap_or("")
+                    ));
+                }
+                text.push_str(&format!(
+                    "Listed {} tool(s) from {}\n",
+                    tools.len(),
+                    server.server
+                ));
+                text
+            }
+            McpCommand::Invoke(invoke) => {
+                let mut text = String::new();
+                for content in result["content"].as_array().into_iter().flatten() {
+                    if let Some(part) = content["text"].as_str() {
+                        text.push_str(part);
+                        text.push('\n');
+                    }
+                }
+                text.push_str(&format!(
+                    "{} {} on {}\n",
+                    if failed { "Failed" } else { "Invoked" },
+                    invoke.tool,
+                    server.server
+                ));
+                text
+            }
+        }
+    };
+    io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn init(args: &InitArgs) -> io::Result<ExitCode> {

@@ -530,6 +530,27 @@ fn check_names_the_files_routes_and_hooks_that_changed() {
 }
 
 #[test]
+fn check_judges_a_symlinked_output_by_its_target() {
+    let project = Project::new();
+    assert!(project.run(&[]).status.success());
+    let link = project.temp.path().join("published");
+    std::os::unix::fs::symlink(project.out(), &link).unwrap();
+    let checked = Command::new(env!("CARGO_BIN_EXE_abgen"))
+        .args(["build", "--check", "--target", "claude,codex", "--root"])
+        .arg(&project.root)
+        .arg("--out")
+        .arg(&link)
+        .env("ABGEN_HOST", project.temp.path().join("abgen-host"))
+        .env(
+            "ABGEN_WORKER_BUNDLE",
+            project.temp.path().join("worker.mjs"),
+        )
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{}", transcript(&checked));
+}
+
+#[test]
 fn check_of_a_missing_output_lists_every_file_as_added() {
     let project = Project::new();
     let checked = project.run(&["--check", "--json"]);

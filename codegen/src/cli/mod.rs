@@ -11,6 +11,7 @@ mod generate;
 mod hooks;
 mod init;
 mod inspect;
+mod mcp;
 mod schema;
 
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ pub use generate::GenerateArgs;
 pub use hooks::{HooksArgs, HooksCommand, SimulateArgs};
 pub use init::InitArgs;
 pub use inspect::InspectArgs;
+pub use mcp::{McpArgs, McpCommand, McpInvokeArgs, McpServerArgs};
 pub use schema::{SchemaArgs, SchemaIo};
 
 /// Compile TypeScript agent plugins into native plugins for Claude Code, Codex and Cursor.
@@ -69,6 +71,8 @@ pub enum Commands {
     /// it would write exists, nothing is written. Exits 0 when written, 1 when not. Then
     /// `npm install`, and `npm run build`, `npm test`, `npm run typecheck`.
     Init(InitArgs),
+    /// Ask a built artifact's MCP server what a host would: `mcp list`, `mcp invoke`.
+    Mcp(McpArgs),
 }
 
 /// Where the project is and which hosts it is built for; shared by every project command.

@@ -70,15 +70,18 @@ struct FoundFile {
     executable: bool,
 }
 
-/// Compares `artifact` (planned, with its manifest) with what `dir` holds. An absent `dir` is
-/// an empty one.
+/// Compares `artifact` (planned, with its manifest) with what `dir` (or, when it is a symlink,
+/// its target) holds. An absent `dir` is an empty one.
 pub fn compare_with_directory(
     artifact: &PlannedArtifact,
     dir: &Path,
 ) -> Result<ArtifactComparison, EmitError> {
     let mut found = BTreeMap::new();
-    if std::fs::symlink_metadata(dir).is_ok() {
-        walk(dir, dir, &mut found)?;
+    // An output that is a symlink is judged by its target, as `abgen build` judges it; inside
+    // it no symlink is followed.
+    let target = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+    if std::fs::symlink_metadata(&target).is_ok() {
+        walk(&target, &target, &mut found)?;
     }
     let mut planned: BTreeMap<&str, (&[u8], bool)> = artifact
         .files

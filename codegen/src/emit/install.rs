@@ -3,8 +3,9 @@
 //! (`bin/abgen-host web`), rendered from `templates/INSTALL.md.j2` with minijinja.
 //! Entry: [`render_install`].
 //!
-//! Invariant: the text depends only on the plugin identity, the sorted hosts and the resolved
-//! rows, so it is as byte-stable as every other file of the artifact.
+//! Invariant: the text depends only on the plugin identity, the sorted hosts, the resolved rows
+//! and the platform abgen was built for (that of the `abgen-host` it ships), so it is as
+//! byte-stable as every other file of the artifact.
 
 use abgen_runtime::manifest::RouteKind;
 use minijinja::{Environment, context};
@@ -24,6 +25,34 @@ struct HostSection<'a> {
     steps: Vec<String>,
     hooks: Vec<&'a HookRow>,
     left_out: Vec<&'a HookRow>,
+}
+
+/// The platform this abgen was built for, named as its npm platform package is
+/// (`linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`): the platform of the `abgen-host` an
+/// installed abgen ships beside itself.
+pub fn build_platform() -> String {
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        other => other,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    let abi = if cfg!(target_os = "linux") {
+        if cfg!(target_env = "musl") {
+            "-musl"
+        } else {
+            "-gnu"
+        }
+    } else if cfg!(target_os = "windows") {
+        "-msvc"
+    } else {
+        ""
+    };
+    format!("{os}-{arch}{abi}")
 }
 
 /// The INSTALL.md of `input` built for `hosts` (sorted by name) with the resolved `rows`.
@@ -80,6 +109,7 @@ pub fn render_install(
                 .clone()
                 .unwrap_or_else(|| format!("The {} plugin.", plugin.name)),
             host_names => names.join(", "),
+            platform => build_platform(),
             hosts => sections,
             apps => apps,
         })
