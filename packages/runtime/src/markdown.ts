@@ -145,7 +145,7 @@ class Writer {
     let run: Node[] = [];
     let lastList: { kind: string; alternate: boolean } | undefined;
     const flush = () => {
-      const text = this.inline(run).trim();
+      const text = paragraph(this.inline(run));
       run = [];
       if (text !== '') {
         out.push(text);
@@ -197,7 +197,8 @@ class Writer {
     const { tag, children } = node;
     switch (tag) {
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': {
-        const text = this.inline(children).trim().replace(/\n/g, ' ');
+        // A heading is one line: a line break in it is a space.
+        const text = this.inline(children).replace(/\\\n/g, ' ').trim();
         return `${'#'.repeat(Number(tag[1]))} ${text}`.trimEnd();
       }
       case 'p': case 'dt': case 'dd': case 'th': case 'td': case 'li': case 'tr': case 'thead': case 'tbody': case 'tfoot': {
@@ -205,7 +206,7 @@ class Writer {
           const text = this.inline(children).trim();
           return text === '' ? '' : `**${text}**`;
         }
-        if (tag === 'p' || tag === 'th' || tag === 'td') return this.inline(children).trim();
+        if (tag === 'p' || tag === 'th' || tag === 'td') return paragraph(this.inline(children));
         return this.blocks(children);
       }
       case 'blockquote': {
@@ -250,9 +251,10 @@ class Writer {
       }
       const blocks = this.blocks(children);
       const indent = ' '.repeat(marker.length + 1);
-      // A paragraph followed only by lists stays tight; anything else is spread by blank lines.
+      // A nested list that may interrupt a paragraph (a bullet, or a number list starting at 1)
+      // follows it on the next line, keeping the list tight; every other block needs a blank line.
       const body = blocks
-        .map((block, blockIndex) => (blockIndex === 0 ? block : `${blocks.length > 1 && !/^(?:[-*]|\d+[.)]) /.test(block) ? '\n' : ''}${block}`))
+        .map((block, blockIndex) => (blockIndex === 0 || /^(?:[-*]|1[.)]) /.test(block) ? block : `\n${block}`))
         .join('\n');
       const lines = `${task}${body}`.split('\n');
       const head = lines[0] === '' ? marker : `${marker} ${lines[0]}`;
@@ -336,8 +338,11 @@ class Writer {
         return wrap('*');
       case 'del': case 's':
         return wrap('~~');
-      case 'code':
-        return inlineCode(textOf(children));
+      case 'code': {
+        const code = inlineCode(textOf(children));
+        // A cell ends at any unescaped pipe, code spans included; GFM drops the backslash again.
+        return inCell ? code.replace(/\|/g, '\\|') : code;
+      }
       case 'br':
         return inCell ? ' ' : '\\\n';
       case 'a': {
@@ -352,6 +357,14 @@ class Writer {
         return this.inline(children, inCell);
     }
   }
+}
+
+/**
+ * A paragraph's inline text without the spaces and line breaks at its edges: a hard break is
+ * `\` before a newline, and at a paragraph's end it would be a literal backslash.
+ */
+function paragraph(text: string): string {
+  return text.replace(/^(?:\s|\\\n)+/, '').replace(/(?:\s|\\\n)+$/, '');
 }
 
 function textOf(nodes: readonly Node[]): string {
@@ -374,7 +387,12 @@ function removeNode(nodes: readonly Node[], target: Node): Node[] {
  */
 function escapeText(text: string, atLineStart: boolean): string {
   const collapsed = text.replace(/\s+/g, ' ');
-  let escaped = collapsed.replace(/[\\`*_[\]<>&~|!#]/g, (mark) => `\\${mark}`);
+  let escaped = collapsed
+    .replace(/[\\`*_[\]<>&~|!#@]/g, (mark) => `\\${mark}`)
+    // GFM links bare URLs and `www.` names: a backslash between the scheme and `//`, or after
+    // `www`, keeps them text (`@` above does the same for email addresses).
+    .replace(/:(?=\/\/)/g, '\\:')
+    .replace(/\b(www)\./gi, '$1\\.');
   if (atLineStart) {
     escaped = escaped
       .replace(/^(\s*)([-+=>])/, '$1\\$2')
