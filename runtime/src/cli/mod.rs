@@ -7,6 +7,7 @@
 
 pub mod commands;
 pub mod env_vars;
+mod harness;
 mod hook;
 mod mcp;
 mod printer;
@@ -14,6 +15,7 @@ mod render;
 
 use clap::{Parser, Subcommand};
 
+pub use harness::HarnessArgs;
 pub use hook::{FallbackArg, HookArgs};
 pub use mcp::McpArgs;
 pub use printer::Printer;
@@ -46,4 +48,12 @@ pub enum Commands {
     /// on its private warm socket (one server per artifact and user does; the others stand by
     /// to take over). Logs go to stderr; it exits 0 when the client closes stdin.
     Mcp(McpArgs),
+    /// Serve the `agent-bundle/test` harness of one artifact: JSON requests on stdin, one answer
+    /// a line on stdout.
+    ///
+    /// Renders each request on one kernel started once, and runs the Rust projectors over a
+    /// test's events. The process a test harness keeps for its whole run; it exits 0 when stdin
+    /// ends.
+    #[command(hide = true)]
+    Harness(HarnessArgs),
 }
