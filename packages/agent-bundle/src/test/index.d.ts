@@ -82,8 +82,11 @@ export interface McpSessionOptions {
 
 export interface McpToolOptions {
   server?: string;
-  /** Sent as `_meta.progressToken`; the result then carries the notifications received. */
-  progressToken?: string | number;
+  /**
+   * Ask for progress (the client sends a `_meta.progressToken`): the result then carries the
+   * `notifications/progress` params received, in order.
+   */
+  progress?: boolean;
 }
 
 /** What `abgen-host hook` printed for one delivery: the host's exact native output. */

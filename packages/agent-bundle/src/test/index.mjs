@@ -257,12 +257,13 @@ export function createHarness(options = {}) {
       return { session, hold: child === undefined ? (body) => body() : holdWhileBusy(child) };
     });
     const { session, hold } = await shared;
+    if (!callOptions.progress) return hold(() => session.client.callTool({ name, arguments: args }));
+    // The SDK sends its own `_meta.progressToken` (the request id) when it is given `onprogress`.
     const progress = [];
-    const meta = callOptions.progressToken === undefined ? {} : { _meta: { progressToken: callOptions.progressToken } };
     const result = await hold(() =>
-      session.client.callTool({ name, arguments: args, ...meta }, { onprogress: (notification) => progress.push(notification) }),
+      session.client.callTool({ name, arguments: args }, { onprogress: (notification) => progress.push(notification) }),
     );
-    return callOptions.progressToken === undefined ? result : { ...result, progress };
+    return { ...result, progress };
   }
 
   async function invokeHook(hostName, event, payload, hookOptions = {}) {
