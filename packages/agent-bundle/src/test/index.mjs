@@ -307,6 +307,9 @@ export function createHarness(options = {}) {
     shared = undefined;
   }
 
+  // `invokeCli` and `runScript` belong here once the artifact has a plugin CLI: each is one more
+  // function like `invokeHook` — `build()` for the artifact, `run()` on its executable with
+  // `environment()` — returned below.
   return {
     root,
     build: async () => (await build()).root,
