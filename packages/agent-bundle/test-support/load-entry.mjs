@@ -37,3 +37,21 @@ export async function bundleEntry(entry) {
   });
   return outfile;
 }
+
+/**
+ * Bundles one TypeScript module (of this package or a sibling) into a temporary ES module and
+ * returns its file URL, for tests of modules that are not an entry of their own.
+ */
+export async function bundleFile(file, name) {
+  const outfile = join(outDir, `${name}.mjs`);
+  await build({
+    entryPoints: [file],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    packages: 'external',
+    logLevel: 'silent',
+  });
+  return pathToFileURL(outfile).href;
+}

@@ -1,3 +1,4 @@
+/// <reference types="node" />
 /**
  * The request context of one render: `agent()` and `useAgent()` read it from an
  * AsyncLocalStorage that the worker installs around the route's handler and its render.
@@ -9,6 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { $ZodType } from 'zod/v4/core';
 
 import type { PluginAxisValue } from './plugin-root.ts';
+import type { AgentResult } from './result.ts';
 
 /** A progress report, as `agent().progress.report()` takes it. */
 export interface ProgressReport {
@@ -38,6 +40,81 @@ export type RouteKind = 'tool' | 'resource' | 'prompt' | 'event';
 /** The axes a surface sends in a render's `context` (the plugin axis is the worker's own). */
 export type ObservedAxisName = 'host' | 'session' | 'workspace' | 'actor' | 'lineage' | 'terminal';
 
+/** How a conversation was placed in its lineage: the trust level of `parent`, `root` and `depth`. */
+export type LineageResolution = 'native' | 'registry' | 'confirmed' | 'transcript' | 'inferred';
+
+/** One live conversation of a lineage tree: the registry's facts about that node. */
+export interface LineagePeer {
+  conversation: string;
+  depth: number;
+  parent?: string;
+  /** When the registry saw the conversation start (ISO 8601). */
+  startedAt: string;
+  subagent?: LineageSubagent;
+  resolution: LineageResolution;
+}
+
+/** What a subagent is, when the conversation is one. */
+export interface LineageSubagent {
+  /** The host's name for the subagent's type, when it names one. */
+  type?: string;
+  /** The tool call that spawned it, when known. */
+  toolCallId?: string;
+}
+
+/**
+ * Who this conversation's parent is, what its root is, and whether it is a subagent (seed 002
+ * §Request context). `tree` is present only when the registry placed the request.
+ */
+export interface AgentLineage {
+  conversation: string;
+  root: string;
+  parent?: string;
+  depth: number;
+  generation?: number;
+  subagent?: LineageSubagent;
+  resolution: LineageResolution;
+  tree?: {
+    /** Every other live conversation under the same root, oldest first. */
+    siblings: readonly LineagePeer[];
+    /** Live conversations whose parent is this one. */
+    children: readonly LineagePeer[];
+    /** Other live root conversations. */
+    roots: readonly LineagePeer[];
+  };
+}
+
+/** One output stream of the process, as the terminal axis describes it. */
+export interface AgentTerminalStream {
+  kind: 'tty' | 'pipe' | 'none';
+  color: 'none' | 'basic' | '256' | 'truecolor';
+  columns?: number;
+  rows?: number;
+}
+
+/**
+ * What the process's output streams are (seed 002 §The terminal capability): information only,
+ * computed once per invocation with the rules that select the CLI output mode.
+ */
+export interface AgentTerminal {
+  hostSurface: 'cli' | 'mcp' | 'hook' | 'script' | 'workbench';
+  stdout: AgentTerminalStream;
+  stderr: AgentTerminalStream;
+  /** fd 1 and fd 2 name one open file (`2>&1`, one shared terminal). */
+  sharesTarget: boolean;
+}
+
+/** A read-only view of the project's `src/state.ts` store, as a provider sees it. */
+export interface AgentStateView {
+  read(): Promise<{ revision: number; value?: unknown }>;
+}
+
+/** A read-only view of the notice ledger, as a provider sees it. */
+export interface AgentNoticesView {
+  inbox(): Promise<readonly unknown[]>;
+  published(): Promise<readonly unknown[]>;
+}
+
 /** What a route can learn about the render it is part of. */
 export interface AgentContext {
   route: { id: string; kind: RouteKind };
@@ -54,11 +131,17 @@ export interface AgentContext {
   plugin: Axis<PluginAxisValue>;
   /** Not observed yet: always unavailable, with the reason. */
   actor: Axis;
-  lineage: Axis;
-  terminal: Axis;
+  /** Unavailable until a lineage registry exists; a test injects it as `context.lineage`. */
+  lineage: Axis<AgentLineage>;
+  terminal: Axis<AgentTerminal>;
   input: unknown;
   event?: unknown;
   signal: AbortSignal;
+  /**
+   * `<Agent.Result>` itself; a `defineTool` handler's context types it by the route's
+   * `resultSchema`, so a wrong value is a type error where it is written.
+   */
+  Result: typeof AgentResult;
   progress: { report(report: ProgressReport): void };
   provider<T = unknown>(key: string): Promise<T>;
 }
@@ -77,8 +160,12 @@ export interface AgentProviderContext {
   host: Axis;
   session: Axis;
   workspace: Axis;
-  plugin: Axis<{ digest: string }>;
-  lineage: Axis;
+  plugin: Axis<PluginAxisValue>;
+  lineage: Axis<AgentLineage>;
+  /** The read-only state view, when the project declares `src/state.ts` (none does yet). */
+  state?: AgentStateView;
+  /** The notice ledger's read-only view, when the scope mounts it (none does yet). */
+  notices?: AgentNoticesView;
 }
 
 /** The error a producer gets when its render has already completed. */

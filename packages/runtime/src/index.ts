@@ -7,6 +7,11 @@ export { agent, useAgent, HandoffRequiredError } from './context.ts';
 export { InvalidResultError } from './result.ts';
 export { PLUGIN_ROOT_ENV, STATE_ROOT_ENV, resolvePluginRoot } from './plugin-root.ts';
 export type { PluginAxisValue, ResolvePluginRootOptions } from './plugin-root.ts';
+export { attachMcpStructuredContent } from './mcp-result.ts';
+export type { McpAnnotations, McpCallToolResult, McpContentBlock, McpEmbeddedResource, McpJsonObject } from './mcp-result.ts';
+export type { AgentLayoutProps, AgentRouteIdentity } from './layout.ts';
+export { MarkdownContent, renderToMarkdown, renderToMarkdownStream } from './markdown.ts';
+export type { MarkdownChildren, MarkdownContentProps, MarkdownOptions, MarkdownSerializer } from './markdown.ts';
 
 export type {
   AgentIntrinsicElements,
@@ -22,8 +27,16 @@ export type {
 } from './elements.ts';
 export type {
   AgentContext,
+  AgentLineage,
+  AgentNoticesView,
   AgentProviderContext,
+  AgentStateView,
+  AgentTerminal,
+  AgentTerminalStream,
   Axis,
+  LineagePeer,
+  LineageResolution,
+  LineageSubagent,
   AxisUnavailableCode,
   ObservedAxisName,
   ProgressReport,

@@ -1,3 +1,4 @@
+/// <reference types="node" />
 /**
  * The plugin axis of every render: the code root and the framework state root, resolved once
  * when a shell starts (seed 002 §The plugin-root environment anchor).

@@ -14,3 +14,11 @@ declare module 'react-server-dom-webpack/server' {
     options?: RenderOptions,
   ): ReadableStream<Uint8Array>;
 }
+
+// The part of its Flight client `MarkdownContent` uses to read its children back.
+declare module 'react-server-dom-webpack/client.edge' {
+  export function createFromReadableStream(
+    stream: ReadableStream<Uint8Array>,
+    options: { serverConsumerManifest: Record<string, unknown> },
+  ): PromiseLike<unknown>;
+}

@@ -30,7 +30,8 @@ import {
   type RouteKind,
 } from './context.ts';
 import { flightDigest } from './digest.ts';
-import { describeIssues } from './result.ts';
+import { routeIdentity, type AgentLayoutProps } from './layout.ts';
+import { AgentResult, describeIssues } from './result.ts';
 import { encodeFrame, FrameReader, type Frame } from './framing.ts';
 import { resolvePluginRoot, type PluginAxisValue } from './plugin-root.ts';
 
@@ -208,6 +209,7 @@ async function serveRender(
     input,
     event: message.kind === 'event' ? input : undefined,
     signal: controller.signal,
+    Result: AgentResult,
     progress: {
       report(report: ProgressReport) {
         if (ended) throw new HandoffRequiredError('a progress report');
@@ -302,29 +304,7 @@ function routeDefinition(module: unknown, route: string, kind: RouteKind): Route
 }
 
 /** A layout's default export. */
-type LayoutComponent = (props: LayoutProps) => ReactNode | Promise<ReactNode>;
-
-/** What a layout receives beside its children (seed 002 §Shared layouts). */
-interface LayoutProps {
-  children?: ReactNode;
-  route: RouteIdentity;
-  signal: AbortSignal;
-}
-
-/** The compile-time identity of the route a layout wraps. */
-interface RouteIdentity {
-  id: string;
-  kind: string;
-  name: string;
-  serverId?: string;
-}
-
-/** `tool:library/search_books` → kind `tool`, server `library`, name `search_books`. */
-function routeIdentity(id: string): RouteIdentity {
-  const [kind = '', path = ''] = id.split(/:(.*)/s);
-  const slash = path.indexOf('/');
-  return slash < 0 ? { id, kind, name: path } : { id, kind, serverId: path.slice(0, slash), name: path.slice(slash + 1) };
-}
+type LayoutComponent = (props: AgentLayoutProps) => ReactNode | Promise<ReactNode>;
 
 /** The layouts around an MCP route, outermost first: the root layout, then its server's. */
 async function layoutChain(options: WorkerOptions, route: string): Promise<LayoutComponent[]> {
@@ -349,7 +329,7 @@ async function layoutChain(options: WorkerOptions, route: string): Promise<Layou
 async function composeLayouts(
   layouts: readonly LayoutComponent[],
   rendered: ReactNode | Promise<ReactNode>,
-  props: Omit<LayoutProps, 'children'>,
+  props: Omit<AgentLayoutProps, 'children'>,
 ): Promise<ReactNode> {
   let element = await rendered;
   for (const Layout of [...layouts].reverse()) {
@@ -391,8 +371,9 @@ function identityAxes(message: RenderMessage, plugin: Axis<PluginAxisValue>): Pi
     workspace: axis('workspace'),
     plugin,
     actor: axis('actor'),
-    lineage: axis('lineage'),
-    terminal: axis('terminal'),
+    // The surface sends these values whole; their shapes are the protocol's, not re-checked here.
+    lineage: axis('lineage') as AgentContext['lineage'],
+    terminal: axis('terminal') as AgentContext['terminal'],
   };
 }
 

@@ -24,7 +24,7 @@ function assertions(protocol) {
   const [available, unavailable] = protocol.$defs.axis.oneOf;
   const render = protocol.$defs.hostMessage.oneOf.find((message) => message.properties.type.const === 'render');
   const context = path.join(repo, 'packages/runtime/src/context.ts');
-  return `import type { AgentContext, Axis, AxisUnavailableCode, ObservedAxisName } from ${JSON.stringify(context)};
+  return `import type { AgentContext, AgentLineage, AgentTerminal, Axis, AxisUnavailableCode, ObservedAxisName } from ${JSON.stringify(context)};
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Available = Extract<Axis, { state: 'available' }>;
 type Unavailable = Extract<Axis, { state: 'unavailable' }>;
@@ -34,7 +34,9 @@ export const sources: Equal<Available['source'], ${union(available.properties.so
 export const unavailableKeys: Equal<keyof Unavailable, ${union(unavailable.required)}> = true;
 export const codes: Equal<AxisUnavailableCode, ${union(unavailable.properties.code.enum)}> = true;
 export const names: Equal<ObservedAxisName, ${union(Object.keys(render.properties.context.properties))}> = true;
-export const onTheContext: Equal<AgentContext[ObservedAxisName], Axis> = true;
+export const onTheContext: Equal<AgentContext[Exclude<ObservedAxisName, 'lineage' | 'terminal'>], Axis> = true;
+export const lineage: Equal<AgentContext['lineage'], Axis<AgentLineage>> = true;
+export const terminal: Equal<AgentContext['terminal'], Axis<AgentTerminal>> = true;
 `;
 }
 

@@ -7,6 +7,7 @@
 
 pub mod commands;
 pub mod env_vars;
+mod harness;
 mod hook;
 mod mcp;
 mod printer;
@@ -15,6 +16,7 @@ mod web;
 
 use clap::{Parser, Subcommand};
 
+pub use harness::HarnessArgs;
 pub use hook::{FallbackArg, HookArgs};
 pub use mcp::McpArgs;
 pub use printer::Printer;
@@ -55,4 +57,12 @@ pub enum Commands {
     /// calls, downloads, links and display changes ask in the page unless `--allow` grants
     /// them. Runs until Ctrl-C (exit 130) or SIGTERM (143).
     Web(WebArgs),
+    /// Serve the `agent-bundle/test` harness of one artifact: JSON requests on stdin, one answer
+    /// a line on stdout.
+    ///
+    /// Renders each request on one kernel started once, and runs the Rust projectors over a
+    /// test's events. The process a test harness keeps for its whole run; it exits 0 when stdin
+    /// ends.
+    #[command(hide = true)]
+    Harness(HarnessArgs),
 }

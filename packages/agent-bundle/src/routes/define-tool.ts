@@ -6,7 +6,7 @@
  * schemas. At run time the render worker imports the module and calls `handler`.
  */
 
-import type { ReactNode } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 import type * as z from 'zod';
 
 /** A zod schema, classic (`zod`) or mini (`zod/mini`). */
@@ -28,19 +28,15 @@ export interface ToolAnnotations {
   readonly openWorldHint?: boolean;
 }
 
-/** The options object of `defineTool`, as the compiler reads it. */
-export interface ToolOptions<InputSchema extends Schema = Schema, ResultSchema extends Schema = Schema> {
+/**
+ * The metadata and execution options `defineTool` accepts beside its two schemas (seed 002
+ * §Inferred tool definitions): everything the compiler reads statically about a tool.
+ */
+export interface ToolConfig {
   /** What the model reads to decide when to call the tool; write it for the model. */
   readonly description: string;
   /** A human-readable name for client UIs; the wire name is always the file name. */
   readonly title?: string;
-  /** Validates and parses the caller's arguments; its JSON Schema is what `tools/list` advertises. */
-  readonly inputSchema: InputSchema;
-  /**
-   * Describes `<Agent.Result value>`. The worker validates the value against it before the result
-   * is sent, and an object schema is advertised as the tool's `outputSchema`.
-   */
-  readonly resultSchema: ResultSchema;
   readonly annotations?: ToolAnnotations;
   /**
    * MCP client-name prefixes (as in `initialize`'s `clientInfo.name`) the tool is hidden from,
@@ -67,8 +63,46 @@ export interface ToolOptions<InputSchema extends Schema = Schema, ResultSchema e
   readonly inputJsonSchema?: object;
 }
 
+/** The options object of `defineTool`, as the compiler reads it: the config and the schemas. */
+export interface ToolOptions<InputSchema extends Schema = Schema, ResultSchema extends Schema = Schema> extends ToolConfig {
+  /** Validates and parses the caller's arguments; its JSON Schema is what `tools/list` advertises. */
+  readonly inputSchema: InputSchema;
+  /**
+   * Describes `<Agent.Result value>`. The worker validates the value against it before the result
+   * is sent, and an object schema is advertised as the tool's `outputSchema`.
+   */
+  readonly resultSchema: ResultSchema;
+}
+
+/**
+ * The props a tool route's component receives, whichever form it is written in: the input parsed
+ * by `inputSchema` and the request's abort signal. A route written as `export default function`
+ * with `export const inputSchema` is rendered with exactly these.
+ */
+export interface ToolRouteProps<InputSchema extends Schema = Schema> {
+  readonly input: z.output<InputSchema>;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * `<Result>` bound to one route's `resultSchema`: its `value` is typed as the schema's output, so
+ * a value the schema refuses is a type error where it is written (JSX erases the prop types of
+ * `Agent.Result`, whose `value` is `unknown`). It renders exactly what `<Agent.Result>` renders,
+ * and the value is still checked at run time.
+ */
+export type TypedResult<Value> = (props: {
+  value: Value;
+  metadata?: Readonly<Record<string, unknown>>;
+  children?: ReactNode;
+}) => ReactElement | Promise<ReactElement>;
+
 /** The route context a tool handler receives beside its parsed input. */
-export interface ToolContext {
+export interface ToolContext<ResultSchema extends Schema = Schema> {
+  /**
+   * `<Agent.Result>` typed by the route's `resultSchema`:
+   * `async (input, { Result }) => <Result value={{ status: 'ready' }}>…</Result>`.
+   */
+  readonly Result: TypedResult<z.output<ResultSchema>>;
   readonly route: { readonly id: string; readonly kind: 'tool' };
   /** Aborted when the client cancels the call or the render budget runs out. */
   readonly signal: AbortSignal;
@@ -84,16 +118,16 @@ export interface ToolContext {
  * Renders the tool's result as an Agent Document. `input` is already parsed by `inputSchema`
  * (defaults applied), so it has the schema's output type.
  */
-export type ToolHandler<InputSchema extends Schema = Schema> = (
+export type ToolHandler<InputSchema extends Schema = Schema, ResultSchema extends Schema = Schema> = (
   input: z.output<InputSchema>,
-  context: ToolContext,
+  context: ToolContext<ResultSchema>,
 ) => ReactNode | Promise<ReactNode>;
 
 /** What `defineTool` returns: the contract object the render worker reads. */
 export type ToolDefinition<InputSchema extends Schema = Schema, ResultSchema extends Schema = Schema> = Readonly<{
   kind: 'tool';
   options: ToolOptions<InputSchema, ResultSchema>;
-  handler: ToolHandler<InputSchema>;
+  handler: ToolHandler<InputSchema, ResultSchema>;
 }>;
 
 /**
@@ -114,7 +148,7 @@ export type ToolDefinition<InputSchema extends Schema = Schema, ResultSchema ext
  */
 export function defineTool<InputSchema extends Schema, ResultSchema extends Schema>(
   options: ToolOptions<InputSchema, ResultSchema>,
-  handler: ToolHandler<InputSchema>,
+  handler: ToolHandler<InputSchema, ResultSchema>,
 ): ToolDefinition<InputSchema, ResultSchema> {
   return Object.freeze({ kind: 'tool', options, handler });
 }

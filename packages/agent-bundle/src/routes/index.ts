@@ -15,10 +15,13 @@ export { EVENT_ALIASES, EVENT_NAMES } from './vocabulary.js';
 export type {
   Schema,
   ToolAnnotations,
+  ToolConfig,
   ToolContext,
   ToolDefinition,
   ToolHandler,
   ToolOptions,
+  ToolRouteProps,
+  TypedResult,
 } from './define-tool.js';
 export type {
   AuthoredEventName,
@@ -40,5 +43,5 @@ export type {
   InexactText,
   ToolSelector,
 } from './canonical-event.js';
-export type { AppConfig, PromptConfig, ResourceConfig } from './route-config.js';
+export type { AppConfig, AppRouteConfig, PromptConfig, ResourceConfig } from './route-config.js';
 export type { CanonicalEventOf, EventAlias, EventName } from './vocabulary.js';

@@ -32,6 +32,17 @@ export interface AppConfig {
 }
 
 /**
+ * `export const config` of an App entry (seed 002 §The compiled document): its resource URI,
+ * and optionally the targets it is built for and an HTML template (relative to the entry).
+ */
+export interface AppRouteConfig {
+  readonly resourceUri: `ui://${string}`;
+  readonly targets?: readonly string[];
+  readonly template?: string;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/**
  * Refers to an App route's `config.resourceUri` by name (`'shelf_viewer'`, `'library/shelf_viewer'`
  * or `'app:library/shelf_viewer'`), so a tool's `_meta.ui.resourceUri` cannot drift from the App.
  *

@@ -4,6 +4,7 @@
 //! deadline); `hook` alone owns the hot path of a hook delivery; `shutdown` ends the workers on
 //! every way out.
 
+mod harness;
 mod hook;
 mod mcp;
 mod render;
@@ -30,7 +31,9 @@ pub fn main() -> ExitCode {
             // lifecycle shell says every stdio server does; a hook or a render dies of it.
             let on_signal = match cli.command {
                 Commands::Mcp(_) | Commands::Web(_) => shutdown::OnSignal::ExitWithCode,
-                Commands::Render(_) | Commands::Hook(_) => shutdown::OnSignal::Die,
+                Commands::Render(_) | Commands::Hook(_) | Commands::Harness(_) => {
+                    shutdown::OnSignal::Die
+                }
             };
             shutdown::on_exit_signals(&printer, on_signal);
             match cli.command {
@@ -38,6 +41,7 @@ pub fn main() -> ExitCode {
                 Commands::Hook(args) => hook::run(&args, &printer),
                 Commands::Mcp(args) => mcp::run(&args, &printer),
                 Commands::Web(args) => web::run(&args, &printer),
+                Commands::Harness(args) => harness::run(&args, &printer),
             }
         }
         Err(error) => usage_error(&error, &printer),

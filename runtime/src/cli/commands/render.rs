@@ -90,7 +90,7 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
     ))
 }
 
-fn find_route<'m>(manifest: &'m Manifest, id: &str) -> Result<&'m Route, String> {
+pub(super) fn find_route<'m>(manifest: &'m Manifest, id: &str) -> Result<&'m Route, String> {
     manifest
         .routes
         .iter()

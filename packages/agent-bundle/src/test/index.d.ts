@@ -1,0 +1,151 @@
+/**
+ * `agent-bundle/test`: test a plugin project without a host (seed 002's test levels). The project
+ * is built on demand into a temporary artifact, and every call runs through the real kernel:
+ * route-unit renders and projections on one long-lived `abgen-host harness` process, MCP
+ * sessions on the artifact's own `abgen-host mcp` with the official SDK client, hooks through
+ * `abgen-host hook`. `abgen` and `abgen-host` are found through `ABGEN_BIN` and `ABGEN_HOST`,
+ * then `PATH`.
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import type { AgentLineage, AgentTerminal, Axis, McpCallToolResult } from '@agent-bundle/runtime';
+
+/** An axis a test injects: the value alone (available, source `native`), or the observed form. */
+export type InjectedAxis<Value = string> =
+  | Value
+  | { state: 'available'; value: Value; source?: 'native' | 'derived' }
+  | { state: 'unavailable'; code?: 'not-provided' | 'not-reported'; reason?: string };
+
+/**
+ * The request-context axes a test injects, through the worker protocol's `context`: the seam
+ * every surface uses. An axis left out is unavailable (`not-provided`), as in production.
+ */
+export interface InjectedContext {
+  host?: InjectedAxis;
+  session?: InjectedAxis;
+  workspace?: InjectedAxis;
+  actor?: InjectedAxis;
+  lineage?: InjectedAxis<AgentLineage>;
+  terminal?: InjectedAxis<AgentTerminal>;
+}
+
+/** One route render's request. */
+export interface RouteRequest {
+  /** A tool's arguments (before parsing), or an event's `{ canonical, native, provenance }`. */
+  input?: unknown;
+  context?: InjectedContext;
+}
+
+/** One Agent Document node (schemas/agent-document.schema.json). */
+export type AgentNode = { kind: string; children?: AgentNode[]; [key: string]: unknown };
+
+/** The final Agent Document of a render. */
+export interface AgentDocument {
+  version: 1;
+  status: 'success' | 'represented-error' | 'failed';
+  root: AgentNode;
+  value?: unknown;
+  metadata?: Record<string, unknown>;
+}
+
+/** One render event: `shell`, `progress`, `replace`, `error` or the last, `complete`. */
+export type RenderEvent =
+  | { type: 'shell' | 'replace' | 'complete'; sequence: number; document: AgentDocument; boundaryId?: string }
+  | { type: 'progress'; sequence: number; completed: number; total?: number; message?: string }
+  | { type: 'error'; sequence: number; [key: string]: unknown };
+
+/** The capabilities of the surface a projection is for. */
+export type TargetFixture =
+  | { surface: 'mcp'; progressToken?: string | number; acceptsImage?: boolean; acceptsAudio?: boolean; richFallback?: boolean }
+  | { surface: 'cli'; format?: 'markdown' | 'json' | 'ndjson' };
+
+/** What the surface receives: MCP progress notifications' params and the result, or CLI output. */
+export type TargetProjection =
+  | { progress: Record<string, unknown>[]; result: McpCallToolResult }
+  | { progress: Record<string, unknown>[]; error: string }
+  | { stdout: string; exitCode: number };
+
+/** A session with the project's real generated MCP server. */
+export interface McpSession extends AsyncDisposable {
+  /** The official SDK client, connected over stdio to `abgen-host mcp`. */
+  readonly client: Client;
+  readonly server: string;
+  close(): Promise<void>;
+}
+
+export interface McpSessionOptions {
+  /** The generated server; required when the project has more than one. */
+  server?: string;
+  /** How the client names itself in `initialize` (the host axis and `excludeClients` read it). */
+  clientInfo?: { name: string; version: string };
+  workers?: number;
+}
+
+export interface McpToolOptions {
+  server?: string;
+  /**
+   * Ask for progress (the client sends a `_meta.progressToken`): the result then carries the
+   * `notifications/progress` params received, in order.
+   */
+  progress?: boolean;
+}
+
+/** What `abgen-host hook` printed for one delivery: the host's exact native output. */
+export interface HookOutput {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** `stdout` parsed, when it is JSON. */
+  json: unknown;
+}
+
+export interface HookOptions {
+  /** With no warm runtime in a test, `standalone` (the default) renders the delivery itself. */
+  fallback?: 'none' | 'standalone';
+  cwd?: string;
+}
+
+export interface HarnessOptions {
+  /** The project root; default: the nearest directory at or above the working directory with a config. */
+  root?: string | URL;
+  /** Axes every render of this harness gets, under each call's own. */
+  context?: InjectedContext;
+  /**
+   * The plugin axis, through the same variables the generated shells read
+   * (`AGENT_BUNDLE_PLUGIN_ROOT`, `AGENT_BUNDLE_STATE_ROOT`); default: the artifact root and a
+   * state root inside the harness's temporary directory.
+   */
+  plugin?: { root?: string; stateRoot?: string };
+}
+
+export declare function renderRoute(id: string, request?: RouteRequest): Promise<AgentDocument>;
+export declare function renderRouteEvents(id: string, request?: RouteRequest): Promise<RenderEvent[]>;
+export declare function projectTargetCapabilities(events: readonly RenderEvent[], fixture: TargetFixture): Promise<TargetProjection>;
+export declare function openInMemoryMcpServer(options?: McpSessionOptions): Promise<McpSession>;
+export declare function invokeMcpTool(
+  name: string,
+  args?: Record<string, unknown>,
+  options?: McpToolOptions,
+): Promise<McpCallToolResult & { progress?: Record<string, unknown>[] }>;
+export declare function invokeHook(host: string, event: string, payload: unknown, options?: HookOptions): Promise<HookOutput>;
+
+/** The harness over one project; the functions above are the default harness's. */
+export interface Harness extends AsyncDisposable {
+  readonly root: string;
+  /** Builds the artifact (once) and returns its root. */
+  build(): Promise<string>;
+  renderRoute: typeof renderRoute;
+  renderRouteEvents: typeof renderRouteEvents;
+  projectTargetCapabilities: typeof projectTargetCapabilities;
+  openInMemoryMcpServer: typeof openInMemoryMcpServer;
+  invokeMcpTool: typeof invokeMcpTool;
+  invokeHook: typeof invokeHook;
+  /** Ends every process of this harness and removes its temporary directory. */
+  dispose(): Promise<void>;
+}
+
+export declare function createHarness(options?: HarnessOptions): Harness;
+
+/** Where `abgen` or `abgen-host` is: `$ABGEN_BIN` / `$ABGEN_HOST`, then `PATH`. */
+export declare function locateBinary(name: 'abgen' | 'abgen-host'): string;
+
+export type { Axis };

@@ -1,0 +1,215 @@
+//! `abgen-host harness`: the test harness's one long-lived process (`agent-bundle/test`). It
+//! reads one JSON request a line on stdin and writes one JSON answer a line on stdout, in order,
+//! rendering every request on one kernel started once, so a test's renders after the first do
+//! not wait for Node. The routes render exactly as the MCP server and hooks render them; the
+//! harness adds only a way in that takes the route id, the input and the request context as a
+//! test gives them, and a way to run the Rust projectors over a test's events.
+//!
+//! Requests (`id` is echoed back):
+//! - `{"id", "render": {"route", "input", "context"}}` → `{"id", "events": [...]}`, the render's
+//!   events ending in one `complete`; `context` is the worker protocol's (the same axes the
+//!   surfaces send).
+//! - `{"id", "project": {"events", "fixture"}}` → what a surface with the fixture's
+//!   capabilities receives: `{"surface": "mcp", "progressToken"?, "acceptsImage"?,
+//!   "acceptsAudio"?, "richFallback"?}` → `{"id", "progress": [...], "result" | "error"}`;
+//!   `{"surface": "cli", "format": "markdown" | "json" | "ndjson"}` → `{"id", "stdout",
+//!   "exitCode"}`.
+//!
+//! A request it cannot serve is answered `{"id", "error"}`; the process ends when stdin does.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use abgen_runtime::document::RenderEvent;
+use abgen_runtime::kernel::{Cancel, Invocation, Kernel, artifact_kernel_config};
+use abgen_runtime::manifest::{MANIFEST_FILE_NAME, Manifest, RouteKind, read_manifest};
+use abgen_runtime::project::cli::{CliFormat, project_cli};
+use abgen_runtime::project::mcp::{McpOptions, project_mcp};
+use abgen_runtime::worker::{self, RenderLimits};
+use serde_json::{Map, Value, json};
+
+use super::render::find_route;
+use crate::cli::{HarnessArgs, Printer};
+
+/// Time for Node to start and the worker to say hello, on top of a render's own limit.
+const START_ALLOWANCE: Duration = Duration::from_secs(20);
+
+pub fn run(args: &HarnessArgs, printer: &Printer) -> ExitCode {
+    let manifest_path = args.artifact.join(MANIFEST_FILE_NAME);
+    let manifest = match read_manifest(&manifest_path) {
+        Ok(manifest) => manifest,
+        Err(error) => {
+            printer.message(error.to_string());
+            return ExitCode::from(2);
+        }
+    };
+    let mut config = match artifact_kernel_config(
+        &args.artifact,
+        &manifest.digest,
+        manifest.limits.render.max_bytes,
+        START_ALLOWANCE,
+    ) {
+        Ok(config) => config,
+        Err(error) => {
+            printer.message(error.to_string());
+            return ExitCode::from(2);
+        }
+    };
+    // One worker, started now: every render of a test shares its providers, as the renders of
+    // one MCP server process share worker 0's.
+    config.workers = 1;
+    config.start_workers_early = true;
+    let kernel = Kernel::start(config);
+
+    let stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lines() {
+        let line = match line {
+            Ok(line) => line,
+            Err(error) => {
+                printer.message(format!("harness: cannot read stdin: {error}"));
+                return ExitCode::from(2);
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = answer(&kernel, &manifest, &line);
+        let written = serde_json::to_string(&answer)
+            .map_err(std::io::Error::other)
+            .and_then(|text| writeln!(stdout, "{text}"))
+            .and_then(|()| stdout.flush());
+        if written.is_err() {
+            // The test process went away; nothing is left to answer.
+            return ExitCode::SUCCESS;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The answer to one request line.
+fn answer(kernel: &Kernel, manifest: &Manifest, line: &str) -> Value {
+    let request: Value = match serde_json::from_str(line) {
+        Ok(request) => request,
+        Err(error) => {
+            return json!({ "id": null, "error": format!("the request is not JSON: {error}") });
+        }
+    };
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let body = if let Some(render) = request.get("render") {
+        render_request(kernel, manifest, render)
+    } else if let Some(project) = request.get("project") {
+        project_request(project)
+    } else {
+        Err("a request holds `render` or `project`".to_owned())
+    };
+    let mut answer = match body {
+        Ok(Value::Object(fields)) => fields,
+        Ok(other) => Map::from_iter([("value".to_owned(), other)]),
+        Err(message) => Map::from_iter([("error".to_owned(), Value::String(message))]),
+    };
+    answer.insert("id".to_owned(), id);
+    Value::Object(answer)
+}
+
+fn render_request(kernel: &Kernel, manifest: &Manifest, render: &Value) -> Result<Value, String> {
+    let route_id = render
+        .get("route")
+        .and_then(Value::as_str)
+        .ok_or("`render.route` is a route id")?;
+    let route = find_route(manifest, route_id)?;
+    let kind = match route.kind {
+        RouteKind::Tool => worker::RouteKind::Tool,
+        RouteKind::Resource => worker::RouteKind::Resource,
+        RouteKind::Prompt => worker::RouteKind::Prompt,
+        RouteKind::Event => worker::RouteKind::Event,
+        other => {
+            return Err(format!(
+                "`{route_id}` is a {} route, which renders nowhere but in a browser",
+                format!("{other:?}").to_lowercase()
+            ));
+        }
+    };
+    let context = match render.get("context") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(context)) => context.clone(),
+        Some(_) => return Err("`render.context` is an object of axes".to_owned()),
+    };
+    let max_elapsed_ms = route
+        .config
+        .get("render")
+        .and_then(|render| render.get("maxElapsedMs"))
+        .and_then(Value::as_u64)
+        .unwrap_or(manifest.limits.render.max_elapsed_ms);
+    let invocation = Invocation {
+        route: route.id.clone(),
+        kind,
+        input: render.get("input").cloned().unwrap_or_else(|| json!({})),
+        context,
+        limits: RenderLimits {
+            max_flight_bytes: Some(manifest.limits.render.max_bytes),
+            max_elapsed_ms: Some(max_elapsed_ms),
+        },
+    };
+    let deadline = Instant::now() + START_ALLOWANCE + Duration::from_millis(max_elapsed_ms);
+    let rendering = kernel
+        .render(invocation, Cancel::new(), deadline)
+        .map_err(|error| error.to_string())?;
+    let events: Vec<RenderEvent> = rendering.collect();
+    let events = serde_json::to_value(&events).map_err(|error| error.to_string())?;
+    Ok(json!({ "events": events }))
+}
+
+fn project_request(project: &Value) -> Result<Value, String> {
+    let events: Vec<RenderEvent> = serde_json::from_value(
+        project
+            .get("events")
+            .cloned()
+            .ok_or("`project.events` is a render's events")?,
+    )
+    .map_err(|error| format!("`project.events` are not render events: {error}"))?;
+    let fixture = project
+        .get("fixture")
+        .and_then(Value::as_object)
+        .ok_or("`project.fixture` is an object")?;
+    let flag = |key: &str| fixture.get(key).and_then(Value::as_bool).unwrap_or(false);
+    match fixture.get("surface").and_then(Value::as_str) {
+        Some("mcp") => {
+            let options = McpOptions {
+                progress_token: fixture
+                    .get("progressToken")
+                    .cloned()
+                    .filter(|token| !token.is_null()),
+                accepts_image: flag("acceptsImage"),
+                accepts_audio: flag("acceptsAudio"),
+                rich_fallback: flag("richFallback"),
+            };
+            let projection = project_mcp(&events, &options);
+            Ok(match projection.result {
+                Ok(result) => json!({ "progress": projection.progress, "result": result }),
+                Err(error) => {
+                    json!({ "progress": projection.progress, "error": error.to_string() })
+                }
+            })
+        }
+        Some("cli") => {
+            let format = match fixture
+                .get("format")
+                .and_then(Value::as_str)
+                .unwrap_or("markdown")
+            {
+                "markdown" => CliFormat::Markdown,
+                "json" => CliFormat::Json,
+                "ndjson" => CliFormat::Ndjson,
+                other => return Err(format!("no CLI format `{other}`: markdown, json or ndjson")),
+            };
+            let output = project_cli(&events, format);
+            Ok(json!({ "stdout": output.stdout, "exitCode": output.exit_code }))
+        }
+        other => Err(format!(
+            "no surface {}: a fixture's `surface` is `mcp` or `cli` (hooks answer through invokeHook)",
+            other.map_or_else(|| "given".to_owned(), |name| format!("`{name}`"))
+        )),
+    }
+}
