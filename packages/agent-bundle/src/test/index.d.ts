@@ -55,7 +55,7 @@ export type RenderEvent =
 
 /** The capabilities of the surface a projection is for. */
 export type TargetFixture =
-  | { surface: 'mcp'; progressToken?: string | number; acceptsImage?: boolean; acceptsAudio?: boolean; richFallback?: boolean }
+  | { surface: 'mcp'; progressToken?: string | number; acceptsImage?: boolean; acceptsAudio?: boolean; richFallback?: boolean; valueAsText?: boolean; valueInMeta?: boolean }
   | { surface: 'cli'; format?: 'markdown' | 'json' | 'ndjson' };
 
 /** What the surface receives: MCP progress notifications' params and the result, or CLI output. */

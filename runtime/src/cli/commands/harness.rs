@@ -184,6 +184,8 @@ fn project_request(project: &Value) -> Result<Value, String> {
                 accepts_image: flag("acceptsImage"),
                 accepts_audio: flag("acceptsAudio"),
                 rich_fallback: flag("richFallback"),
+                value_as_text: flag("valueAsText"),
+                value_in_meta: flag("valueInMeta"),
             };
             let projection = project_mcp(&events, &options);
             Ok(match projection.result {
