@@ -11,5 +11,6 @@ pub mod kernel;
 pub mod manifest;
 pub mod mcp;
 pub mod project;
+pub mod terminal;
 pub mod warm;
 pub mod worker;

@@ -23,6 +23,8 @@ export type {
 export type {
   AgentContext,
   AgentProviderContext,
+  AgentTerminal,
+  AgentTerminalStream,
   Axis,
   AxisUnavailableCode,
   ObservedAxisName,
