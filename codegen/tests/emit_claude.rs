@@ -34,6 +34,7 @@ fn route(id: &str, kind: RouteKind, source: &str, config: Value) -> EmitRoute {
 fn input(root: &Path) -> EmitInput {
     EmitInput {
         skills: vec![],
+        commands: vec![],
         project_root: root.to_owned(),
         plugin: PluginIdentity {
             name: "yard".into(),
@@ -138,6 +139,7 @@ fn claude_documents_and_manifest() {
             ".mcp.json",
             "INSTALL.md",
             "bin/abgen-host",
+            "bin/yard",
             "hooks/hooks.json",
             "runtime/worker.mjs"
         ]

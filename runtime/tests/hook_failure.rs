@@ -55,7 +55,7 @@ fn artifact() -> &'static Path {
             config
         };
         let manifest = json!({
-            "manifestVersion": 2,
+            "manifestVersion": abgen_runtime::manifest::MANIFEST_VERSION,
             "application": {"name": "guard-test", "version": "0.0.0"},
             "digest": DIGEST,
             "react": "19.3.1",
@@ -67,6 +67,7 @@ fn artifact() -> &'static Path {
                 event_route("compact/before", closed(json!({}))),
             ],
             "servers": [],
+            "cli": {"bin": "guard-test", "commands": []},
             "hooks": {"claude": [
                 binding("compact/before", "PreCompact", "claude.compact", "claude.block", OTHER_TIMEOUT),
                 binding("prompt/submit", "UserPromptSubmit", "claude.prompt", "claude.prompt", OTHER_TIMEOUT),

@@ -87,6 +87,7 @@ fn build_artifact() -> PathBuf {
         ],
         "servers": [{"id": "demo", "mode": "generated",
                      "routes": ["tool:demo/spin", "tool:demo/spin_briefly"]}],
+        "cli": {"bin": "lifetime-test", "commands": []},
         "hooks": {"claude": [
             binding("session/start", "SessionStart", "claude.session", "claude.context", 60_000),
             binding("prompt/submit", "UserPromptSubmit", "claude.prompt", "claude.prompt", 8_000),

@@ -69,6 +69,7 @@ codes! {
     AB4810 Error "route definition is not statically readable, or an MCP route misses its schemas or a function default export";
     AB4811 Error "MCP route exports `execute` or `render`";
     AB4812 Error "App route without a static non-empty `config.resourceUri`";
+    AB4822 Error "`routes.mcpCommands` `include` is empty, or one of its patterns matches no generated tool";
     AB4823 Error "event route outside the event vocabulary";
     AB4824 Error "event route selects an unknown target or an unsupported event capability";
     AB4825 Error "event `config.targets` is not a non-empty array of non-empty names";

@@ -30,6 +30,8 @@ pub struct EmitInput {
     pub schemas: BTreeMap<String, RouteSchemas>,
     /// Valid skills, copied to `skills/<name>/`.
     pub skills: Vec<super::skills::EmitSkill>,
+    /// The commands of the plugin's command line (`bin/<plugin>`), sorted by path.
+    pub commands: Vec<abgen_runtime::manifest::CliCommand>,
 }
 
 /// One provider module.

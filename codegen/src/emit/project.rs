@@ -280,6 +280,7 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
             .collect(),
         // Read with the check (`CheckReturn::skills`); `build_project` fills them in.
         skills: Vec::new(),
+        commands: crate::graph::mcp_commands(config, graph).0,
     }
 }
 

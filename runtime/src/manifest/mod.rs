@@ -16,8 +16,8 @@ pub use hooks::{
     HookView,
 };
 pub use model::{
-    Application, FileEntry, Limits, MANIFEST_FILE_NAME, MANIFEST_VERSION, Manifest,
-    ProfileProjection, REACT_VERSION, RenderLimits, Route, RouteKind, RouteSchemas,
-    SchemaProjection, SchemaSource, Server, ServerMode, WORKER_PROTOCOL_VERSION,
+    Application, Cli, CliCommand, CliProjection, FileEntry, Limits, MANIFEST_FILE_NAME,
+    MANIFEST_VERSION, Manifest, ProfileProjection, REACT_VERSION, RenderLimits, Route, RouteKind,
+    RouteSchemas, SchemaProjection, SchemaSource, Server, ServerMode, WORKER_PROTOCOL_VERSION,
 };
 pub use read::{ManifestReadError, read_hook_view, read_manifest};

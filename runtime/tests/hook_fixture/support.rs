@@ -78,7 +78,7 @@ pub fn event_route(event: &str, config: serde_json::Value) -> serde_json::Value 
 /// The manifest of the test artifacts (digest `hook-test-digest`).
 pub fn manifest() -> serde_json::Value {
     json!({
-        "manifestVersion": 2,
+        "manifestVersion": abgen_runtime::manifest::MANIFEST_VERSION,
         "application": {"name": "hook-test", "version": "0.0.0"},
         "digest": "hook-test-digest",
         "react": "19.3.1",
@@ -95,6 +95,7 @@ pub fn manifest() -> serde_json::Value {
              "schemas": {"input": {"source": "runtime"}}}
         ],
         "servers": [{"id": "demo", "mode": "generated", "routes": ["resource:demo/notes", "tool:demo/echo"]}],
+        "cli": {"bin": "hook-test", "commands": []},
         "hooks": {"claude": [
             binding("prompt/submit", "UserPromptSubmit", "claude.prompt", "claude.prompt", 1000),
             binding("session/start", "SessionStart", "claude.session", "claude.context", 10_000),
