@@ -427,12 +427,20 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                 .ok_or_else(|| format!("the tool is the command `docs search`: {commands:?}"))
         }),
         "routes.mcpCommands.include" => (
-            with(base(), "routes.mcpCommands", json!({ "include": ["docs:sea*"] })),
+            with(
+                base(),
+                "routes.mcpCommands",
+                json!({ "include": ["docs:sea*"] }),
+            ),
             tool,
             |o| command_routes(o, &["tool:docs/search"]),
         ),
         "routes.mcpCommands.exclude" => (
-            with(base(), "routes.mcpCommands", json!({ "exclude": ["docs:*"] })),
+            with(
+                base(),
+                "routes.mcpCommands",
+                json!({ "exclude": ["docs:*"] }),
+            ),
             tool,
             |o| command_routes(o, &[]),
         ),

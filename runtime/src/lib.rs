@@ -10,6 +10,7 @@ pub mod hosts;
 pub mod kernel;
 pub mod manifest;
 pub mod mcp;
+pub mod plugin_cli;
 pub mod project;
 pub mod terminal;
 pub mod warm;

@@ -10,10 +10,10 @@
 use std::ffi::OsString;
 use std::os::fd::{AsFd, BorrowedFd};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The surface an invocation runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostSurface {
     Cli,
@@ -24,7 +24,7 @@ pub enum HostSurface {
 }
 
 /// What one output stream is connected to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StreamKind {
     /// A terminal.
@@ -36,7 +36,7 @@ pub enum StreamKind {
 }
 
 /// How many colours a stream renders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum ColorDepth {
     #[serde(rename = "none")]
     None,
@@ -49,19 +49,19 @@ pub enum ColorDepth {
 }
 
 /// One output stream as the axis reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TerminalStream {
     pub kind: StreamKind,
     pub color: ColorDepth,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub columns: Option<u16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u16>,
 }
 
 /// The terminal axis's value (`schemas/worker-protocol.schema.json` `terminal`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Terminal {
     pub host_surface: HostSurface,
     pub stdout: TerminalStream,
@@ -220,6 +220,8 @@ pub fn probe(fd: BorrowedFd<'_>) -> StreamProbe {
     let Ok(stat) = rustix::fs::fstat(fd) else {
         return StreamProbe::CLOSED;
     };
+    // `dev_t` and `ino_t` are not u64 on every platform.
+    #[allow(clippy::unnecessary_cast)]
     let identity = Some((stat.st_dev as u64, stat.st_ino as u64));
     if rustix::termios::isatty(fd) {
         let size = rustix::termios::tcgetwinsize(fd)
@@ -265,7 +267,8 @@ mod tests {
     #[test]
     fn color_follows_the_precedence_table_case_by_case() {
         use ColorDepth::{Ansi256, Basic, None as Off, Truecolor};
-        let table: &[(&[(&str, &str)], StreamKind, ColorDepth)] = &[
+        type Env = &'static [(&'static str, &'static str)];
+        let table: &[(Env, StreamKind, ColorDepth)] = &[
             // No variable: a terminal renders at least basic colour, a pipe none.
             (&[], TTY, Basic),
             (&[], PIPE, Off),

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod env_vars;
 mod hook;
 mod mcp;
+mod plugin;
 mod printer;
 mod render;
 
@@ -16,6 +17,7 @@ use clap::{Parser, Subcommand};
 
 pub use hook::{FallbackArg, HookArgs};
 pub use mcp::McpArgs;
+pub use plugin::CliArgs;
 pub use printer::Printer;
 pub use render::{RenderArgs, RenderFormat};
 
@@ -46,4 +48,12 @@ pub enum Commands {
     /// on its private warm socket (one server per artifact and user does; the others stand by
     /// to take over). Logs go to stderr; it exits 0 when the client closes stdin.
     Mcp(McpArgs),
+    /// Run the plugin's own command line: what `bin/<plugin>` runs.
+    ///
+    /// Its commands are the manifest's (`routes.mcpCommands`), each with flags from its input
+    /// schema. Exits 0 on success, 1 when the command failed, 2 when it was used wrongly, 130 on
+    /// SIGINT and 143 on SIGTERM.
+    // `--help` and `--version` belong to the plugin's command line, not to clap.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Cli(CliArgs),
 }

@@ -190,7 +190,8 @@ mod tests {
             }
         };
         use ColorChoice::{Always, Never};
-        let table: &[(&'static [(&'static str, &'static str)], bool, ColorChoice)] = &[
+        type Env = &'static [(&'static str, &'static str)];
+        let table: &[(Env, bool, ColorChoice)] = &[
             (&[], true, Always),
             (&[], false, Never),
             (&[("NO_COLOR", "1")], true, Never),

@@ -6,6 +6,7 @@
 
 mod hook;
 mod mcp;
+mod plugin;
 mod render;
 mod shutdown;
 mod standalone;
@@ -28,7 +29,7 @@ pub fn main() -> ExitCode {
             // An MCP server exits with the shell's code for the signal (130, 143), as seed 002's
             // lifecycle shell says every stdio server does; a hook or a render dies of it.
             let on_signal = match cli.command {
-                Commands::Mcp(_) => shutdown::OnSignal::ExitWithCode,
+                Commands::Mcp(_) | Commands::Cli(_) => shutdown::OnSignal::ExitWithCode,
                 Commands::Render(_) | Commands::Hook(_) => shutdown::OnSignal::Die,
             };
             shutdown::on_exit_signals(&printer, on_signal);
@@ -36,6 +37,7 @@ pub fn main() -> ExitCode {
                 Commands::Render(args) => render::run(&args, &printer),
                 Commands::Hook(args) => hook::run(&args, &printer),
                 Commands::Mcp(args) => mcp::run(&args, &printer),
+                Commands::Cli(args) => plugin::run(&args, &printer),
             }
         }
         Err(error) => usage_error(&error, &printer),
