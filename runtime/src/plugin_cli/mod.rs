@@ -347,3 +347,6 @@ impl Global {
         global
     }
 }
+
+#[cfg(test)]
+mod tests;
