@@ -60,6 +60,7 @@ codes! {
     AB4730 Error "a stdio entry has no default-exported server factory (it connects a transport itself, or exports nothing to call)";
     AB4733 Info "a `src/mcp/<id>.ts` entry is shadowed (an explicit 'generated' mode, or a declared `entry`, `command` or `url`)";
     AB4736 Error "a legacy top-level `skills/`, `commands/` or `rules/` file: no longer discovered";
+    AB4766 Error "the plugin's executable `bin/<plugin>` would be a file abgen already writes";
     AB4800 Error "an MCP server has route modules and an entry claim, without an explicit `routes.servers` mode";
     AB4802 Error "two modules derive the same route id";
     AB4803 Error "unsafe identity segment in a route path";
