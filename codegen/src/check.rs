@@ -77,6 +77,7 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     // that one check reports every problem.
     let graph = build_graph(&config.config, &loaded.modules);
     diagnostics.extend(graph.diagnostics);
+    diagnostics.extend(crate::graph::mcp_commands(&config.config, &graph.graph).1);
     let mut sources = loaded.texts;
     sources.extend(config.texts);
     let extracted = loaded
@@ -89,6 +90,7 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     diagnostics.extend(hook_diagnostics);
     diagnostics.extend(crate::project::support::check_conventional_paths(root));
     diagnostics.extend(check_server_cwds(&config.config));
+    diagnostics.extend(check_plugin_bin(&config.config));
     diagnostics.extend(check_entry_files(root, &config.config));
     diagnostics.extend(check_web(&config.config, &graph.graph));
     let skills = crate::emit::read_skills(root);
@@ -156,6 +158,26 @@ fn check_entry_files(root: &std::path::Path, config: &ProjectConfig) -> Vec<Diag
         );
     }
     found
+}
+
+/// AB4766: `bin/<plugin>` is the path of the runtime binary every artifact ships.
+fn check_plugin_bin(config: &ProjectConfig) -> Vec<Diagnostic> {
+    let name = &config.plugin.name;
+    if name.is_empty() || crate::emit::plugin_bin_path(name) != crate::emit::HOST_BINARY_PATH {
+        return Vec::new();
+    }
+    let diagnostic = Diagnostic::new(
+        Code::AB4766,
+        format!(
+            "the plugin is named `{name}`, so its executable `bin/{name}` would replace the runtime abgen ships at `{}`",
+            crate::emit::HOST_BINARY_PATH
+        ),
+        "give the plugin another name",
+    );
+    vec![match config.location("/plugin/name") {
+        Some(location) => diagnostic.at(location),
+        None => diagnostic,
+    }]
 }
 
 /// AB4315: a declared server's `cwd` carries a path token (other than the plugin root itself)

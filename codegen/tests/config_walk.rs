@@ -458,9 +458,43 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
             tool,
             |o| server_in_every_document(o, "docs"),
         ),
+        "routes.mcpCommands" => (with(base(), "routes.mcpCommands", json!(true)), tool, |o| {
+            let commands = &o.artifact()?.manifest.cli.commands;
+            let paths: Vec<&[String]> = commands.iter().map(|c| c.path.as_slice()).collect();
+            (paths == [["docs".to_owned(), "search".to_owned()]])
+                .then_some(())
+                .ok_or_else(|| format!("the tool is the command `docs search`: {commands:?}"))
+        }),
+        "routes.mcpCommands.include" => (
+            with(
+                base(),
+                "routes.mcpCommands",
+                json!({ "include": ["docs:sea*"] }),
+            ),
+            tool,
+            |o| command_routes(o, &["tool:docs/search"]),
+        ),
+        "routes.mcpCommands.exclude" => (
+            with(
+                base(),
+                "routes.mcpCommands",
+                json!({ "exclude": ["docs:*"] }),
+            ),
+            tool,
+            |o| command_routes(o, &[]),
+        ),
         _ => return None,
     };
     Some(case)
+}
+
+/// The routes of the artifact's commands are exactly `expected`.
+fn command_routes(outcome: &Outcome, expected: &[&str]) -> Result<(), String> {
+    let commands = &outcome.artifact()?.manifest.cli.commands;
+    let routes: Vec<&str> = commands.iter().map(|c| c.route.as_str()).collect();
+    (routes == expected)
+        .then_some(())
+        .ok_or_else(|| format!("expected the commands of {expected:?}, found {routes:?}"))
 }
 
 fn expect_eq(found: &Value, expected: &Value) -> Result<(), String> {
@@ -1062,4 +1096,59 @@ fn web_entries_the_graph_cannot_open_are_ab4341() {
     unlinked
         .reported(Code::AB4341, "no tool opens `docs/viewer`", None)
         .unwrap();
+}
+
+#[test]
+fn mcp_commands_patterns_that_match_nothing_are_ab4822_and_the_artifact_has_the_plugin_bin() {
+    let tools = [
+        ("src/mcp/docs/tools/search.ts", TOOL),
+        ("src/mcp/docs/tools/reindex.ts", TOOL),
+    ];
+    let typo = run(
+        &with(
+            base(),
+            "routes.mcpCommands",
+            json!({ "include": ["docs:serch"], "exclude": ["docs:*"] }),
+        ),
+        &tools,
+    );
+    typo.reported(
+        Code::AB4822,
+        "`routes.mcpCommands.include` pattern `docs:serch` matches no generated tool",
+        None,
+    )
+    .unwrap();
+    let empty = run(
+        &with(base(), "routes.mcpCommands", json!({ "include": [] })),
+        &tools,
+    );
+    empty
+        .reported(Code::AB4822, "`routes.mcpCommands.include` is empty", None)
+        .unwrap();
+
+    let chosen = run(
+        &with(
+            base(),
+            "routes.mcpCommands",
+            json!({ "exclude": ["*:re*"] }),
+        ),
+        &tools,
+    );
+    let artifact = chosen.artifact().unwrap();
+    let commands = &artifact.manifest.cli.commands;
+    assert_eq!(commands.len(), 1, "{commands:?}");
+    assert_eq!(commands[0].route, "tool:docs/search");
+    assert!(
+        commands[0].confirm,
+        "a tool without readOnlyHint: true asks first"
+    );
+    assert_eq!(artifact.manifest.cli.bin, "walk");
+    let launcher = artifact.files.get("bin/walk").expect("bin/walk is planned");
+    assert_eq!(launcher.mode, 0o755);
+    let text = String::from_utf8(launcher.contents.clone()).unwrap();
+    assert!(text.starts_with("#!/bin/sh\n"), "{text}");
+    assert!(
+        text.contains(r#"exec "$here/abgen-host" cli --artifact "$here/.." "$@""#),
+        "{text}"
+    );
 }

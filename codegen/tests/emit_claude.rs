@@ -36,6 +36,7 @@ fn input(root: &Path) -> EmitInput {
         skills: vec![],
         apps: vec![],
         web: None,
+        commands: vec![],
         project_root: root.to_owned(),
         plugin: PluginIdentity {
             name: "yard".into(),
@@ -140,6 +141,7 @@ fn claude_documents_and_manifest() {
             ".mcp.json",
             "INSTALL.md",
             "bin/abgen-host",
+            "bin/yard",
             "hooks/hooks.json",
             "runtime/worker.mjs"
         ]

@@ -11,4 +11,6 @@ export default defineConfig({
     homepage: 'https://example.com/curator',
   },
   targets: ['claude', 'codex', 'cursor'],
+  // Every tool is also a command of the plugin's own executable: `bin/curator library search_books`.
+  routes: { mcpCommands: true },
 });

@@ -28,6 +28,7 @@ fn worker_messages_match_the_protocol_schema() {
             id: 1,
             route: "tool:demo/greet".into(),
             kind: RouteKind::Tool,
+            invocation: None,
             input: json!({"name": "Ada"}),
             context: Default::default(),
             limits: RenderLimits {
@@ -79,9 +80,37 @@ fn worker_messages_match_the_protocol_schema() {
         json!({"session": {"state": "unavailable", "reason": "no code"}}),
         json!({"terminal": {"state": "available", "value": "tty", "source": "guessed"}}),
         json!({"mood": {"state": "available", "value": "fine", "source": "native"}}),
+        json!({"terminal": {"state": "available", "value": {"hostSurface": "cli"}, "source": "derived"}}),
     ] {
         assert!(!validator.is_valid(&render(refused.clone())), "{refused}");
     }
+    // The terminal axis the runtime computes is what the schema names, and a CLI invocation of
+    // a tool names its invocation kind.
+    let terminal = abgen_runtime::terminal::observe(
+        abgen_runtime::terminal::HostSurface::Cli,
+        &|_| None,
+        abgen_runtime::terminal::StreamProbe {
+            kind: abgen_runtime::terminal::StreamKind::Tty,
+            size: Some((80, 24)),
+            identity: Some((1, 1)),
+        },
+        abgen_runtime::terminal::StreamProbe::CLOSED,
+    );
+    let request = serde_json::to_value(HostMessage::Render(RenderRequest {
+        id: 2,
+        route: "tool:demo/greet".into(),
+        kind: RouteKind::Tool,
+        invocation: Some(RouteKind::Cli),
+        input: json!({}),
+        context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
+        limits: RenderLimits::default(),
+    }))
+    .expect("serializes");
+    let errors: Vec<String> = validator
+        .iter_errors(&request)
+        .map(|error| error.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{request} breaks the schema: {errors:?}");
 }
 
 fn decode(case: &str) -> Vec<RenderEvent> {

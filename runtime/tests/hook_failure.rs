@@ -67,6 +67,7 @@ fn artifact() -> &'static Path {
                 event_route("compact/before", closed(json!({}))),
             ],
             "servers": [],
+            "cli": {"bin": "guard-test", "commands": []},
             "hooks": {"claude": [
                 binding("compact/before", "PreCompact", "claude.compact", "claude.block", OTHER_TIMEOUT),
                 binding("prompt/submit", "UserPromptSubmit", "claude.prompt", "claude.prompt", OTHER_TIMEOUT),

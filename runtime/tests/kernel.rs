@@ -33,6 +33,7 @@ fn tool(route: &str, input: Value) -> Invocation {
     Invocation {
         kind: RouteKind::Tool,
         route: route.into(),
+        invocation: None,
         input,
         context: Default::default(),
         limits: Default::default(),

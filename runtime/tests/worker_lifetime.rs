@@ -1,5 +1,6 @@
 //! No render worker outlives the `abgen-host` that started it. For `mcp` during a busy-looping
-//! `tools/call`, `hook` with a busy-looping route and `render`, each way `abgen-host` can stop —
+//! `tools/call`, `hook` with a busy-looping route, `render`, and `cli` (the plugin's command line,
+//! which like an MCP server exits 130 / 143 / 129), each way `abgen-host` can stop —
 //! SIGTERM, SIGINT, SIGHUP, SIGKILL, the end of its input — must leave no Node process behind.
 //!
 //! How the processes are counted, so that no case can pass vacuously: every case first waits for
@@ -87,6 +88,10 @@ fn build_artifact() -> PathBuf {
         ],
         "servers": [{"id": "demo", "mode": "generated",
                      "routes": ["tool:demo/spin", "tool:demo/spin_briefly"]}],
+        "cli": {"bin": "lifetime-test", "commands": [
+            {"path": ["demo", "spin"], "route": "tool:demo/spin", "projection": "mcp-command",
+             "confirm": false}
+        ]},
         "hooks": {"claude": [
             binding("session/start", "SessionStart", "claude.session", "claude.context", 60_000),
             binding("prompt/submit", "UserPromptSubmit", "claude.prompt", "claude.prompt", 8_000),
@@ -364,6 +369,13 @@ fn render_spinning() -> (Host, u32) {
     (host, worker)
 }
 
+fn cli_spinning() -> (Host, u32) {
+    let root = artifact().to_str().unwrap().to_owned();
+    let mut host = Host::start(&["cli", "--artifact", &root, "demo", "spin"]);
+    let worker = host.spinning_worker();
+    (host, worker)
+}
+
 fn signalled(signal: Signal) -> impl FnOnce(&mut Host) {
     move |host: &mut Host| host.signal(signal)
 }
@@ -373,7 +385,8 @@ fn signalled(signal: Signal) -> impl FnOnce(&mut Host) {
 enum Ending {
     /// It dies of the signal (hook, render).
     OfTheSignal,
-    /// It exits with 128 + the signal's number (an MCP server: 130, 143, 129).
+    /// It exits with 128 + the signal's number (an MCP server, the plugin's command line: 130,
+    /// 143, 129).
     WithShellCode,
 }
 
@@ -477,4 +490,11 @@ fn render_of_a_busy_route_leaves_no_worker_on_a_signal() {
     let _one = exclusive();
     assert_signal_reaps(Ending::OfTheSignal, render_spinning);
     assert_sigkill_kills(render_spinning);
+}
+
+#[test]
+fn the_plugin_command_line_during_a_busy_command_exits_130_and_143_and_leaves_no_worker() {
+    let _one = exclusive();
+    assert_signal_reaps(Ending::WithShellCode, cli_spinning);
+    assert_sigkill_kills(cli_spinning);
 }

@@ -20,6 +20,7 @@ fn request(id: u64, route: &str, input: serde_json::Value) -> RenderRequest {
         id,
         route: route.into(),
         kind: RouteKind::Tool,
+        invocation: None,
         input,
         context: Default::default(),
         limits: Default::default(),

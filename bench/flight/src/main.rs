@@ -121,6 +121,7 @@ fn render(entry: &PathBuf, runs: usize) -> Result<serde_json::Value, Box<dyn std
         id,
         route: "tool:demo/result".into(),
         kind: RouteKind::Tool,
+        invocation: None,
         input: json!({"mode": "error-root"}),
         context: Default::default(),
         limits: Default::default(),

@@ -64,6 +64,7 @@ codes! {
     AB4770 Error "an MCP App failed to compile (the bundler's message at the failing file:line:col)";
     AB4771 Warning "an MCP App compiled with a bundler warning";
     AB4772 Warning "an MCP App document of 1 MiB or more in production, or over the 2 MiB hosts accept";
+    AB4766 Error "the plugin's executable `bin/<plugin>` would be a file abgen already writes";
     AB4800 Error "an MCP server has route modules and an entry claim, without an explicit `routes.servers` mode";
     AB4802 Error "two modules derive the same route id";
     AB4803 Error "unsafe identity segment in a route path";
@@ -73,6 +74,7 @@ codes! {
     AB4810 Error "route definition is not statically readable, or an MCP route misses its schemas or a function default export";
     AB4811 Error "MCP route exports `execute` or `render`";
     AB4812 Error "App route without a static non-empty `config.resourceUri`";
+    AB4822 Error "`routes.mcpCommands` `include` is empty, or one of its patterns matches no generated tool";
     AB4823 Error "event route outside the event vocabulary";
     AB4824 Error "event route selects an unknown target or an unsupported event capability";
     AB4825 Error "event `config.targets` is not a non-empty array of non-empty names";

@@ -64,6 +64,32 @@ pub struct EmitReturn {
     pub artifact: PlannedArtifact,
 }
 
+/// The plugin's own executable, `bin/<plugin>`: a POSIX launcher of `bin/abgen-host cli` (and
+/// of `abgen-host web` for the `web` command) that finds the artifact from its own path, through
+/// any symlinks a host or a user put on `PATH`.
+const PLUGIN_BIN_LAUNCHER: &str = r#"#!/bin/sh
+# The plugin's command line: every command renders through the runtime beside this file.
+self=$0
+while [ -L "$self" ]; do
+  link=$(readlink -- "$self") || exit 1
+  case $link in
+    /*) self=$link ;;
+    *) self=$(dirname -- "$self")/$link ;;
+  esac
+done
+here=$(CDPATH= cd -- "$(dirname -- "$self")" && pwd) || exit 1
+if [ "${1-}" = web ]; then
+  shift
+  exec "$here/abgen-host" web --artifact "$here/.." "$@"
+fi
+exec "$here/abgen-host" cli --artifact "$here/.." "$@"
+"#;
+
+/// Where the plugin's executable goes in the artifact.
+pub fn plugin_bin_path(plugin: &str) -> String {
+    format!("bin/{plugin}")
+}
+
 /// Plans every file of the artifact in memory.
 pub fn plan_artifact(
     input: &EmitInput,
@@ -143,6 +169,11 @@ pub fn plan_artifact(
         &options.host_binary,
     ))?;
     files.add(HOST_BINARY_PATH, host_binary, MODE_EXECUTABLE)?;
+    files.add(
+        &plugin_bin_path(&input.plugin.name),
+        PLUGIN_BIN_LAUNCHER,
+        MODE_EXECUTABLE,
+    )?;
     files.add(WORKER_BUNDLE_PATH, options.worker_bundle.clone(), MODE_FILE)?;
     let table = files.file_table();
     let digest = file_table_digest(&table)?;

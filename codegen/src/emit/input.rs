@@ -34,6 +34,8 @@ pub struct EmitInput {
     pub apps: Vec<crate::apps::CompiledApp>,
     /// The config's `web`, carried into the manifest for `abgen-host web`.
     pub web: Option<abgen_runtime::manifest::Web>,
+    /// The commands of the plugin's command line (`bin/<plugin>`), sorted by path.
+    pub commands: Vec<abgen_runtime::manifest::CliCommand>,
 }
 
 /// One provider module.

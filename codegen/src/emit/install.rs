@@ -23,6 +23,8 @@ const TEMPLATE: &str = include_str!("../../../templates/INSTALL.md.j2");
 struct HostSection<'a> {
     display_name: &'a str,
     steps: Vec<String>,
+    /// How the plugin's own executable is run on this host.
+    command: String,
     hooks: Vec<&'a HookRow>,
     left_out: Vec<&'a HookRow>,
 }
@@ -74,6 +76,16 @@ pub fn render_install(
                     .iter()
                     .map(|step| step.replace("{name}", &plugin.name))
                     .collect(),
+                command: match &host.plugin.executables {
+                    Some(executables) => format!(
+                        "{} puts `{}/` on PATH: run `{} --help` in its sessions.",
+                        host.display_name, executables.dir, plugin.name
+                    ),
+                    None => format!(
+                        "{} puts no plugin executable on PATH: run `<this folder>/bin/{} --help`.",
+                        host.display_name, plugin.name
+                    ),
+                },
                 hooks: of_host().filter(|row| row.deadline_ms.is_some()).collect(),
                 left_out: of_host().filter(|row| row.deadline_ms.is_none()).collect(),
             }

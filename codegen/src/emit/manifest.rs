@@ -8,8 +8,8 @@
 //! `schemas.result`).
 
 use abgen_runtime::manifest::{
-    Application, FileEntry, HookTables, Limits, MANIFEST_VERSION, Manifest, REACT_VERSION, Route,
-    RouteKind, RouteSchemas, SchemaProjection, SchemaSource, Server, ServerMode,
+    Application, Cli, FileEntry, HookTables, Limits, MANIFEST_VERSION, Manifest, REACT_VERSION,
+    Route, RouteKind, RouteSchemas, SchemaProjection, SchemaSource, Server, ServerMode,
     WORKER_PROTOCOL_VERSION,
 };
 
@@ -59,6 +59,10 @@ pub fn build_manifest(
         worker_protocol: WORKER_PROTOCOL_VERSION,
         routes,
         servers,
+        cli: Cli {
+            bin: input.plugin.name.clone(),
+            commands: input.commands.clone(),
+        },
         hooks,
         // A route's own `render.maxElapsedMs` stays in its `config`; these are the defaults.
         limits: Limits::default(),

@@ -24,7 +24,7 @@ mod typegen;
 
 pub use build::{
     EmitOptions, EmitReturn, HOST_BINARY_ENV, PlannedArtifact, WORKER_BUNDLE_PATH, emit_artifact,
-    emit_claimed, locate_host_binary, plan_artifact,
+    emit_claimed, locate_host_binary, plan_artifact, plugin_bin_path,
 };
 pub use compare::{ArtifactComparison, Change, ContractChange, render_comparison};
 pub use documents::{HOST_BINARY_PATH, PLUGIN_ROOT_ENV_ANCHOR, is_plugin_root_cwd};

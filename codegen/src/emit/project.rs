@@ -493,6 +493,7 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         // Compiled by `build_project` (`crate::apps`).
         apps: Vec::new(),
         web: config.web.clone(),
+        commands: crate::graph::mcp_commands(config, graph).0,
     }
 }
 

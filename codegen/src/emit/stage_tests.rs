@@ -84,6 +84,7 @@ pub(crate) fn minimal_manifest() -> String {
         "limits": abgen_runtime::manifest::Limits::default(),
         "routes": [],
         "servers": [],
+        "cli": {"bin": "t", "commands": []},
         "files": [],
     });
     format!("{manifest}\n")

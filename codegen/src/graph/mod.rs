@@ -4,6 +4,7 @@
 //! Entry call: [`build_graph`]; [`render_summary`] prints the human view of `abgen inspect`.
 
 mod build;
+mod commands;
 mod ids;
 mod model;
 mod summary;
@@ -11,6 +12,7 @@ mod summary;
 mod tests;
 
 pub use build::{GraphReturn, build_graph, module_location};
+pub use commands::mcp_commands;
 pub use ids::{EVENT_VOCABULARY, is_safe_segment, provider_key};
 pub use model::{
     FormName, LayoutNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind, RouteNode,

@@ -20,6 +20,7 @@ fn config() -> ProjectConfig {
         targets: vec![Target::Portable],
         mcp_servers: BTreeMap::new(),
         route_servers: BTreeMap::new(),
+        mcp_commands: None,
         skills: Vec::new(),
         web: None,
         file: Some("agent-bundle.config.ts".into()),

@@ -70,6 +70,17 @@ pub struct PluginRow {
     /// The manifest key that points at `./skills/` when the plugin has skills.
     #[serde(default)]
     pub skills_pointer: Option<String>,
+    /// The folder whose executables the host puts on PATH; none when it exposes none.
+    #[serde(default)]
+    pub executables: Option<ExecutablesRow>,
+}
+
+/// Where a host exposes a plugin's executables.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+pub struct ExecutablesRow {
+    pub source: String,
+    /// Artifact-relative folder (`bin`).
+    pub dir: String,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

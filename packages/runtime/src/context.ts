@@ -34,8 +34,37 @@ export type Axis<T = string> =
   | { state: 'available'; value: T; source: 'native' | 'derived' }
   | { state: 'unavailable'; code: AxisUnavailableCode; reason: string };
 
-/** What a render is for: an MCP route (a tool call, a resource read, a prompt get) or a host event. */
-export type RouteKind = 'tool' | 'resource' | 'prompt' | 'event';
+/**
+ * What a render is for: an MCP route (a tool call, a resource read, a prompt get), a host event,
+ * a rendered `src/cli/**` command or a rendered `src/scripts/*.tsx` script. As
+ * `invocation.kind` it says how the render was invoked: a tool run from the plugin's command
+ * line is `cli`.
+ */
+export type RouteKind = 'tool' | 'resource' | 'prompt' | 'event' | 'cli' | 'script';
+
+/** One output stream (schemas/worker-protocol.schema.json `terminalStream`). */
+export interface AgentTerminalStream {
+  /** A terminal, a pipe or file, or nothing (closed, `/dev/null`). */
+  kind: 'tty' | 'pipe' | 'none';
+  /** The colour depth the CLI's own rules give this stream (FORCE_COLOR, NO_COLOR, …). */
+  color: 'none' | 'basic' | '256' | 'truecolor';
+  /** The size the terminal reports, or COLUMNS/LINES when set. */
+  columns?: number;
+  rows?: number;
+}
+
+/**
+ * What the process's output streams are (schemas/worker-protocol.schema.json `terminal`),
+ * computed once per invocation by the rules that pick the CLI's output mode. Information only:
+ * read it instead of probing `process.stdout.isTTY` or FORCE_COLOR.
+ */
+export interface AgentTerminal {
+  hostSurface: 'cli' | 'mcp' | 'hook' | 'script' | 'workbench';
+  stdout: AgentTerminalStream;
+  stderr: AgentTerminalStream;
+  /** fd 1 and fd 2 name one open file (`2>&1`, one shared terminal). */
+  sharesTarget: boolean;
+}
 
 /** The axes a surface sends in a render's `context` (the plugin axis is the worker's own). */
 export type ObservedAxisName = 'host' | 'session' | 'workspace' | 'actor' | 'lineage' | 'terminal';
@@ -84,26 +113,6 @@ export interface AgentLineage {
   };
 }
 
-/** One output stream of the process, as the terminal axis describes it. */
-export interface AgentTerminalStream {
-  kind: 'tty' | 'pipe' | 'none';
-  color: 'none' | 'basic' | '256' | 'truecolor';
-  columns?: number;
-  rows?: number;
-}
-
-/**
- * What the process's output streams are (seed 002 §The terminal capability): information only,
- * computed once per invocation with the rules that select the CLI output mode.
- */
-export interface AgentTerminal {
-  hostSurface: 'cli' | 'mcp' | 'hook' | 'script' | 'workbench';
-  stdout: AgentTerminalStream;
-  stderr: AgentTerminalStream;
-  /** fd 1 and fd 2 name one open file (`2>&1`, one shared terminal). */
-  sharesTarget: boolean;
-}
-
 /** A read-only view of the project's `src/state.ts` store, as a provider sees it. */
 export interface AgentStateView {
   read(): Promise<{ revision: number; value?: unknown }>;
@@ -118,7 +127,10 @@ export interface AgentNoticesView {
 /** What a route can learn about the render it is part of. */
 export interface AgentContext {
   route: { id: string; kind: RouteKind };
-  /** How this render was invoked: a tool call, a resource read, a prompt get or a host event. */
+  /**
+   * How this render was invoked: a tool call, a resource read, a prompt get, a host event, or
+   * `cli` / `script` when it runs from the plugin's command line or a rendered script.
+   */
   invocation: { kind: RouteKind };
   /** The host (claude, codex, cursor, …), the session, the workspace, as the host told them. */
   host: Axis;
@@ -133,6 +145,7 @@ export interface AgentContext {
   actor: Axis;
   /** Unavailable until a lineage registry exists; a test injects it as `context.lineage`. */
   lineage: Axis<AgentLineage>;
+  /** The output streams of the process that invoked the render, when it has any. */
   terminal: Axis<AgentTerminal>;
   input: unknown;
   event?: unknown;

@@ -24,6 +24,7 @@ import {
   runWithAgentContext,
   type AgentContext,
   type AgentProviderContext,
+  type AgentTerminal,
   type Axis,
   type ObservedAxisName,
   type ProgressReport,
@@ -36,7 +37,7 @@ import { encodeFrame, FrameReader, type Frame } from './framing.ts';
 import { resolvePluginRoot, type PluginAxisValue } from './plugin-root.ts';
 
 /** The protocol version this worker speaks. */
-export const WORKER_PROTOCOL = 3;
+export const WORKER_PROTOCOL = 4;
 
 /** What the generated worker entry passes to `startWorker`. */
 export interface WorkerOptions {
@@ -64,6 +65,8 @@ interface RenderMessage {
   id: number;
   route: string;
   kind: RouteKind;
+  /** How the render was invoked, when that is not `kind` (a tool run as a CLI command). */
+  invocation?: RouteKind;
   input: unknown;
   context?: Record<string, unknown>;
   limits?: { maxFlightBytes?: number; maxElapsedMs?: number };
@@ -350,7 +353,15 @@ function identityAxes(message: RenderMessage, plugin: Axis<PluginAxisValue>): Pi
 > {
   const canonical = message.kind === 'event' ? ((message.input as { canonical?: Record<string, unknown> })?.canonical ?? {}) : {};
   const reported = message.context ?? {};
-  const from = { tool: 'tool call', resource: 'resource read', prompt: 'prompt get', event: 'event' }[message.kind];
+  const invoked = message.invocation ?? message.kind;
+  const from = {
+    tool: 'tool call',
+    resource: 'resource read',
+    prompt: 'prompt get',
+    event: 'event',
+    cli: 'command',
+    script: 'script',
+  }[invoked];
   const axis = (key: ObservedAxisName): Axis => {
     const sent = reported[key];
     if (isAxis(sent)) return sent;
@@ -365,7 +376,7 @@ function identityAxes(message: RenderMessage, plugin: Axis<PluginAxisValue>): Pi
     return { state: 'unavailable', code: 'not-provided', reason: `the ${from} carries no ${key}` };
   };
   return {
-    invocation: { kind: message.kind },
+    invocation: { kind: invoked },
     host: axis('host'),
     session: axis('session'),
     workspace: axis('workspace'),

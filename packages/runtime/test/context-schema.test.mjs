@@ -24,7 +24,9 @@ function assertions(protocol) {
   const [available, unavailable] = protocol.$defs.axis.oneOf;
   const render = protocol.$defs.hostMessage.oneOf.find((message) => message.properties.type.const === 'render');
   const context = path.join(repo, 'packages/runtime/src/context.ts');
-  return `import type { AgentContext, AgentLineage, AgentTerminal, Axis, AxisUnavailableCode, ObservedAxisName } from ${JSON.stringify(context)};
+  const terminal = protocol.$defs.terminal;
+  const stream = protocol.$defs.terminalStream;
+  return `import type { AgentContext, AgentLineage, AgentTerminal, AgentTerminalStream, Axis, AxisUnavailableCode, ObservedAxisName } from ${JSON.stringify(context)};
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Available = Extract<Axis, { state: 'available' }>;
 type Unavailable = Extract<Axis, { state: 'unavailable' }>;
@@ -36,7 +38,14 @@ export const codes: Equal<AxisUnavailableCode, ${union(unavailable.properties.co
 export const names: Equal<ObservedAxisName, ${union(Object.keys(render.properties.context.properties))}> = true;
 export const onTheContext: Equal<AgentContext[Exclude<ObservedAxisName, 'lineage' | 'terminal'>], Axis> = true;
 export const lineage: Equal<AgentContext['lineage'], Axis<AgentLineage>> = true;
-export const terminal: Equal<AgentContext['terminal'], Axis<AgentTerminal>> = true;
+export const terminalAxis: Equal<AgentContext['terminal'], Axis<AgentTerminal>> = true;
+export const terminalKeys: Equal<keyof AgentTerminal, ${union(Object.keys(terminal.properties))}> = true;
+export const terminalRequired: Equal<keyof AgentTerminal, ${union(terminal.required)}> = true;
+export const surfaces: Equal<AgentTerminal['hostSurface'], ${union(terminal.properties.hostSurface.enum)}> = true;
+export const streamKeys: Equal<keyof AgentTerminalStream, ${union(Object.keys(stream.properties))}> = true;
+export const streamKinds: Equal<AgentTerminalStream['kind'], ${union(stream.properties.kind.enum)}> = true;
+export const colors: Equal<AgentTerminalStream['color'], ${union(stream.properties.color.enum)}> = true;
+export const routeKinds: Equal<AgentContext['invocation']['kind'], ${union(render.properties.invocation.enum)}> = true;
 `;
 }
 
@@ -78,4 +87,14 @@ test('a schema the types do not follow fails the same check', () => {
   const line = source.split('\n').findIndex((text) => text.includes('const sources')) + 1;
   assert.match(output, new RegExp(`check\\.ts\\(${line},`), output);
   assert.equal(output.trim().split('\n').length, 1, output);
+});
+
+test('a terminal axis the types do not follow fails the same check', () => {
+  const drifted = structuredClone(schema);
+  drifted.$defs.terminal.properties.hostSurface.enum.push('ide');
+  const source = assertions(drifted);
+  const { status, output } = typecheck(source);
+  assert.notEqual(status, 0, 'the check passed although the schema has a surface the types lack');
+  const line = source.split('\n').findIndex((text) => text.includes('const surfaces')) + 1;
+  assert.match(output, new RegExp(`check\\.ts\\(${line},`), output);
 });

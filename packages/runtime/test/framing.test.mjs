@@ -84,7 +84,7 @@ test('a worker says hello, renders over fd 4, and keeps console output off the p
   child.stdio[3].end();
   await new Promise((resolve) => child.on('exit', resolve));
 
-  assert.deepEqual(frames[0].header, { type: 'hello', protocol: 3, react: '19.3.1', artifact: 'node-test' });
+  assert.deepEqual(frames[0].header, { type: 'hello', protocol: 4, react: '19.3.1', artifact: 'node-test' });
   const types = frames.map((frame) => frame.header.type);
   assert.deepEqual(types.slice(1, 2), ['progress']);
   assert.equal(types.at(-1), 'end');
@@ -135,7 +135,7 @@ test('a progress report after the render completed is refused with handoff-requi
 });
 
 /** Renders `route` once in a fresh worker with `env`; resolves the text it rendered. */
-async function renderText(route, env) {
+async function renderText(route, env, extra = {}) {
   const child = spawn(process.execPath, ['--conditions=react-server', workerPath], {
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
@@ -152,7 +152,7 @@ async function renderText(route, env) {
       }
     });
   });
-  child.stdio[3].write(framing.encodeFrame({ type: 'render', id: 1, route, kind: 'tool', input: {} }));
+  child.stdio[3].write(framing.encodeFrame({ type: 'render', id: 1, route, kind: 'tool', input: {}, ...extra }));
   await ended;
   child.stdio[3].end();
   await new Promise((resolve) => child.on('exit', resolve));
@@ -193,4 +193,28 @@ test('the plugin axis carries the code and state roots; lineage is unavailable u
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('a command line render reads its terminal axis and invocation kind cli as the host sent them', async () => {
+  const terminal = {
+    state: 'available',
+    source: 'derived',
+    value: {
+      hostSurface: 'cli',
+      stdout: { kind: 'tty', color: '256', columns: 80, rows: 24 },
+      stderr: { kind: 'pipe', color: 'none' },
+      sharesTarget: false,
+    },
+  };
+  const cli = await renderText('tool:t/axes', {}, { invocation: 'cli', context: { terminal } });
+  assert.deepEqual(cli.value.terminal, terminal);
+  assert.deepEqual(cli.value.invocation, { kind: 'cli' });
+  // Without them: the route's own kind, and an honest unavailable terminal.
+  const call = await renderText('tool:t/axes', {});
+  assert.deepEqual(call.value.invocation, { kind: 'tool' });
+  assert.deepEqual(call.value.terminal, {
+    state: 'unavailable',
+    code: 'not-provided',
+    reason: 'the tool call carries no terminal',
+  });
 });

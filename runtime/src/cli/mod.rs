@@ -10,6 +10,7 @@ pub mod env_vars;
 mod harness;
 mod hook;
 mod mcp;
+mod plugin;
 mod printer;
 mod render;
 mod web;
@@ -19,6 +20,7 @@ use clap::{Parser, Subcommand};
 pub use harness::HarnessArgs;
 pub use hook::{FallbackArg, HookArgs};
 pub use mcp::McpArgs;
+pub use plugin::CliArgs;
 pub use printer::Printer;
 pub use render::{RenderArgs, RenderFormat};
 pub use web::WebArgs;
@@ -65,4 +67,12 @@ pub enum Commands {
     /// ends.
     #[command(hide = true)]
     Harness(HarnessArgs),
+    /// Run the plugin's own command line: what `bin/<plugin>` runs.
+    ///
+    /// Its commands are the manifest's (`routes.mcpCommands`), each with flags from its input
+    /// schema. Exits 0 on success, 1 when the command failed, 2 when it was used wrongly, 130 on
+    /// SIGINT and 143 on SIGTERM.
+    // `--help` and `--version` belong to the plugin's command line, not to clap.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Cli(CliArgs),
 }

@@ -87,6 +87,8 @@ impl KernelConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invocation {
     pub kind: RouteKind,
+    /// How the render was invoked, when that is not `kind` (a tool run as a CLI command).
+    pub invocation: Option<RouteKind>,
     /// The route id (`tool:library/search_books`, `event:tool/before`).
     pub route: String,
     /// A tool's arguments; an event route's `{canonical, native, provenance}`.

@@ -327,6 +327,7 @@ fn run(
         id: job.id,
         route: job.invocation.route,
         kind: job.invocation.kind,
+        invocation: job.invocation.invocation,
         input: job.invocation.input,
         context: job.invocation.context,
         limits: job.invocation.limits,

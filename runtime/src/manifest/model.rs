@@ -11,7 +11,7 @@ use super::hooks::HookTables;
 /// The manifest's file name at the artifact root.
 pub const MANIFEST_FILE_NAME: &str = "abgen.manifest.json";
 /// The manifest format version this crate reads and writes.
-pub const MANIFEST_VERSION: u32 = 3;
+pub const MANIFEST_VERSION: u32 = 4;
 /// The React version the render worker is bundled with; the worker's `hello` must match it.
 pub const REACT_VERSION: &str = "19.3.1";
 /// The version of the host ↔ worker frame protocol.
@@ -34,6 +34,8 @@ pub struct Manifest {
     pub routes: Vec<Route>,
     /// Every MCP server, sorted by id.
     pub servers: Vec<Server>,
+    /// The plugin's own command line.
+    pub cli: Cli,
     /// Per host (`claude`, …), the native hook bindings the hook client answers.
     pub hooks: HookTables,
     pub limits: Limits,
@@ -87,6 +89,39 @@ pub const WEB_CAPABILITIES: [&str; 4] = [
     "open-external-link",
     "request-display-mode",
 ];
+
+/// The plugin's command line: `bin/<bin>` runs `bin/abgen-host cli` over these commands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cli {
+    /// The executable's name under `bin/` (the plugin name).
+    pub bin: String,
+    /// Sorted by path.
+    pub commands: Vec<CliCommand>,
+}
+
+/// One command of the plugin's command line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CliCommand {
+    /// The words that name it (`["library", "search_books"]` is `<bin> library search_books`).
+    pub path: Vec<String>,
+    /// The route it renders.
+    pub route: String,
+    pub projection: CliProjection,
+    /// The tool is not `readOnlyHint: true`: it runs only after `--yes` or a yes at the prompt.
+    pub confirm: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// How a command came to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CliProjection {
+    /// `routes.mcpCommands` projects an MCP tool as `<server> <tool>`.
+    McpCommand,
+}
 
 /// Who the plugin is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

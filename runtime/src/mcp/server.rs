@@ -286,6 +286,7 @@ impl McpServer {
         let invocation = Invocation {
             kind,
             route: route.id.clone(),
+            invocation: None,
             input,
             context: observed_context(client),
             limits: RenderLimits {

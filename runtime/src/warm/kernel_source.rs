@@ -63,6 +63,7 @@ fn render_on(
             WarmKind::Event => RouteKind::Event,
         },
         route: request.route.clone(),
+        invocation: None,
         input: input.unwrap_or_else(|| Value::Object(Default::default())),
         context: Default::default(),
         limits: RenderLimits {

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 use crate::document::DocumentError;
 
 /// The protocol version this runtime speaks.
-pub const WORKER_PROTOCOL: u32 = 3;
+pub const WORKER_PROTOCOL: u32 = 4;
 
 /// What a worker must say in its hello for the host to accept its streams.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,7 +21,7 @@ pub struct WorkerIdentity {
     pub artifact: String,
 }
 
-/// The kind of route a render is for.
+/// The kind of route a render is for (and, as [`RenderRequest::invocation`], how it was invoked).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RouteKind {
@@ -29,6 +29,10 @@ pub enum RouteKind {
     Resource,
     Prompt,
     Event,
+    /// A rendered `src/cli/**` command.
+    Cli,
+    /// A rendered `src/scripts/*.tsx` script.
+    Script,
 }
 
 /// Bounds the worker enforces by aborting the render.
@@ -47,6 +51,10 @@ pub struct RenderRequest {
     pub id: u64,
     pub route: String,
     pub kind: RouteKind,
+    /// How the render was invoked when that is not the route's own kind (a tool run from the
+    /// plugin's command line is [`RouteKind::Cli`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<RouteKind>,
     pub input: Value,
     #[serde(default)]
     pub context: Map<String, Value>,

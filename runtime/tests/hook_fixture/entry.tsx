@@ -3,7 +3,7 @@
 import { startWorker } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 3,
+  protocol: 4,
   artifact: 'hook-test-digest',
   routes: {
     'event:tool/before': () => import('./guard.tsx'),

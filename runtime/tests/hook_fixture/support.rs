@@ -95,6 +95,7 @@ pub fn manifest() -> serde_json::Value {
              "schemas": {"input": {"source": "runtime"}}}
         ],
         "servers": [{"id": "demo", "mode": "generated", "routes": ["resource:demo/notes", "tool:demo/echo"]}],
+        "cli": {"bin": "hook-test", "commands": []},
         "hooks": {"claude": [
             binding("prompt/submit", "UserPromptSubmit", "claude.prompt", "claude.prompt", 1000),
             binding("session/start", "SessionStart", "claude.session", "claude.context", 10_000),

@@ -2,7 +2,7 @@
 import { startWorker } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 3,
+  protocol: 4,
   artifact: 'test-artifact-digest',
   routes: {
     'tool:demo/greet': () => import('./greet.tsx'),

@@ -12,6 +12,8 @@ use std::ops::Range;
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
 use super::Summary;
+use abgen_runtime::terminal::{ColorDepth, StreamKind, color_depth};
+
 use crate::diagnostics::{Diagnostic, Location, Severity, Span, line_column};
 
 /// Whether to style the output with ANSI colours.
@@ -22,13 +24,27 @@ pub enum ColorChoice {
 }
 
 impl ColorChoice {
-    /// Colour for a terminal, unless `NO_COLOR` is set to anything non-empty.
+    /// Colour for a stream by the same rules as a plugin's command line and its terminal axis
+    /// (FORCE_COLOR, CLICOLOR_FORCE, NO_COLOR, CLICOLOR, TERM=dumb, then a terminal or not), so
+    /// abgen's own output and plugin output agree.
     pub fn for_terminal(is_terminal: bool) -> ColorChoice {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
-        if is_terminal && !no_color {
-            ColorChoice::Always
+        Self::for_stream(&|name| std::env::var_os(name), is_terminal)
+    }
+
+    /// [`ColorChoice::for_terminal`] over a given environment.
+    pub fn for_stream(
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+        is_terminal: bool,
+    ) -> ColorChoice {
+        let kind = if is_terminal {
+            StreamKind::Tty
         } else {
+            StreamKind::Pipe
+        };
+        if color_depth(env, kind) == ColorDepth::None {
             ColorChoice::Never
+        } else {
+            ColorChoice::Always
         }
     }
 }
@@ -161,6 +177,42 @@ mod tests {
 
     fn sources(file: &str, text: &str) -> BTreeMap<String, String> {
         BTreeMap::from([(file.to_owned(), text.to_owned())])
+    }
+
+    #[test]
+    fn colour_follows_the_terminal_axis_rules() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| std::ffi::OsString::from(value))
+            }
+        };
+        use ColorChoice::{Always, Never};
+        type Env = &'static [(&'static str, &'static str)];
+        let table: &[(Env, bool, ColorChoice)] = &[
+            (&[], true, Always),
+            (&[], false, Never),
+            (&[("NO_COLOR", "1")], true, Never),
+            (&[("FORCE_COLOR", "1")], false, Always),
+            (
+                &[("FORCE_COLOR", "0"), ("CLICOLOR_FORCE", "1")],
+                true,
+                Never,
+            ),
+            (&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], false, Always),
+            (&[("CLICOLOR", "0")], true, Never),
+            (&[("TERM", "dumb")], true, Never),
+        ];
+        for (pairs, is_terminal, expected) in table {
+            let env = env(pairs);
+            assert_eq!(
+                ColorChoice::for_stream(&env, *is_terminal),
+                *expected,
+                "{pairs:?}, terminal: {is_terminal}"
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub use model::{
-    Author, DeclaredServer, PluginMetadata, ProjectConfig, ServerMode, Target, locate,
+    Author, DeclaredServer, McpCommands, PluginMetadata, ProjectConfig, ServerMode, Target, locate,
 };
 pub use typing::{ConfigInput, PackageIdentity, escape_pointer, type_config};
 

@@ -18,6 +18,8 @@ pub struct ProjectConfig {
     pub mcp_servers: BTreeMap<String, DeclaredServer>,
     /// `routes.servers`: explicit modes of servers, by id.
     pub route_servers: BTreeMap<String, ServerMode>,
+    /// `routes.mcpCommands`: which generated tools the plugin's command line projects.
+    pub mcp_commands: Option<McpCommands>,
     /// `skills`: explicit skill paths or globs, as written.
     pub skills: Vec<String>,
     /// `web`: the Apps `abgen-host web` exposes, as the manifest carries them.
@@ -125,6 +127,15 @@ impl Target {
             .into_iter()
             .find(|target| target.as_str() == name)
     }
+}
+
+/// `routes.mcpCommands`: `true` projects every generated tool; `include`/`exclude` patterns
+/// (`<server>:<tool>`, `*` any run of characters) choose among them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct McpCommands {
+    /// `None`: every tool (`true`, or an object without `include`).
+    pub include: Option<Vec<String>>,
+    pub exclude: Vec<String>,
 }
 
 /// How an MCP server that owns route modules is served (`routes.servers.<id>`).

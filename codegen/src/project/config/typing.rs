@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::model::{
-    Author, DeclaredServer, PluginMetadata, ProjectConfig, ServerMode, Target, locate,
+    Author, DeclaredServer, McpCommands, PluginMetadata, ProjectConfig, ServerMode, Target, locate,
 };
 use crate::diagnostics::{Code, Diagnostic, Location};
 
@@ -52,6 +52,7 @@ pub fn type_config(input: &ConfigInput<'_>) -> (ProjectConfig, Vec<Diagnostic>) 
         targets,
         mcp_servers: typer.mcp_servers(root.get("mcp")),
         route_servers: typer.route_servers(root.get("routes")),
+        mcp_commands: typer.mcp_commands(root.get("routes")),
         skills: typer.strings(root.get("skills"), "/skills"),
         web: typer.web(root.get("web")),
         file: input.file.map(str::to_owned),
@@ -482,6 +483,47 @@ impl Typer<'_> {
             }
         }
         modes
+    }
+
+    fn mcp_commands(&mut self, routes: Option<&Value>) -> Option<McpCommands> {
+        let value = routes?.as_object()?.get("mcpCommands")?;
+        let recovery = "set `routes.mcpCommands` to true, or to { include?, exclude? } of `<server>:<tool>` patterns";
+        match value {
+            Value::Bool(true) => Some(McpCommands::default()),
+            Value::Object(fields) => {
+                let mut patterns = |key: &str| -> Option<Vec<String>> {
+                    let pointer = format!("/routes/mcpCommands/{key}");
+                    let list = fields.get(key)?;
+                    let strings: Option<Vec<String>> = list.as_array().and_then(|items| {
+                        items
+                            .iter()
+                            .map(|item| item.as_str().map(str::to_owned))
+                            .collect()
+                    });
+                    if strings.is_none() {
+                        self.report(
+                            Code::AB4804,
+                            &pointer,
+                            &format!("`routes.mcpCommands.{key}` is not an array of strings"),
+                            recovery,
+                        );
+                    }
+                    strings
+                };
+                let include = patterns("include");
+                let exclude = patterns("exclude").unwrap_or_default();
+                Some(McpCommands { include, exclude })
+            }
+            other => {
+                self.report(
+                    Code::AB4804,
+                    "/routes/mcpCommands",
+                    &format!("`routes.mcpCommands` is {other}, not true or an object"),
+                    recovery,
+                );
+                None
+            }
+        }
     }
 
     fn object<'v>(

@@ -369,6 +369,7 @@ fn standalone(
     let invocation = Invocation {
         route: route_id.to_owned(),
         kind: RouteKind::Event,
+        invocation: None,
         input: props,
         context: Default::default(),
         limits: RenderLimits {

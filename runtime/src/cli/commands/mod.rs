@@ -7,6 +7,7 @@
 mod harness;
 mod hook;
 mod mcp;
+mod plugin;
 mod render;
 mod shutdown;
 mod standalone;
@@ -30,7 +31,9 @@ pub fn main() -> ExitCode {
             // An MCP server exits with the shell's code for the signal (130, 143), as seed 002's
             // lifecycle shell says every stdio server does; a hook or a render dies of it.
             let on_signal = match cli.command {
-                Commands::Mcp(_) | Commands::Web(_) => shutdown::OnSignal::ExitWithCode,
+                Commands::Mcp(_) | Commands::Web(_) | Commands::Cli(_) => {
+                    shutdown::OnSignal::ExitWithCode
+                }
                 Commands::Render(_) | Commands::Hook(_) | Commands::Harness(_) => {
                     shutdown::OnSignal::Die
                 }
@@ -42,6 +45,7 @@ pub fn main() -> ExitCode {
                 Commands::Mcp(args) => mcp::run(&args, &printer),
                 Commands::Web(args) => web::run(&args, &printer),
                 Commands::Harness(args) => harness::run(&args, &printer),
+                Commands::Cli(args) => plugin::run(&args, &printer),
             }
         }
         Err(error) => usage_error(&error, &printer),

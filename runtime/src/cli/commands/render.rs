@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use abgen_runtime::kernel::Invocation;
 use abgen_runtime::manifest::{MANIFEST_FILE_NAME, Manifest, Route, RouteKind, read_manifest};
 use abgen_runtime::project::cli::{CliFormat, CliOutput, project_cli};
+use abgen_runtime::terminal::{HostSurface, observe_process};
 use abgen_runtime::worker::{self, RenderLimits};
 use serde_json::Value;
 
@@ -69,8 +70,9 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
     let invocation = Invocation {
         route: route.id.clone(),
         kind,
+        invocation: None,
         input,
-        context: Default::default(),
+        context: terminal_context(),
         limits: RenderLimits {
             max_flight_bytes: Some(manifest.limits.render.max_bytes),
             max_elapsed_ms: Some(max_elapsed_ms),
@@ -88,6 +90,12 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
         project(&rendered, args.format),
         failure_line(&route.id, &rendered),
     ))
+}
+
+/// The render's context: the terminal axis of this process, computed once for the invocation.
+fn terminal_context() -> serde_json::Map<String, Value> {
+    let terminal = observe_process(HostSurface::Cli);
+    serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())])
 }
 
 pub(super) fn find_route<'m>(manifest: &'m Manifest, id: &str) -> Result<&'m Route, String> {

@@ -57,6 +57,16 @@ pub fn render_once(
     invocation: Invocation,
     deadline: Instant,
 ) -> Result<Rendered, StandaloneError> {
+    render_streaming(artifact, invocation, deadline, &mut |_| {})
+}
+
+/// [`render_once`], handing each event to `on_event` as it arrives (a terminal's live line).
+pub fn render_streaming(
+    artifact: &Artifact,
+    invocation: Invocation,
+    deadline: Instant,
+    on_event: &mut dyn FnMut(&RenderEvent),
+) -> Result<Rendered, StandaloneError> {
     let mut config = artifact_kernel_config(
         &artifact.root,
         &artifact.digest,
@@ -67,9 +77,12 @@ pub fn render_once(
     config.queue_capacity = 1;
     let kernel = Kernel::start(config);
     let rendering = kernel.render(invocation, Cancel::new(), deadline)?;
-    Ok(Rendered {
-        events: rendering.collect(),
-    })
+    let mut events = Vec::new();
+    for event in rendering {
+        on_event(&event);
+        events.push(event);
+    }
+    Ok(Rendered { events })
 }
 
 /// The time left before `deadline` (zero once it has passed).

@@ -1,0 +1,352 @@
+//! The plugin's own command line (`bin/<plugin>`, which runs `abgen-host cli`): help, the
+//! commands of the manifest's `cli` block with flags from their input schemas, confirmation,
+//! and the projection of each render for where stdout goes.
+//!
+//! Entry: [`run`]. Everything outside (the render, the terminal, the prompt, the streams) is
+//! handed in ([`Renderer`], [`CliIo`], the [`Terminal`]), so tests and the `agent-bundle/test`
+//! harness drive the same code the binary runs. Exit codes as the reference plugin CLI: 0 success, 1 execution
+//! failure (a throwing route, a represented error, a failed render), 2 usage (a bad flag, input
+//! the schema refuses, a command that needs `--yes`); 130 and 143 come from the signal handler.
+
+pub mod argv;
+mod help;
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use crate::document::{RenderEvent, RenderEventKind, Status};
+use crate::kernel::Invocation;
+use crate::manifest::{CliCommand, Manifest, Route};
+use crate::project::cli::{CliFormat, TtyProjector, project_cli};
+use crate::terminal::{StreamKind, Terminal};
+use crate::worker::{RenderLimits, RouteKind};
+
+pub use argv::UsageError;
+
+/// Success.
+pub const EXIT_OK: u8 = 0;
+/// The command ran and failed: the route threw, its document holds an error, the render broke.
+pub const EXIT_FAILURE: u8 = 1;
+/// The command was used wrongly.
+pub const EXIT_USAGE: u8 = 2;
+
+/// The error code of an input error under `--json` (the reference CLI's).
+const INPUT_INVALID: &str = "CLI_INPUT_INVALID";
+
+/// How the output is projected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    /// A terminal: the live progress line, then the final document.
+    Tty,
+    /// Not a terminal: the final document's stable content as Markdown.
+    Markdown,
+    /// `--json`: the canonical final value.
+    Json,
+    /// `--ndjson`: every render event, sequence-numbered, one JSON line each.
+    Ndjson,
+}
+
+/// Renders one invocation (through the kernel, in the binary).
+pub trait Renderer {
+    /// Renders `invocation`, handing each event to `on_event` as it arrives; returns every event
+    /// (the last is `complete`), or why nothing could be rendered.
+    fn render(
+        &mut self,
+        invocation: Invocation,
+        on_event: &mut dyn FnMut(&RenderEvent),
+    ) -> Result<Vec<RenderEvent>, String>;
+}
+
+/// The streams and the prompt.
+pub trait CliIo {
+    /// Asks `question` at the terminal; `None` when stdin is not a terminal.
+    fn confirm(&mut self, question: &str) -> Option<bool>;
+    fn stdout(&mut self) -> &mut dyn Write;
+    fn stderr(&mut self) -> &mut dyn Write;
+}
+
+/// Runs the plugin's command line `args` (without the program name) against `manifest`, with the
+/// invocation's `terminal` computed once by the caller.
+pub fn run(
+    manifest: &Manifest,
+    args: &[String],
+    terminal: &Terminal,
+    renderer: &mut dyn Renderer,
+    io: &mut dyn CliIo,
+) -> u8 {
+    let global = Global::take(args);
+    if global.version {
+        let _ = writeln!(
+            io.stdout(),
+            "{} {}",
+            manifest.cli.bin,
+            manifest.application.version
+        );
+        return EXIT_OK;
+    }
+    let (words, rest) = split_words(&global.rest);
+    let command = manifest
+        .cli
+        .commands
+        .iter()
+        .find(|command| command.path == words);
+    let Some(command) = command else {
+        if words.is_empty() || global.help {
+            let _ = io.stderr().flush();
+            let _ = io
+                .stdout()
+                .write_all(help::root(manifest, &words).as_bytes());
+            return if words.is_empty() || is_group(manifest, &words) {
+                EXIT_OK
+            } else {
+                EXIT_USAGE
+            };
+        }
+        return usage(
+            io,
+            global.json,
+            &unknown_command(manifest, &words),
+            &manifest.cli.bin,
+        );
+    };
+    let Some(route) = manifest
+        .routes
+        .iter()
+        .find(|route| route.id == command.route)
+    else {
+        return usage(
+            io,
+            global.json,
+            &format!(
+                "the command's route `{}` is not in this artifact",
+                command.route
+            ),
+            &manifest.cli.bin,
+        );
+    };
+    let flags = argv::flags_of(input_schema(route));
+    if global.help {
+        let _ = io
+            .stdout()
+            .write_all(help::command(manifest, command, &flags).as_bytes());
+        return EXIT_OK;
+    }
+    let input = match argv::parse_input(&flags, rest) {
+        Ok(input) => input,
+        Err(UsageError(message)) => return usage(io, global.json, &message, &manifest.cli.bin),
+    };
+    let name = format!("{} {}", manifest.cli.bin, command.path.join(" "));
+    if command.confirm && !global.yes {
+        match io.confirm(&format!("{name} changes things. Run it? [y/N] ")) {
+            Some(true) => {}
+            Some(false) => {
+                let _ = writeln!(io.stderr(), "{name}: not run");
+                return EXIT_FAILURE;
+            }
+            None => {
+                return usage(
+                    io,
+                    global.json,
+                    &format!(
+                        "{name} changes things and stdin is not a terminal to ask at: pass --yes to run it"
+                    ),
+                    &manifest.cli.bin,
+                );
+            }
+        }
+    }
+    let mode = if global.json {
+        OutputMode::Json
+    } else if global.ndjson {
+        OutputMode::Ndjson
+    } else if terminal.stdout.kind == StreamKind::Tty {
+        OutputMode::Tty
+    } else {
+        OutputMode::Markdown
+    };
+    let invocation = Invocation {
+        kind: route_kind(command),
+        invocation: Some(RouteKind::Cli),
+        route: route.id.clone(),
+        input,
+        context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
+        limits: RenderLimits {
+            max_flight_bytes: Some(manifest.limits.render.max_bytes),
+            max_elapsed_ms: Some(render_budget(manifest, route)),
+        },
+    };
+    render_command(renderer, io, invocation, mode, terminal, &name)
+}
+
+/// Renders and projects one command; returns its exit code.
+fn render_command(
+    renderer: &mut dyn Renderer,
+    io: &mut dyn CliIo,
+    invocation: Invocation,
+    mode: OutputMode,
+    terminal: &Terminal,
+    name: &str,
+) -> u8 {
+    let mut tty = TtyProjector::new(terminal.stdout.columns);
+    let rendered = renderer.render(invocation, &mut |event| {
+        // On a terminal the progress line is drawn as each event arrives; the final document
+        // waits for `complete`, below.
+        if mode == OutputMode::Tty && !event.is_complete() {
+            let text = tty.event(event);
+            if !text.is_empty() {
+                let _ = io.stdout().write_all(text.as_bytes());
+                let _ = io.stdout().flush();
+            }
+        }
+    });
+    let erase = |tty: &mut TtyProjector, io: &mut dyn CliIo| {
+        if mode == OutputMode::Tty {
+            let _ = io.stdout().write_all(tty.clear().as_bytes());
+        }
+    };
+    let events = match rendered {
+        Ok(events) => events,
+        Err(message) => {
+            erase(&mut tty, io);
+            let _ = writeln!(io.stderr(), "{name}: {message}");
+            return EXIT_FAILURE;
+        }
+    };
+    let Some(document) = events.iter().rev().find_map(|event| match &event.kind {
+        RenderEventKind::Complete { document } => Some(document),
+        _ => None,
+    }) else {
+        erase(&mut tty, io);
+        let _ = writeln!(io.stderr(), "{name}: the render never completed");
+        return EXIT_FAILURE;
+    };
+    if let (Status::Failed, crate::document::Node::Error { code, message }) =
+        (&document.status, &document.root)
+    {
+        if code == "invalid-input" {
+            erase(&mut tty, io);
+            return usage(io, mode == OutputMode::Json, message, name);
+        }
+        let _ = writeln!(
+            io.stderr(),
+            "{name}: the command failed ({code}): {message}"
+        );
+    }
+    let stdout = match mode {
+        OutputMode::Tty => events
+            .last()
+            .map(|last| tty.event(last))
+            .unwrap_or_default(),
+        OutputMode::Markdown => project_cli(&events, CliFormat::Markdown).stdout,
+        OutputMode::Json => project_cli(&events, CliFormat::Json).stdout,
+        OutputMode::Ndjson => project_cli(&events, CliFormat::Ndjson).stdout,
+    };
+    let _ = io.stdout().write_all(stdout.as_bytes());
+    let _ = io.stdout().flush();
+    match document.status {
+        Status::Success => EXIT_OK,
+        Status::RepresentedError | Status::Failed => EXIT_FAILURE,
+    }
+}
+
+/// A usage error: the message on stderr (one JSON line under `--json`), exit 2.
+fn usage(io: &mut dyn CliIo, json: bool, message: &str, name: &str) -> u8 {
+    let line = if json {
+        json!({"error": {"code": INPUT_INVALID, "message": message}}).to_string()
+    } else {
+        format!("{name}: {message}\nRun `{name} --help` for usage.")
+            .replace(&format!("{name}: {name}"), name)
+    };
+    let _ = writeln!(io.stderr(), "{line}");
+    EXIT_USAGE
+}
+
+fn unknown_command(manifest: &Manifest, words: &[String]) -> String {
+    let known: Vec<String> = manifest
+        .cli
+        .commands
+        .iter()
+        .map(|command| command.path.join(" "))
+        .chain(["web".to_owned()])
+        .collect();
+    format!(
+        "unknown command `{}`; the commands are: {}",
+        words.join(" "),
+        known.join(", ")
+    )
+}
+
+/// Whether `words` name a group of commands (a prefix of some command's path).
+fn is_group(manifest: &Manifest, words: &[String]) -> bool {
+    manifest
+        .cli
+        .commands
+        .iter()
+        .any(|command| command.path.len() > words.len() && command.path.starts_with(words))
+}
+
+/// The leading words (the command path) and the rest.
+fn split_words(args: &[String]) -> (Vec<String>, &[String]) {
+    let count = args.iter().take_while(|arg| !arg.starts_with('-')).count();
+    (args[..count].to_vec(), &args[count..])
+}
+
+fn input_schema(route: &Route) -> Option<&Value> {
+    route.schemas.input.as_ref()?.json_schema.as_ref()
+}
+
+fn route_kind(command: &CliCommand) -> RouteKind {
+    match command.projection {
+        crate::manifest::CliProjection::McpCommand => RouteKind::Tool,
+    }
+}
+
+/// The route's own `render.maxElapsedMs`, else the manifest's.
+fn render_budget(manifest: &Manifest, route: &Route) -> u64 {
+    route
+        .config
+        .get("render")
+        .and_then(|render| render.get("maxElapsedMs"))
+        .and_then(Value::as_u64)
+        .unwrap_or(manifest.limits.render.max_elapsed_ms)
+}
+
+/// The flags every command takes, taken out of argv wherever they are.
+struct Global {
+    help: bool,
+    version: bool,
+    json: bool,
+    ndjson: bool,
+    yes: bool,
+    rest: Vec<String>,
+}
+
+impl Global {
+    fn take(args: &[String]) -> Global {
+        let mut global = Global {
+            help: false,
+            version: false,
+            json: false,
+            ndjson: false,
+            yes: false,
+            rest: Vec::new(),
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--help" | "-h" => global.help = true,
+                "--version" | "-V" => global.version = true,
+                "--json" => global.json = true,
+                "--ndjson" => global.ndjson = true,
+                "--yes" | "-y" => global.yes = true,
+                "--" => global.rest.extend(args.by_ref().cloned()),
+                _ => global.rest.push(arg.clone()),
+            }
+        }
+        global
+    }
+}
+
+#[cfg(test)]
+mod tests;
