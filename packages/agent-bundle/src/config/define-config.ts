@@ -76,7 +76,16 @@ export interface AgentBundleConfig {
   /** Hosts to build for; `abgen build --target` replaces this list. Default `['portable']`. */
   readonly targets?: readonly Target[];
   readonly mcp?: { readonly servers?: Readonly<Record<string, McpServerConfig>> };
-  readonly routes?: { readonly servers?: Readonly<Record<string, ServerMode>> };
+  readonly routes?: {
+    readonly servers?: Readonly<Record<string, ServerMode>>;
+    /** Where the plugin's commands come from: `src/cli/**` routes (`conventional`) or generated. */
+    readonly cli?: 'generated' | 'conventional';
+    /**
+     * Project generated MCP tools as commands of `bin/<plugin>` (`<server> <tool>`): every tool, or
+     * the tools matching `include` minus those matching `exclude` (`<server>:<tool>` globs).
+     */
+    readonly mcpCommands?: true | { readonly include?: readonly string[]; readonly exclude?: readonly string[] };
+  };
   /** Skill folders (paths or globs); default: every `src/skills/<name>/`. */
   readonly skills?: readonly string[];
 }

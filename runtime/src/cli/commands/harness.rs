@@ -145,6 +145,7 @@ fn render_request(kernel: &Kernel, manifest: &Manifest, render: &Value) -> Resul
     let invocation = Invocation {
         route: route.id.clone(),
         kind,
+        invocation: None,
         input: render.get("input").cloned().unwrap_or_else(|| json!({})),
         context,
         limits: RenderLimits {
