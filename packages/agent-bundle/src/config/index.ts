@@ -7,10 +7,19 @@ export { defineConfig } from './define-config.js';
 
 export type {
   AgentBundleConfig,
+  BinEntry,
+  HookEvent,
+  HookHandler,
+  HostExtension,
   McpAppConfig,
   McpServerConfig,
+  PayloadEntry,
   PluginAuthor,
   PluginConfig,
+  ScriptEntry,
   ServerMode,
   Target,
+  Targets,
+  WebApp,
+  WebCapability,
 } from './define-config.js';
