@@ -15,7 +15,10 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::host_turn::{StubModel, envelope_differences, run_bounded, sse, texts};
+use support::host_turn::{
+    Envelope, StubModel, TimeoutProbe, assert_envelopes, epoch_ms, replace_hook, run_bounded, sse,
+    texts,
+};
 use support::{build_curator, repo};
 
 /// The curator's MCP tool as Claude Code names a plugin's tools.
@@ -43,7 +46,11 @@ fn script(request: &Value, note: &Path) -> Value {
 
 /// The Messages API's event stream for the next step of [`script`].
 fn claude_events(request: &Value, note: &Path) -> String {
-    let block = script(request, note);
+    message_events(request, &script(request, note))
+}
+
+/// The Messages API's event stream of one message holding `block`.
+fn message_events(request: &Value, block: &Value) -> String {
     let (start, delta, stop) = if block["type"] == "text" {
         (
             json!({"type": "text", "text": ""}),
@@ -127,6 +134,20 @@ fn hook_reports(debug: &str, event: &str) -> Vec<String> {
         .collect()
 }
 
+/// Installs the artifact from its own marketplace into the private `home`.
+fn install(artifact: &Path, home: &Path, runtime: &Path, port: u16) {
+    for args in [
+        vec!["plugin", "marketplace", "add", artifact.to_str().unwrap()],
+        vec!["plugin", "install", "curator@curator-marketplace"],
+    ] {
+        let output = run_bounded(
+            claude(home, runtime, port).args(&args).current_dir(home),
+            Duration::from_secs(120),
+        );
+        assert!(output.status.success(), "claude {args:?}: {output:?}");
+    }
+}
+
 #[test]
 fn claude_code_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
     let temp = tempfile::tempdir().unwrap();
@@ -147,18 +168,7 @@ fn claude_code_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
         )
     };
 
-    for args in [
-        vec!["plugin", "marketplace", "add", artifact.to_str().unwrap()],
-        vec!["plugin", "install", "curator@curator-marketplace"],
-    ] {
-        let output = run_bounded(
-            claude(&home, &runtime, model.port)
-                .args(&args)
-                .current_dir(&home),
-            Duration::from_secs(120),
-        );
-        assert!(output.status.success(), "claude {args:?}: {output:?}");
-    }
+    install(&artifact, &home, &runtime, model.port);
     let output = run_bounded(
         claude(&home, &runtime, model.port)
             .args(["-p", "Find my Le Guin books and write a reading note."])
@@ -232,36 +242,80 @@ fn claude_code_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
     // What Claude Code really sent is what the recorded fixtures say it sends, but for the
     // differences recorded in fixtures/hosts/claude/PROVENANCE.md.
     let log = std::fs::read_to_string(home.join("hooks.jsonl")).unwrap();
-    let fields = |names: &[&str]| names.iter().map(|name| (*name).to_owned()).collect();
-    for (event, native_event, not_sent, also_sent) in [
-        (
-            "session/start",
-            "SessionStart",
-            fields(&["model"]),
-            fields(&[]),
-        ),
-        (
-            "tool/after",
-            "PostToolUse",
-            fields(&[]),
-            fields(&["effort", "prompt_id"]),
-        ),
-        (
-            "stop",
-            "Stop",
-            fields(&[]),
-            fields(&["effort", "prompt_id"]),
-        ),
-    ] {
-        let line: Value = log
-            .lines()
-            .map(|line| serde_json::from_str::<Value>(line).unwrap())
-            .find(|line| line["event"] == event)
-            .unwrap_or_else(|| panic!("no {event} delivery in the hook log:\n{log}"));
-        assert_eq!(
-            envelope_differences("claude", native_event, &line["fields"]),
-            (not_sent, also_sent),
-            "{native_event}: (fixture fields not sent, fields sent the fixture lacks)"
-        );
+    let sent_by_print_mode = Envelope {
+        event: "session/start",
+        native_event: "SessionStart",
+        not_sent: &["model"],
+        also_sent: &[],
+    };
+    let with_prompt = |event, native_event| Envelope {
+        event,
+        native_event,
+        not_sent: &[],
+        also_sent: &["effort", "prompt_id"],
+    };
+    assert_envelopes(
+        "claude",
+        &log,
+        &[
+            sent_by_print_mode,
+            with_prompt("tool/after", "PostToolUse"),
+            with_prompt("stop", "Stop"),
+        ],
+    );
+}
+
+/// The timeout Claude Code applies to a plugin hook, observed: a SessionStart handler declared
+/// with `timeout: 2` that would run 12 s is sent SIGTERM two seconds after it started, Claude
+/// Code asks the model only after that, and the turn goes on without the hook's context. The host matrix's `timeout_unit = "seconds"` and the hook
+/// client's deadline (the declared timeout less `exit_margin_ms`) rest on this.
+#[test]
+fn claude_code_ends_a_hook_past_its_timeout_in_seconds_with_sigterm() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["claude"]);
+    let probe = TimeoutProbe::write(&temp);
+    replace_hook(
+        &artifact.join("hooks/hooks.json"),
+        "SessionStart",
+        &probe.command(),
+        2,
+    );
+    let home = temp.join("home");
+    let work = temp.join("work");
+    let runtime = temp.join("runtime");
+    for directory in [&home, &work, &runtime] {
+        std::fs::create_dir_all(directory).unwrap();
     }
+    let model = StubModel::start(
+        "/v1/messages",
+        Box::new(|request| message_events(request, &json!({"type": "text", "text": "Hello."}))),
+    );
+    install(&artifact, &home, &runtime, model.port);
+    let watching = probe.watch();
+    let output = run_bounded(
+        claude(&home, &runtime, model.port)
+            .args(["-p", "Say hello.", "--output-format", "json"])
+            .current_dir(&work),
+        Duration::from_secs(120),
+    );
+    assert!(output.status.success(), "claude -p: {output:?}");
+    let observed = watching.join().unwrap();
+    let first_request = epoch_ms(model.first_request_at().expect("no model request"));
+    assert!(
+        !observed.finished,
+        "the hook ran its whole sleep: {observed:?}"
+    );
+    let term = observed.term_ms.expect("Claude Code did not send SIGTERM");
+    let lived = term - observed.started_ms;
+    assert!(
+        // The host's clock starts at the spawn, before the probe logs its start: a loaded
+        // machine takes a while to start a shell.
+        (1_000..4_000).contains(&lived),
+        "SIGTERM {lived} ms after the start, for a 2 s timeout: {observed:?}"
+    );
+    assert!(
+        first_request >= term,
+        "Claude Code asked the model before the SessionStart hook ended: {observed:?}"
+    );
 }

@@ -23,7 +23,9 @@ use sha2::{Digest as _, Sha256};
 
 mod support;
 
-use support::host_turn::{StubModel, envelope_differences, run_bounded, sse, texts};
+use support::host_turn::{
+    Envelope, StubModel, TimeoutProbe, assert_envelopes, replace_hook, run_bounded, sse, texts,
+};
 use support::{build_curator, repo};
 
 /// The plugin as Codex names it once installed from the artifact's own marketplace.
@@ -63,7 +65,11 @@ fn script(request: &Value) -> Value {
 
 /// The Responses API's event stream for the next step of [`script`].
 fn responses_events(request: &Value) -> String {
-    let item = script(request);
+    response_with(script(request))
+}
+
+/// The Responses API's event stream of one response holding `item`.
+fn response_with(item: Value) -> String {
     [
         (
             "response.created",
@@ -178,6 +184,28 @@ fn logged(log: &str, event: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Writes the stub provider's config, installs the artifact from its own marketplace into the
+/// private CODEX_HOME and trusts every hook of its (possibly rewritten) hook document.
+fn install(artifact: &Path, home: &Path, runtime: &Path, hook_log: &Path, port: u16) {
+    let config = home.join(".codex/config.toml");
+    std::fs::write(&config, provider_config(port)).unwrap();
+    for args in [
+        vec!["plugin", "marketplace", "add", artifact.to_str().unwrap()],
+        vec!["plugin", "add", PLUGIN_ID],
+    ] {
+        let output = run_bounded(
+            codex(home, runtime, hook_log).args(&args).current_dir(home),
+            Duration::from_secs(120),
+        );
+        assert!(output.status.success(), "codex {args:?}: {output:?}");
+    }
+    let hooks: Value =
+        serde_json::from_slice(&std::fs::read(artifact.join(HOOKS_DOCUMENT)).unwrap()).unwrap();
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&trust_entries(&hooks));
+    std::fs::write(&config, text).unwrap();
+}
+
 #[test]
 fn codex_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
     let temp = tempfile::tempdir().unwrap();
@@ -191,26 +219,7 @@ fn codex_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
     }
     let hook_log = temp.join("hooks.jsonl");
     let model = StubModel::start("/v1/responses", Box::new(responses_events));
-    let config = home.join(".codex/config.toml");
-    std::fs::write(&config, provider_config(model.port)).unwrap();
-
-    for args in [
-        vec!["plugin", "marketplace", "add", artifact.to_str().unwrap()],
-        vec!["plugin", "add", PLUGIN_ID],
-    ] {
-        let output = run_bounded(
-            codex(&home, &runtime, &hook_log)
-                .args(&args)
-                .current_dir(&home),
-            Duration::from_secs(120),
-        );
-        assert!(output.status.success(), "codex {args:?}: {output:?}");
-    }
-    let hooks: Value =
-        serde_json::from_slice(&std::fs::read(artifact.join(HOOKS_DOCUMENT)).unwrap()).unwrap();
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str(&trust_entries(&hooks));
-    std::fs::write(&config, text).unwrap();
+    install(&artifact, &home, &runtime, &hook_log, model.port);
 
     let output = run_bounded(
         codex(&home, &runtime, &hook_log)
@@ -273,16 +282,80 @@ fn codex_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
     assert_eq!(start[0]["answered"], true, "{log}");
 
     // What Codex really sent is what the recorded fixtures say it sends.
-    for (event, native_event) in [
-        ("session/start", "SessionStart"),
-        ("tool/after", "PostToolUse"),
-        ("stop", "Stop"),
-    ] {
-        let line = &logged(&log, event)[0];
-        assert_eq!(
-            envelope_differences("codex", native_event, &line["fields"]),
-            (vec![], vec![]),
-            "{native_event}: (fixture fields not sent, fields sent the fixture lacks)"
-        );
+    let exact = |event, native_event| Envelope {
+        event,
+        native_event,
+        not_sent: &[],
+        also_sent: &[],
+    };
+    assert_envelopes(
+        "codex",
+        &log,
+        &[
+            exact("session/start", "SessionStart"),
+            exact("tool/after", "PostToolUse"),
+            exact("stop", "Stop"),
+        ],
+    );
+}
+
+/// The timeout Codex applies to a plugin hook, observed: a SessionStart handler declared with
+/// `timeout: 2` that would run 12 s is killed outright (no SIGTERM first) two seconds after it
+/// started, and the turn goes on without its context. The host matrix's
+/// `timeout_unit = "seconds"` rests on this, and so does the hook client's deadline: a hook that
+/// overruns on Codex gets no chance to answer late.
+#[test]
+fn codex_kills_a_hook_past_its_timeout_in_seconds_without_sigterm() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["codex"]);
+    let probe = TimeoutProbe::write(&temp);
+    replace_hook(
+        &artifact.join(HOOKS_DOCUMENT),
+        "SessionStart",
+        &probe.command(),
+        2,
+    );
+    let home = temp.join("home");
+    let work = temp.join("work");
+    let runtime = temp.join("runtime");
+    for directory in [&home.join(".codex"), &work, &runtime] {
+        std::fs::create_dir_all(directory).unwrap();
     }
+    let hook_log = temp.join("hooks.jsonl");
+    let model = StubModel::start(
+        "/v1/responses",
+        Box::new(|_| {
+            response_with(
+                json!({"type": "message", "id": "msg_hello", "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hello."}]}),
+            )
+        }),
+    );
+    install(&artifact, &home, &runtime, &hook_log, model.port);
+    let watching = probe.watch();
+    let output = run_bounded(
+        codex(&home, &runtime, &hook_log)
+            .args(["exec", "--skip-git-repo-check", "Say hello."])
+            .current_dir(&work),
+        Duration::from_secs(120),
+    );
+    assert!(output.status.success(), "codex exec: {output:?}");
+    assert_eq!(
+        model.requests().len(),
+        1,
+        "the turn did not go on to the model"
+    );
+    let observed = watching.join().unwrap();
+    assert!(
+        !observed.finished,
+        "the hook ran its whole sleep: {observed:?}"
+    );
+    let lived = observed.term_ms.unwrap_or(observed.gone_ms) - observed.started_ms;
+    assert!(
+        // The host's clock starts at the spawn, before the probe logs its start: a loaded
+        // machine takes a while to start a shell.
+        (1_000..4_000).contains(&lived),
+        "ended {lived} ms after the start, for a 2 s timeout: {observed:?}"
+    );
 }
