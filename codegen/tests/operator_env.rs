@@ -2,8 +2,8 @@
 //! the plugin root are applied by a handwritten entry (`mcp/<id>.mjs`) before its server module
 //! evaluates, and by the render worker (generated servers, hooks) before any route module does,
 //! with the documented precedence (a value the host set wins, then `.env.local`, then `.env`,
-//! then the declared `env` default the host passed through; the worker, which cannot tell such a
-//! default from a host value, keeps every host value), read from an expanded
+//! then the declared `env` default, whether the host passed it through or nobody did: the worker
+//! of a generated server knows that server's defaults from the manifest), read from an expanded
 //! `AGENT_BUNDLE_PLUGIN_ROOT` when the host sets one; and the project's own `.env` never enters
 //! the artifact.
 
@@ -201,4 +201,99 @@ fn route_workers_apply_the_operator_layer_before_route_modules_evaluate() {
     assert!(render(&artifact, &[]).contains("greeting=from-file"));
     // A value the host's environment sets wins over the file.
     assert!(render(&artifact, &[("GREETING", "from-host")]).contains("greeting=from-host"));
+}
+
+/// The `notes` server's tool, reading at its module's top level the variable its server declares.
+const DECLARED_TOOL: &str = "import { Agent } from '@agent-bundle/runtime';
+import { defineTool } from 'agent-bundle/routes';
+import { z } from 'zod';
+
+const greeting = process.env.GREETING ?? 'unset';
+
+export default defineTool(
+  {
+    description: 'Greet.',
+    inputSchema: z.object({}),
+    resultSchema: z.undefined(),
+    annotations: { readOnlyHint: true },
+  },
+  async () => <Agent.Markdown>{`greeting=${greeting}`}</Agent.Markdown>,
+);
+";
+
+/// Runs `program args` in a clean environment plus `env`, bounded; returns stdout.
+fn run_clean(program: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::null());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = support::host_turn::run_bounded(&mut command, Duration::from_secs(60));
+    assert!(output.status.success(), "{command:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A generated server's declared `env`: the host passes its defaults to `abgen-host mcp`, and a
+/// variable still holding its default yields to the operator's `.env`, while one the host set to
+/// anything else is kept; where no host passed the defaults (the plugin's own command line) they
+/// apply under the files.
+#[test]
+fn a_generated_servers_declared_defaults_yield_to_the_operator_files() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("project");
+    write(
+        &project,
+        "agent-bundle.config.ts",
+        "export default {
+  plugin: { name: 'hello' },
+  targets: ['claude'],
+  mcp: { servers: { hello: { env: { GREETING: 'declared' } } } },
+  routes: { mcpCommands: true },
+};
+",
+    );
+    write(&project, "src/mcp/hello/tools/greet.tsx", DECLARED_TOOL);
+    let artifact = temp.path().join("artifact");
+    build_project(&BuildOptions {
+        root: project,
+        targets: None,
+        out: Some(artifact.clone()),
+        host_binary: Some(support::host_binary()),
+        node_modules: None,
+    })
+    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let mcp_call = |env: &[(&str, &str)]| {
+        let artifact = artifact.to_str().unwrap();
+        run_clean(
+            Path::new(env!("CARGO_BIN_EXE_abgen")),
+            &[
+                "mcp",
+                "invoke",
+                "--artifact",
+                artifact,
+                "--server",
+                "hello",
+                "--tool",
+                "greet",
+            ],
+            env,
+        )
+    };
+    let command =
+        |env: &[(&str, &str)]| run_clean(&artifact.join("bin/hello"), &["hello", "greet"], env);
+
+    // No operator file: what the host passed, or the declaration where nobody passed it.
+    assert!(mcp_call(&[("GREETING", "declared")]).contains("greeting=declared"));
+    assert!(command(&[]).contains("greeting=declared"));
+    write(&artifact, ".env", "GREETING=from-file\n");
+    // The default the host passed through yields to the file; so does the unpassed one.
+    assert!(mcp_call(&[("GREETING", "declared")]).contains("greeting=from-file"));
+    assert!(command(&[]).contains("greeting=from-file"));
+    // A value the host set otherwise wins over the file.
+    assert!(mcp_call(&[("GREETING", "from-host")]).contains("greeting=from-host"));
+    assert!(command(&[("GREETING", "from-host")]).contains("greeting=from-host"));
 }

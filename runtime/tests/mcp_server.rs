@@ -41,6 +41,7 @@ fn serve(
     let kernel = SharedKernel::for_artifact(
         empty.path().to_path_buf(),
         manifest.digest.clone(),
+        "library".to_owned(),
         manifest.limits.render.max_bytes,
         1,
         abgen_runtime::mcp::START_ALLOWANCE,

@@ -42,6 +42,7 @@ fn hooks_render_on_the_warm_worker() {
                 artifact: digest.to_owned(),
             },
             hello_timeout: Duration::from_secs(20),
+            server: None,
         },
         DocumentLimits::default(),
     ));

@@ -116,6 +116,7 @@ fn render(entry: &PathBuf, runs: usize) -> Result<serde_json::Value, Box<dyn std
             artifact: "test-artifact-digest".into(),
         },
         hello_timeout: Duration::from_secs(20),
+        server: None,
     };
     let request = |id: u64| RenderRequest {
         id,

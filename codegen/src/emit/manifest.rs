@@ -43,6 +43,7 @@ pub fn build_manifest(
                 id: server.id.clone(),
                 mode: ServerMode::Generated,
                 routes,
+                env: server.env.clone(),
             }
         })
         .collect();

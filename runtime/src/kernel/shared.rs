@@ -48,6 +48,7 @@ pub fn artifact_kernel_config(
             artifact: digest.to_owned(),
         },
         hello_timeout,
+        server: None,
     };
     let limits = DocumentLimits {
         max_bytes: usize::try_from(max_render_bytes).unwrap_or(usize::MAX),
@@ -89,11 +90,12 @@ impl SharedKernel {
         }
     }
 
-    /// The kernel of the artifact at `root` (`workers` of them, each started with the kernel, so
-    /// the first render does not wait for Node).
+    /// The kernel of the artifact at `root` rendering for its MCP server `server` (`workers` of
+    /// them, each started with the kernel, so the first render does not wait for Node).
     pub fn for_artifact(
         root: PathBuf,
         digest: String,
+        server: String,
         max_render_bytes: u64,
         workers: usize,
         hello_timeout: Duration,
@@ -108,6 +110,7 @@ impl SharedKernel {
                     .map_err(|error| error.to_string())?;
             config.workers = workers.max(1);
             config.start_workers_early = true;
+            config.worker.server = Some(server.clone());
             Ok(Kernel::start(config))
         })
     }

@@ -11,7 +11,7 @@ use super::hooks::HookTables;
 /// The manifest's file name at the artifact root.
 pub const MANIFEST_FILE_NAME: &str = "abgen.manifest.json";
 /// The manifest format version this crate reads and writes.
-pub const MANIFEST_VERSION: u32 = 4;
+pub const MANIFEST_VERSION: u32 = 5;
 /// The React version the render worker is bundled with; the worker's `hello` must match it.
 pub const REACT_VERSION: &str = "19.3.1";
 /// The version of the host ↔ worker frame protocol.
@@ -229,6 +229,11 @@ pub struct Server {
     pub mode: ServerMode,
     /// Route ids served, sorted.
     pub routes: Vec<String>,
+    /// The declared `env`, as written: the defaults the host passes the server's process. The
+    /// render worker lets the operator's `.env` files override a variable still holding its
+    /// default (a default with a path token never compares equal, so it is kept as a host value).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 /// Bounds the runtime enforces.

@@ -280,6 +280,7 @@ pub fn serve(
     let kernel = Arc::new(SharedKernel::for_artifact(
         options.artifact.clone(),
         options.manifest.digest.clone(),
+        options.selection.server.clone(),
         options.manifest.limits.render.max_bytes,
         1,
         START_ALLOWANCE,

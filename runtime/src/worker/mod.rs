@@ -22,4 +22,4 @@ pub use protocol::{
     WorkerMessage,
 };
 pub use restart::SupervisedWorker;
-pub use supervisor::{Abort, RenderStream, Worker, WorkerConfig, WorkerError};
+pub use supervisor::{Abort, RenderStream, WORKER_SERVER_ENV, Worker, WorkerConfig, WorkerError};

@@ -78,7 +78,15 @@ pub struct WorkerConfig {
     /// What the worker's hello must say.
     pub expected: WorkerIdentity,
     pub hello_timeout: Duration,
+    /// The MCP server whose routes this worker renders, when it renders for one: the worker
+    /// applies that server's declared `env` defaults (the manifest's) under the operator's
+    /// `.env` layer. Passed as [`WORKER_SERVER_ENV`], which the worker removes before any route
+    /// module evaluates.
+    pub server: Option<String>,
 }
+
+/// The variable that names a worker's MCP server ([`WorkerConfig::server`]).
+pub const WORKER_SERVER_ENV: &str = "ABGEN_WORKER_SERVER";
 
 /// A running worker process.
 #[derive(Debug)]
@@ -106,6 +114,7 @@ impl Worker {
             .arg("--conditions=react-server")
             .arg(&config.entry)
             .env("NODE_ENV", "production")
+            .env_remove(WORKER_SERVER_ENV)
             .stdin(Stdio::null())
             .stdout(stderr()?)
             .stderr(stderr()?)
@@ -120,6 +129,9 @@ impl Worker {
                 },
             ])
             .map_err(|_| WorkerError::Spawn(std::io::Error::other("fd 3 and 4 collide")))?;
+        if let Some(server) = &config.server {
+            command.env(WORKER_SERVER_ENV, server);
+        }
         // The child's pipe ends live in `command`, which `spawn` consumes and drops: the child is
         // left as their only owner, so the worker's exit shows up here as end of stream.
         let child = lifetime::spawn(command).map_err(WorkerError::Spawn)?;

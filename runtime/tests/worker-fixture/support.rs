@@ -38,6 +38,7 @@ pub fn bundled_worker(directory: &Path, artifact: &str) -> WorkerConfig {
             artifact: artifact.into(),
         },
         hello_timeout: Duration::from_secs(20),
+        server: None,
     }
 }
 

@@ -282,10 +282,12 @@ fn answer(args: &HookArgs, started: Instant, fields: Option<&mut Vec<String>>) -
     match fallback {
         HookFallback::None => guard.fail(&format!("{note}; `{route_id}` declares no fallback")),
         HookFallback::Standalone => {
+            // Event routes belong to no MCP server.
             let artifact = Artifact {
                 root,
                 digest: view.digest.clone(),
                 max_bytes: view.limits.render.max_bytes,
+                servers: std::collections::BTreeMap::new(),
             };
             let outcome = standalone(artifact, &guard, route_id, props, deadline);
             let message = match &outcome.message {

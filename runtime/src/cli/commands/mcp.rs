@@ -58,6 +58,7 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
     let kernel = Arc::new(SharedKernel::for_artifact(
         root.clone(),
         manifest.digest.clone(),
+        args.server.clone(),
         manifest.limits.render.max_bytes,
         workers,
         START_ALLOWANCE,

@@ -46,11 +46,7 @@ pub fn run(args: &CliArgs, printer: &Printer) -> ExitCode {
         return ExitCode::from(EXIT_USAGE);
     };
     let mut renderer = KernelRenderer {
-        artifact: Artifact {
-            root: args.artifact.clone(),
-            digest: manifest.digest.clone(),
-            max_bytes: manifest.limits.render.max_bytes,
-        },
+        artifact: Artifact::of(args.artifact.clone(), &manifest),
     };
     let mut io = ProcessIo {
         stdout: std::io::stdout(),

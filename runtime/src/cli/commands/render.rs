@@ -78,11 +78,7 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
             max_elapsed_ms: Some(max_elapsed_ms),
         },
     };
-    let artifact = Artifact {
-        root: args.artifact.clone(),
-        digest: manifest.digest.clone(),
-        max_bytes: manifest.limits.render.max_bytes,
-    };
+    let artifact = Artifact::of(args.artifact.clone(), &manifest);
     let deadline = Instant::now() + START_ALLOWANCE + Duration::from_millis(max_elapsed_ms);
     let rendered =
         render_once(&artifact, invocation, deadline).map_err(|error| error.to_string())?;

@@ -4,6 +4,7 @@
 //! Entry: [`render_once`]. Invariant: everything — Node's start, the hello, the render — fits
 //! before `deadline`; the kernel, and its worker, are gone when this returns, whatever happened.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,7 @@ use abgen_runtime::document::{Document, RenderEvent, RenderEventKind};
 use abgen_runtime::kernel::{
     ArtifactKernelError, Cancel, Invocation, Kernel, KernelError, artifact_kernel_config,
 };
+use abgen_runtime::manifest::Manifest;
 
 /// The artifact a standalone render runs in.
 #[derive(Debug, Clone)]
@@ -20,6 +22,25 @@ pub struct Artifact {
     pub digest: String,
     /// The most Flight bytes one render may produce.
     pub max_bytes: u64,
+    /// The MCP server of each route that has one, by route id: its render's worker applies
+    /// that server's declared `env` defaults.
+    pub servers: BTreeMap<String, String>,
+}
+
+impl Artifact {
+    /// The artifact at `root` that `manifest` describes.
+    pub fn of(root: PathBuf, manifest: &Manifest) -> Self {
+        Self {
+            root,
+            digest: manifest.digest.clone(),
+            max_bytes: manifest.limits.render.max_bytes,
+            servers: manifest
+                .routes
+                .iter()
+                .filter_map(|route| Some((route.id.clone(), route.server.clone()?)))
+                .collect(),
+        }
+    }
 }
 
 /// Why nothing was rendered.
@@ -75,6 +96,7 @@ pub fn render_streaming(
     )?;
     config.workers = 1;
     config.queue_capacity = 1;
+    config.worker.server = artifact.servers.get(&invocation.route).cloned();
     let kernel = Kernel::start(config);
     let rendering = kernel.render(invocation, Cancel::new(), deadline)?;
     let mut events = Vec::new();
