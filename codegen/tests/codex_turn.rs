@@ -184,6 +184,29 @@ fn logged(log: &str, event: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The private folders of one turn, under the test's temporary directory.
+struct Places {
+    home: PathBuf,
+    work: PathBuf,
+    runtime: PathBuf,
+    hook_log: PathBuf,
+}
+
+impl Places {
+    fn under(temp: &Path) -> Self {
+        let places = Self {
+            home: temp.join("home"),
+            work: temp.join("work"),
+            runtime: temp.join("runtime"),
+            hook_log: temp.join("hooks.jsonl"),
+        };
+        for directory in [&places.home.join(".codex"), &places.work, &places.runtime] {
+            std::fs::create_dir_all(directory).unwrap();
+        }
+        places
+    }
+}
+
 /// Writes the stub provider's config, installs the artifact from its own marketplace into the
 /// private CODEX_HOME and trusts every hook of its (possibly rewritten) hook document.
 fn install(artifact: &Path, home: &Path, runtime: &Path, hook_log: &Path, port: u16) {
@@ -211,13 +234,12 @@ fn codex_runs_a_turn_whose_hooks_reach_the_model_and_answer_warm() {
     let temp = tempfile::tempdir().unwrap();
     let temp = temp.path().canonicalize().unwrap();
     let artifact = build_curator(&temp, &["codex"]);
-    let home = temp.join("home");
-    let work = temp.join("work");
-    let runtime = temp.join("runtime");
-    for directory in [&home.join(".codex"), &work, &runtime] {
-        std::fs::create_dir_all(directory).unwrap();
-    }
-    let hook_log = temp.join("hooks.jsonl");
+    let Places {
+        home,
+        work,
+        runtime,
+        hook_log,
+    } = Places::under(&temp);
     let model = StubModel::start("/v1/responses", Box::new(responses_events));
     install(&artifact, &home, &runtime, &hook_log, model.port);
 
@@ -316,13 +338,12 @@ fn codex_kills_a_hook_past_its_timeout_in_seconds_without_sigterm() {
         &probe.command(),
         2,
     );
-    let home = temp.join("home");
-    let work = temp.join("work");
-    let runtime = temp.join("runtime");
-    for directory in [&home.join(".codex"), &work, &runtime] {
-        std::fs::create_dir_all(directory).unwrap();
-    }
-    let hook_log = temp.join("hooks.jsonl");
+    let Places {
+        home,
+        work,
+        runtime,
+        hook_log,
+    } = Places::under(&temp);
     let model = StubModel::start(
         "/v1/responses",
         Box::new(|_| {

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use abgen::emit::{BuildOptions, build_project};
+use abgen::emit::{BuildOptions, BuildReturn, build_project};
 use serde_json::{Value, json};
 
 mod support;
@@ -30,6 +30,18 @@ for (const key of ['DEFAULTED', 'HOST_SET', 'FROM_FILE', 'LOCAL', 'SECRET']) see
 console.log('seen ' + JSON.stringify(seen));
 export default () => ({ connect: async () => {} });
 ";
+
+/// Builds `project` into `artifact` for its configured targets.
+fn build(project: std::path::PathBuf, artifact: &Path) -> BuildReturn {
+    build_project(&BuildOptions {
+        root: project,
+        targets: None,
+        out: Some(artifact.to_owned()),
+        host_binary: Some(support::host_binary()),
+        node_modules: None,
+    })
+    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"))
+}
 
 fn write(root: &Path, path: &str, text: &str) {
     let path = root.join(path);
@@ -80,14 +92,7 @@ fn the_operator_layer_applies_before_the_module_with_the_documented_precedence()
     // The project's own `.env` is the developer's: abgen never ships it.
     write(&project, ".env", "SECRET=do-not-ship\n");
     let artifact = temp.path().join("artifact");
-    let built = build_project(&BuildOptions {
-        root: project,
-        targets: None,
-        out: Some(artifact.clone()),
-        host_binary: Some(support::host_binary()),
-        node_modules: None,
-    })
-    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let built = build(project, &artifact);
     for (path, file) in built.emitted.artifact.files.files() {
         let text = String::from_utf8_lossy(&file.contents);
         assert!(
@@ -188,14 +193,7 @@ fn route_workers_apply_the_operator_layer_before_route_modules_evaluate() {
     );
     write(&project, "src/mcp/hello/tools/greet.tsx", TOOL);
     let artifact = temp.path().join("artifact");
-    build_project(&BuildOptions {
-        root: project,
-        targets: None,
-        out: Some(artifact.clone()),
-        host_binary: Some(support::host_binary()),
-        node_modules: None,
-    })
-    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    build(project, &artifact);
     assert!(render(&artifact, &[]).contains("greeting=unset"));
     write(&artifact, ".env", "GREETING=from-file\n");
     assert!(render(&artifact, &[]).contains("greeting=from-file"));
@@ -258,14 +256,7 @@ fn a_generated_servers_declared_defaults_yield_to_the_operator_files() {
     );
     write(&project, "src/mcp/hello/tools/greet.tsx", DECLARED_TOOL);
     let artifact = temp.path().join("artifact");
-    build_project(&BuildOptions {
-        root: project,
-        targets: None,
-        out: Some(artifact.clone()),
-        host_binary: Some(support::host_binary()),
-        node_modules: None,
-    })
-    .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    build(project, &artifact);
     let mcp_call = |env: &[(&str, &str)]| {
         let artifact = artifact.to_str().unwrap();
         run_clean(

@@ -4,12 +4,11 @@
 // must be the same, so neither can drift. A type-level assertion file is generated from the schema
 // and checked with tsc; a schema with one more key must fail the same check.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { typecheck } from '../../runtime/test-support/typecheck.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../../..');
@@ -69,27 +68,6 @@ function assertions(event) {
     "export const workspace: Equal<CanonicalEvent['workspace'], IdentityAxis<string>> = true;",
     '',
   ].join('\n');
-}
-
-function typecheck(source) {
-  const directory = mkdtempSync(path.join(tmpdir(), 'abgen-canonical-schema-'));
-  try {
-    const file = path.join(directory, 'check.ts');
-    writeFileSync(file, source);
-    const result = spawnSync(
-      process.execPath,
-      [
-        path.join(repo, 'node_modules/typescript/bin/tsc'),
-        '--noEmit', '--strict', '--skipLibCheck', '--allowImportingTsExtensions',
-        '--module', 'esnext', '--moduleResolution', 'bundler', '--target', 'es2022',
-        file,
-      ],
-      { encoding: 'utf8' },
-    );
-    return { status: result.status, output: `${result.stdout}${result.stderr}` };
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
 }
 
 test('the canonical event types say what the canonical event schema says', () => {

@@ -6,12 +6,11 @@
 // generated from the schema and checked with tsc; a schema with one more key must fail the same
 // check, which proves the check can fail.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { typecheck } from '../../runtime/test-support/typecheck.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../../..');
@@ -65,29 +64,12 @@ function assertions(root) {
   return { source: `${source.join('\n')}\n`, factAt };
 }
 
-/** The facts of `check` tsc refutes (none when the types follow the schema), and its output. */
+/** The facts of `check` tsc refutes (none when the types follow the schema). */
 function refuted({ source, factAt }) {
-  const directory = mkdtempSync(path.join(tmpdir(), 'abgen-config-schema-'));
-  try {
-    const file = path.join(directory, 'check.ts');
-    writeFileSync(file, source);
-    const result = spawnSync(
-      process.execPath,
-      [
-        path.join(repo, 'node_modules/typescript/bin/tsc'),
-        '--noEmit', '--strict', '--skipLibCheck', '--allowImportingTsExtensions',
-        '--module', 'esnext', '--moduleResolution', 'bundler', '--target', 'es2022',
-        file,
-      ],
-      { encoding: 'utf8' },
-    );
-    const output = `${result.stdout}${result.stderr}`;
-    const facts = [...output.matchAll(/check\.ts\((\d+),\d+\): error/g)].map((match) => factAt(Number(match[1])));
-    assert.ok(result.status === 0 || facts.length > 0, `tsc failed on no fact:\n${output}`);
-    return facts;
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
+  const { status, output } = typecheck(source);
+  const facts = [...output.matchAll(/check\.ts\((\d+),\d+\): error/g)].map((match) => factAt(Number(match[1])));
+  assert.ok(status === 0 || facts.length > 0, `tsc failed on no fact:\n${output}`);
+  return facts;
 }
 
 test('defineConfig types every key the config schema has, and no other', () => {

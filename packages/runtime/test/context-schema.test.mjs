@@ -4,12 +4,11 @@
 // assertion file is generated from the schema and checked with tsc; a schema with one more
 // source must fail the same check, which proves the check can fail.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { typecheck } from '../test-support/typecheck.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../../..');
@@ -49,31 +48,8 @@ export const routeKinds: Equal<AgentContext['invocation']['kind'], ${union(rende
 `;
 }
 
-/** tsc's exit status and output on `source`. */
-function typecheck(source) {
-  const directory = mkdtempSync(path.join(tmpdir(), 'abgen-context-schema-'));
-  try {
-    const file = path.join(directory, 'check.ts');
-    writeFileSync(file, source);
-    const result = spawnSync(
-      process.execPath,
-      [
-        path.join(repo, 'node_modules/typescript/bin/tsc'),
-        '--noEmit', '--strict', '--skipLibCheck', '--allowImportingTsExtensions',
-        '--module', 'esnext', '--moduleResolution', 'bundler', '--target', 'es2022',
-        '--types', 'node', '--typeRoots', path.join(repo, 'node_modules/@types'),
-        file,
-      ],
-      { encoding: 'utf8' },
-    );
-    return { status: result.status, output: `${result.stdout}${result.stderr}` };
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
-}
-
 test('the context types say what the worker protocol schema says', () => {
-  const { status, output } = typecheck(assertions(schema));
+  const { status, output } = typecheck(assertions(schema), { nodeTypes: true });
   assert.equal(status, 0, output);
 });
 
@@ -81,7 +57,7 @@ test('a schema the types do not follow fails the same check', () => {
   const drifted = structuredClone(schema);
   drifted.$defs.axis.oneOf[0].properties.source.enum.push('configured');
   const source = assertions(drifted);
-  const { status, output } = typecheck(source);
+  const { status, output } = typecheck(source, { nodeTypes: true });
   assert.notEqual(status, 0, 'the check passed although the schema has a source the types lack');
   // tsc names the line of the `sources` assertion, and only it.
   const line = source.split('\n').findIndex((text) => text.includes('const sources')) + 1;
@@ -93,7 +69,7 @@ test('a terminal axis the types do not follow fails the same check', () => {
   const drifted = structuredClone(schema);
   drifted.$defs.terminal.properties.hostSurface.enum.push('ide');
   const source = assertions(drifted);
-  const { status, output } = typecheck(source);
+  const { status, output } = typecheck(source, { nodeTypes: true });
   assert.notEqual(status, 0, 'the check passed although the schema has a surface the types lack');
   const line = source.split('\n').findIndex((text) => text.includes('const surfaces')) + 1;
   assert.match(output, new RegExp(`check\\.ts\\(${line},`), output);

@@ -46,6 +46,19 @@ pub struct Manifest {
     pub web: Option<Web>,
 }
 
+impl Manifest {
+    /// How long a render of `route` may run, in milliseconds: the route's own
+    /// `config.render.maxElapsedMs`, else the manifest's `limits.render.maxElapsedMs`.
+    pub fn render_budget_ms(&self, route: &Route) -> u64 {
+        route
+            .config
+            .get("render")
+            .and_then(|render| render.get("maxElapsedMs"))
+            .and_then(Value::as_u64)
+            .unwrap_or(self.limits.render.max_elapsed_ms)
+    }
+}
+
 /// The config's `web` (seed 002, §Exposing an App in the browser).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -277,12 +277,7 @@ impl McpServer {
             Err(message) => return Some(Err(message.to_owned())),
         };
         let limits = &self.config.manifest.limits.render;
-        let max_elapsed_ms = route
-            .config
-            .get("render")
-            .and_then(|render| render.get("maxElapsedMs"))
-            .and_then(Value::as_u64)
-            .unwrap_or(limits.max_elapsed_ms);
+        let max_elapsed_ms = self.config.manifest.render_budget_ms(route);
         let invocation = Invocation {
             kind,
             route: route.id.clone(),

@@ -173,7 +173,7 @@ pub fn run(
         context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
         limits: RenderLimits {
             max_flight_bytes: Some(manifest.limits.render.max_bytes),
-            max_elapsed_ms: Some(render_budget(manifest, route)),
+            max_elapsed_ms: Some(manifest.render_budget_ms(route)),
         },
     };
     render_command(renderer, io, invocation, mode, terminal, &name)
@@ -300,16 +300,6 @@ fn route_kind(command: &CliCommand) -> RouteKind {
     match command.projection {
         crate::manifest::CliProjection::McpCommand => RouteKind::Tool,
     }
-}
-
-/// The route's own `render.maxElapsedMs`, else the manifest's.
-fn render_budget(manifest: &Manifest, route: &Route) -> u64 {
-    route
-        .config
-        .get("render")
-        .and_then(|render| render.get("maxElapsedMs"))
-        .and_then(Value::as_u64)
-        .unwrap_or(manifest.limits.render.max_elapsed_ms)
 }
 
 /// The flags every command takes, taken out of argv wherever they are.

@@ -136,12 +136,7 @@ fn render_request(kernel: &Kernel, manifest: &Manifest, render: &Value) -> Resul
         Some(Value::Object(context)) => context.clone(),
         Some(_) => return Err("`render.context` is an object of axes".to_owned()),
     };
-    let max_elapsed_ms = route
-        .config
-        .get("render")
-        .and_then(|render| render.get("maxElapsedMs"))
-        .and_then(Value::as_u64)
-        .unwrap_or(manifest.limits.render.max_elapsed_ms);
+    let max_elapsed_ms = manifest.render_budget_ms(route);
     let invocation = Invocation {
         route: route.id.clone(),
         kind,

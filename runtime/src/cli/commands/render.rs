@@ -61,12 +61,7 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
         }
         None => Value::Object(Default::default()),
     };
-    let max_elapsed_ms = route
-        .config
-        .get("render")
-        .and_then(|render| render.get("maxElapsedMs"))
-        .and_then(Value::as_u64)
-        .unwrap_or(manifest.limits.render.max_elapsed_ms);
+    let max_elapsed_ms = manifest.render_budget_ms(route);
     let invocation = Invocation {
         route: route.id.clone(),
         kind,
