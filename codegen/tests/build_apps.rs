@@ -361,3 +361,128 @@ fn a_template_replaces_the_shell_and_gets_lang_and_title_only_when_it_has_none()
     assert!(owned.contains("<html lang=\"fr\">") && !owned.contains("lang=\"en\""));
     assert!(owned.contains("<title>Statut</title>") && !owned.contains("<title>status</title>"));
 }
+
+/// The seed's config-declared App (seed 002 §MCP Apps) on the seed layout's server: an entry
+/// outside `apps/`, an HTML template and a target restriction.
+const DECLARED_CONFIG: &str = "import { defineConfig } from 'agent-bundle/config';
+
+export default defineConfig({
+  mcp: {
+    servers: {
+      status: {
+        apps: {
+          panel: {
+            entry: './src/views/status-panel.ts',
+            resourceUri: 'ui://mcp-app-example/panel.html',
+            targets: ['portable'],
+            template: './views/status-panel.html',
+          },
+        },
+      },
+    },
+  },
+  plugin: { description: 'A service-readiness assistant.', name: 'mcp-app-example' },
+  targets: ['portable', 'codex', 'claude'],
+});
+";
+
+fn declared_fixture() -> Fixture {
+    let fixture = Fixture::copy("valid-app-seed-layout");
+    fixture.write("agent-bundle.config.ts", DECLARED_CONFIG);
+    fixture.write(
+        "src/views/status-panel.ts",
+        "import { mountStatusPanel } from '../mcp/status/apps/StatusPanel.tsx';\n\nmountStatusPanel(document.getElementById('panel-root')!);\n",
+    );
+    fixture.write(
+        "views/status-panel.html",
+        "<!doctype html>\n<html>\n<head><meta charset=\"utf-8\"></head>\n<body><section id=\"panel-root\"></section></body>\n</html>\n",
+    );
+    fixture
+}
+
+#[test]
+fn a_config_declared_app_compiles_like_a_conventional_one_with_its_template_and_targets() {
+    let fixture = declared_fixture();
+    let built = fixture
+        .build(AppProfile::Production)
+        .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let names: Vec<&str> = built.apps().iter().map(|app| app.name.as_str()).collect();
+    assert_eq!(names, ["panel", "status"]);
+    let html = fixture.artifact_file("mcp-apps/panel.html");
+    // The template, with the seed's lang and title rules, and the entry's bundle in it.
+    assert!(html.contains("<html lang=\"en\">"), "{html:.300}");
+    assert!(html.contains("<title>panel</title>"));
+    assert!(html.contains("<section id=\"panel-root\"></section>"));
+    assert!(!html.contains("<div id=\"root\">"), "no framework shell");
+    assert!(html.contains("All services ready."));
+    // `targets: ['portable']`: one line, for the one target the App ships to.
+    let panel_lines: Vec<String> = built
+        .app_lines()
+        .into_iter()
+        .filter(|line| line.starts_with("MCP App panel "))
+        .collect();
+    assert_eq!(panel_lines.len(), 1, "{panel_lines:?}");
+    assert!(panel_lines[0].starts_with("MCP App panel (portable): mcp-apps/panel.html "));
+    // The manifest serves it as an App of its server, hidden from the left-out hosts' clients.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fixture.artifact_file("abgen.manifest.json")).unwrap();
+    let route = manifest["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|route| route["id"] == "app:status/panel")
+        .unwrap_or_else(|| panic!("no declared App route: {}", manifest["routes"]));
+    assert_eq!(route["source"], "src/views/status-panel.ts");
+    assert_eq!(
+        route["config"],
+        serde_json::json!({
+            "resourceUri": "ui://mcp-app-example/panel.html",
+            "excludeClients": ["claude", "codex"],
+        })
+    );
+}
+
+#[test]
+fn a_declared_app_whose_files_are_missing_or_whose_name_is_taken_is_reported_at_its_declaration() {
+    let check = |fixture: &Fixture| -> Vec<(Code, String, Option<u32>)> {
+        abgen::check::check_project(&abgen::check::CheckOptions {
+            root: fixture.project.clone(),
+            targets: None,
+        })
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.is_error())
+        .map(|d| {
+            let line = d.location.as_ref().and_then(|l| l.line);
+            (d.code, d.message, line)
+        })
+        .collect()
+    };
+    let fixture = declared_fixture();
+    std::fs::remove_file(fixture.project.join("views/status-panel.html")).unwrap();
+    let found = check(&fixture);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, Code::AB4332);
+    assert!(
+        found[0].1.contains("`views/status-panel.html`"),
+        "{found:?}"
+    );
+    assert_eq!(found[0].2, Some(12), "at the `template` key: {found:?}");
+
+    std::fs::remove_file(fixture.project.join("src/views/status-panel.ts")).unwrap();
+    let found = check(&fixture);
+    assert_eq!(found[0].0, Code::AB4328, "{found:?}");
+    assert_eq!(found[0].2, Some(9), "at the `entry` key: {found:?}");
+
+    let fixture = declared_fixture();
+    fixture.edit("agent-bundle.config.ts", |text| {
+        text.replace("panel: {", "status: {")
+    });
+    let found = check(&fixture);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, Code::AB4325);
+    assert!(
+        found[0].1.contains("src/mcp/status/apps/status.ts"),
+        "{found:?}"
+    );
+}

@@ -209,8 +209,33 @@ pub struct DeclaredServer {
     /// `targets`: replaces the default selection (every target of the plugin).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub targets: Option<Vec<Target>>,
+    /// `apps`: MCP Apps declared in config, by App name; each one valid (its problems were
+    /// reported and it was left out).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub apps: BTreeMap<String, DeclaredApp>,
     /// The declaration as written (args, env, targets, apps, transport…).
     pub declaration: Map<String, Value>,
+}
+
+/// One `mcp.servers.<id>.apps.<name>` declaration (seed 002 §MCP Apps): an App whose entry may
+/// live anywhere in the project, with its own template and target restriction.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeclaredApp {
+    /// The JSON Pointer of the declaration (`/mcp/servers/<id>/apps/<name>`).
+    pub pointer: String,
+    /// The entry module, project-relative, `/`-separated, without `./`.
+    pub entry: String,
+    pub resource_uri: String,
+    /// The `.html`/`.htm` template, project-relative, without `./`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// `targets`: a restriction of the server's targets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub targets: Option<Vec<Target>>,
+    /// `_meta`: merged into the App resource's `_meta`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
 }
 
 impl DeclaredServer {
