@@ -329,6 +329,7 @@ fn compile_with_template(template_html: &str) -> String {
             targets: vec!["portable".into()],
         }],
         AppProfile::Production,
+        abgen::apps::AppSourceMap::None,
         &Default::default(),
     )
     .expect("the toolchain runs");
@@ -485,4 +486,56 @@ fn a_declared_app_whose_files_are_missing_or_whose_name_is_taken_is_reported_at_
         found[0].1.contains("src/mcp/status/apps/status.ts"),
         "{found:?}"
     );
+}
+
+/// The seed layout with `tools.rsbuild.output.sourceMap.js` set to `devtool`.
+fn source_map_fixture(devtool: &str) -> Fixture {
+    let fixture = Fixture::copy("valid-app-seed-layout");
+    fixture.write(
+        "agent-bundle.config.ts",
+        &format!(
+            "import {{ defineConfig }} from 'agent-bundle/config';\n\nexport default defineConfig({{\n  plugin: {{ name: 'mcp-app-example' }},\n  tools: {{ rsbuild: {{ output: {{ sourceMap: {{ js: '{devtool}' }} }} }} }},\n}});\n"
+        ),
+    );
+    fixture
+}
+
+#[test]
+fn an_inline_source_map_only_on_request() {
+    let fixture = source_map_fixture("inline-source-map");
+    fixture
+        .build(AppProfile::Production)
+        .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let html = fixture.artifact_file("mcp-apps/status.html");
+    assert!(
+        html.contains("//# sourceMappingURL=data:application/json;base64,"),
+        "the map is inline"
+    );
+    let files: Vec<String> = std::fs::read_dir(fixture.out().join("mcp-apps"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["status.html"], "one self-contained document");
+    // Without the request (the seed layout as committed), no map: the first test's assertion.
+}
+
+#[test]
+fn an_external_source_map_is_an_error_naming_the_file() {
+    let fixture = source_map_fixture("source-map");
+    let failed = match fixture.build(AppProfile::Production) {
+        Err(BuildFailure::Diagnostics { diagnostics, .. }) => diagnostics,
+        other => panic!("not refused: {other:?}"),
+    };
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].code, Code::AB4770);
+    assert_eq!(
+        failed[0].message,
+        "MCP App \"status\" failed to compile: an external source map (mcp-apps/status.js.map) would sit beside the App document mcp-apps/status.html; only inline source maps are allowed"
+    );
+    assert!(
+        failed[0].recovery.contains("'inline-source-map'"),
+        "{}",
+        failed[0].recovery
+    );
+    assert!(!fixture.out().exists(), "nothing is written");
 }

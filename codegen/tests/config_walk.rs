@@ -484,6 +484,21 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                 expect_eq(&json!(app.mount), &json!(true))
             },
         ),
+        "tools" | "tools.rsbuild" => (
+            with(
+                base(),
+                "tools.rsbuild",
+                json!({ "output": { "sourceMap": { "js": "inline-source-map" } } }),
+            ),
+            vec![],
+            |o| {
+                let config = o.checked.config.as_ref().ok_or_else(|| o.errors())?;
+                expect_eq(
+                    &json!(config.app_source_map),
+                    &json!(abgen::project::config::AppSourceMap::Inline),
+                )
+            },
+        ),
         "web" | "web.apps" | "web.open" => (
             with(
                 base(),

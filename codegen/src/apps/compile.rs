@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use crate::bundle::{BundleError, Toolchain, absolute, run_node_script};
 use crate::diagnostics::{Code, Diagnostic, Location, Severity, Span};
+pub use crate::project::config::AppSourceMap;
 
 const APP_SCRIPT: &str = include_str!("../../../templates/esbuild-app.mjs");
 
@@ -103,13 +104,14 @@ struct ModuleSize {
     bytes: u64,
 }
 
-/// Compiles every App of `apps` (sorted by name); `sources` (project-relative path → text) lets
-/// a diagnostic quote the failing line.
+/// Compiles every App of `apps` (sorted by name) in `profile`, with `source_map` as the config
+/// asked; `sources` (project-relative path → text) lets a diagnostic quote the failing line.
 pub fn compile_apps(
     project_root: &Path,
     toolchain: &Toolchain,
     apps: &[AppSource],
     profile: AppProfile,
+    source_map: AppSourceMap,
     sources: &BTreeMap<String, String>,
 ) -> Result<CompiledApps, BundleError> {
     let mut output = CompiledApps::default();
@@ -121,7 +123,7 @@ pub fn compile_apps(
     let mut sorted: Vec<&AppSource> = apps.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for app in sorted {
-        let report = run_app_script(&project_root, &toolchain, app, profile)?;
+        let report = run_app_script(&project_root, &toolchain, app, profile, source_map)?;
         for warning in &report.warnings {
             output
                 .diagnostics
@@ -157,6 +159,7 @@ fn run_app_script(
     toolchain: &Toolchain,
     app: &AppSource,
     profile: AppProfile,
+    source_map: AppSourceMap,
 ) -> Result<Report, BundleError> {
     let payload = serde_json::json!({
         "name": app.name,
@@ -170,7 +173,11 @@ fn run_app_script(
             AppProfile::Production => "production",
             AppProfile::Development => "development",
         },
-        "sourcemap": false,
+        "sourcemap": match source_map {
+            AppSourceMap::None => serde_json::Value::Bool(false),
+            AppSourceMap::Inline => "inline".into(),
+            AppSourceMap::External => "external".into(),
+        },
     });
     let run = run_node_script(APP_SCRIPT, &payload, project_root)?;
     let what = || format!("the MCP App `{}`", app.name);
@@ -232,7 +239,11 @@ fn message_diagnostic(
                 app.name,
                 where_text(message)
             ),
-            "Fix the error at that location; the bundler's message says what it expected.",
+            if message.code.as_deref() == Some("external-source-map") {
+                "Ask for an inline map instead: `tools: { rsbuild: { output: { sourceMap: { js: 'inline-source-map' } } } }` in the config, or remove the request."
+            } else {
+                "Fix the error at that location; the bundler's message says what it expected."
+            },
         )
     };
     let diagnostic = if warning && !boundary {

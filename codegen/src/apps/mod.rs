@@ -15,7 +15,7 @@ mod declared;
 mod views;
 
 pub use compile::{
-    APPS_DIR, AppProfile, AppSource, CompiledApp, CompiledApps, SIZE_ADVISORY_BYTES,
+    APPS_DIR, AppProfile, AppSource, AppSourceMap, CompiledApp, CompiledApps, SIZE_ADVISORY_BYTES,
     SIZE_BOUND_BYTES, compile_apps, human_size,
 };
 pub use declared::{apply_app_declarations, declared_app, declared_app_modules};

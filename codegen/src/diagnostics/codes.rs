@@ -71,6 +71,7 @@ codes! {
     AB4335 Error "a declared App's `_meta` is not an object";
     AB4340 Error "a server whose `routes.servers` mode is 'generated' redeclares `entry`, `command` or `url`";
     AB4341 Error "invalid `web`: not `{ apps, open? }`, an entry that is not `<server>/<app>` or names no App, an opening tool that is unknown or ambiguous, or an `allow` that is not a consent capability";
+    AB4721 Error "a `tools.rsbuild` value abgen does not apply (it bundles with esbuild; only `output.sourceMap.js` is read)";
     AB4730 Error "a stdio entry has no default-exported server factory (it connects a transport itself, or exports nothing to call)";
     AB4733 Info "a `src/mcp/<id>.ts` entry is shadowed (an explicit 'generated' mode, or a declared `entry`, `command` or `url`)";
     AB4736 Error "a legacy top-level `skills/`, `commands/` or `rules/` file: no longer discovered";

@@ -243,6 +243,10 @@ fn bundled(
             &toolchain,
             &app_sources(&input, checked, graph),
             app_profile,
+            checked
+                .config
+                .as_ref()
+                .map_or_else(Default::default, |config| config.app_source_map),
             &checked.sources,
         )?;
         diagnostics.extend(compiled.diagnostics);

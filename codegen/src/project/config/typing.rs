@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::model::{
-    Author, DeclaredApp, DeclaredServer, McpCommands, PluginMetadata, ProjectConfig, ServerMode,
-    Target, locate,
+    AppSourceMap, Author, DeclaredApp, DeclaredServer, McpCommands, PluginMetadata, ProjectConfig,
+    ServerMode, Target, locate,
 };
 use crate::diagnostics::{Code, Diagnostic, Location};
 
@@ -62,6 +62,7 @@ pub fn type_config(input: &ConfigInput<'_>) -> (ProjectConfig, Vec<Diagnostic>) 
         mcp_commands: typer.mcp_commands(root.get("routes")),
         skills: typer.strings(root.get("skills"), "/skills"),
         web: typer.web(root.get("web")),
+        app_source_map: typer.tools(root.get("tools")),
         file: input.file.map(str::to_owned),
         locations: input.locations.clone(),
     };
@@ -627,6 +628,61 @@ impl Typer<'_> {
         }
     }
 
+    /// `tools`, the bundler escape hatch: abgen bundles with esbuild, so of `tools.rsbuild` it
+    /// reads only `output.sourceMap.js` (or `output.sourceMap` as a boolean), the seed's way to
+    /// ask for App source maps; every other Rsbuild value is AB4721 (`tools.rspack` is reported
+    /// by the support table).
+    fn tools(&mut self, value: Option<&Value>) -> AppSourceMap {
+        let Some(tools) = value.and_then(|value| self.object(value, "/tools", "`tools`")) else {
+            return AppSourceMap::None;
+        };
+        let Some(rsbuild) = tools.get("rsbuild") else {
+            return AppSourceMap::None;
+        };
+        if self
+            .object(rsbuild, "/tools/rsbuild", "`tools.rsbuild`")
+            .is_none()
+        {
+            return AppSourceMap::None;
+        }
+        let mut leaves = Vec::new();
+        json_leaves(rsbuild, "/tools/rsbuild", &mut leaves);
+        let mut source_map = AppSourceMap::None;
+        for (pointer, value) in leaves {
+            let read = match (pointer.as_str(), value) {
+                ("/tools/rsbuild/output/sourceMap/js", Value::String(devtool)) => {
+                    Some(if devtool.starts_with("inline-") {
+                        AppSourceMap::Inline
+                    } else {
+                        AppSourceMap::External
+                    })
+                }
+                (
+                    "/tools/rsbuild/output/sourceMap/js" | "/tools/rsbuild/output/sourceMap",
+                    Value::Bool(on),
+                ) => Some(if *on {
+                    AppSourceMap::External
+                } else {
+                    AppSourceMap::None
+                }),
+                _ => None,
+            };
+            match read {
+                Some(read) => source_map = read,
+                None => self.report(
+                    Code::AB4721,
+                    &pointer,
+                    &format!(
+                        "`{}` is Rsbuild configuration, which abgen does not apply: it bundles Apps with esbuild",
+                        dotted(&pointer)
+                    ),
+                    "resolve modules through tsconfig `paths` and `package.json` instead, and remove the value; of `tools.rsbuild` abgen reads only `output.sourceMap.js` ('inline-source-map' for an inline App source map)",
+                ),
+            }
+        }
+        source_map
+    }
+
     /// `targets` of one server: known target names, at least one.
     fn server_targets(&mut self, value: Option<&Value>, pointer: &str) -> Option<Vec<Target>> {
         let value = value?;
@@ -845,6 +901,20 @@ fn authored_targets(value: Option<&Value>) -> Vec<Target> {
             })
             .unwrap_or_default(),
     )
+}
+
+/// Every non-object value under `value` (at `pointer`), with its pointer; an empty object is a
+/// leaf too, so it is reported like a value.
+fn json_leaves<'v>(value: &'v Value, pointer: &str, leaves: &mut Vec<(String, &'v Value)>) {
+    match value {
+        Value::Object(fields) if !fields.is_empty() => {
+            for (key, value) in fields {
+                json_leaves(value, &format!("{pointer}/{}", escape_pointer(key)), leaves);
+            }
+        }
+        Value::Object(_) if pointer == "/tools/rsbuild" => {}
+        _ => leaves.push((pointer.to_owned(), value)),
+    }
 }
 
 /// An App name (reference AB4324): `^[a-z][a-z0-9-]*$`.
