@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use support::{build_curator, host_binary, repo};
+use support::{build_curator, build_fixture, host_binary, repo};
 
 fn web(artifact: &Path, args: &[&str], runtime: &Path) -> Output {
     Command::new(host_binary())
@@ -44,6 +44,41 @@ fn the_official_app_client_runs_inside_the_host_in_chromium() {
     let summary: Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
     insta::assert_json_snapshot!("web_host_summary", summary);
+}
+
+/// `runtime/tests/apps/in-web-host.mjs`: the cases `apps_browser.rs` runs behind ext-apps'
+/// AppBridge (`runtime/tests/apps/client-cases.mjs`, one script for both hosts), with our client
+/// in the built `valid-app-probe`'s App behind `abgen-host web` run as installed.
+#[test]
+fn our_app_client_works_inside_our_host_in_chromium() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_fixture(&temp, "valid-app-probe");
+    let scratch = temp.join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    let output = Command::new("node")
+        .arg(repo().join("runtime/tests/apps/in-web-host.mjs"))
+        .arg(&artifact)
+        .arg(&scratch)
+        .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "in-web-host.mjs failed:\n{stderr}");
+    let summary: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    // The script asserts every case; these are the outcomes a reader checks first.
+    assert_eq!(summary["handshake"]["echo"]["length"], 5, "{summary}");
+    assert_eq!(summary["abort"], "aborted", "{summary}");
+    assert_eq!(summary["timeout"]["code"], "timeout", "{summary}");
+    assert_eq!(summary["serverSawCancelled"], 2, "{summary}");
+    assert_eq!(summary["foreignFrame"], "ignored", "{summary}");
+    assert_eq!(summary["foreignOrigin"], "timeout", "{summary}");
+    assert_eq!(summary["rebind"]["old"], "connection-rebound", "{summary}");
+    assert_eq!(summary["rebind"]["disposed"], "disposed", "{summary}");
+    assert_eq!(summary["afterTeardown"], "disposed", "{summary}");
 }
 
 #[test]
