@@ -81,6 +81,33 @@ fn our_app_client_works_inside_our_host_in_chromium() {
     assert_eq!(summary["afterTeardown"], "disposed", "{summary}");
 }
 
+/// `runtime/tests/apps/curator-in-web-host.mjs`: the curator's shelf viewer (on createAppClient)
+/// behind `abgen-host web`, the steps `apps_browser.rs` takes behind ext-apps' AppBridge.
+#[test]
+fn the_curator_shelf_viewer_renders_and_calls_inside_our_host_in_chromium() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["claude"]);
+    let screenshot = temp.join("shelf-viewer.png");
+    let runtime = tempfile::tempdir().unwrap();
+    let output = Command::new("node")
+        .arg(repo().join("runtime/tests/apps/curator-in-web-host.mjs"))
+        .arg(&artifact)
+        .arg(&screenshot)
+        .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "curator-in-web-host.mjs failed:\n{stderr}");
+    let summary: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    assert_eq!(summary["opening"]["heading"], "reading (2)", "{summary}");
+    assert_eq!(summary["called"]["heading"], "finished (5)", "{summary}");
+    let png = std::fs::read(&screenshot).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 1000);
+}
+
 #[test]
 fn wrong_selections_are_usage_errors_and_a_missing_document_a_failure() {
     let temp = tempfile::tempdir().unwrap();
