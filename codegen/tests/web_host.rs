@@ -99,13 +99,82 @@ fn the_curator_shelf_viewer_renders_and_calls_inside_our_host_in_chromium() {
         .output()
         .expect("running node");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "curator-in-web-host.mjs failed:\n{stderr}");
+    assert!(
+        output.status.success(),
+        "curator-in-web-host.mjs failed:\n{stderr}"
+    );
     let summary: Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
     assert_eq!(summary["opening"]["heading"], "reading (2)", "{summary}");
     assert_eq!(summary["called"]["heading"], "finished (5)", "{summary}");
     let png = std::fs::read(&screenshot).unwrap();
     assert!(png.starts_with(b"\x89PNG") && png.len() > 1000);
+}
+
+/// `bin/<plugin> web`, seed 002's name for the host, from the installed artifact (through a link
+/// on PATH as a host puts it there, from outside the repository): listed in `--help`, it reaches
+/// `abgen-host web`, which says what it would open and then serves it until SIGTERM.
+#[test]
+fn the_plugin_bin_web_command_reaches_the_host() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let artifact = build_curator(&temp, &["claude"]);
+    let on_path = temp.join("path");
+    std::fs::create_dir_all(&on_path).unwrap();
+    std::os::unix::fs::symlink(artifact.join("bin/curator"), on_path.join("curator")).unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    let curator = |args: &[&str]| {
+        let mut command = Command::new(on_path.join("curator"));
+        command
+            .args(args)
+            .current_dir(&temp)
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .env_remove("ABGEN_ARTIFACT");
+        command
+    };
+    let help = curator(&["--help"]).output().unwrap();
+    let help_text = String::from_utf8_lossy(&help.stdout);
+    assert!(help.status.success(), "{help_text}");
+    assert!(
+        help_text
+            .lines()
+            .any(|line| line.trim_start().starts_with("web ") && line.contains("MCP Apps")),
+        "{help_text}"
+    );
+
+    let unknown = curator(&["web", "library/nope"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&unknown.stderr),
+        "abgen-host: web: no App `library/nope`; this artifact's Apps: library/shelf_viewer\n"
+    );
+
+    let mut served = curator(&["web", "--json", "--no-open"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(served.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let address: Value =
+        serde_json::from_str(&line).unwrap_or_else(|error| panic!("{error}: {line}"));
+    assert_eq!(address["app"], "library/shelf_viewer", "{address}");
+    assert_eq!(address["tool"], "show_shelf", "{address}");
+    // SIGTERM ends it as it ends `abgen-host web` itself.
+    let pid = i32::try_from(served.id()).unwrap();
+    assert!(
+        Command::new("kill")
+            .arg("-TERM")
+            .arg(pid.to_string())
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(served.wait().unwrap().code(), Some(143));
 }
 
 #[test]
