@@ -7,7 +7,8 @@
 //   that this document mounts into #root (else the module mounts itself);
 // - template: a project-relative .html file that replaces the framework shell, or null;
 // - profile: 'production' (minified, no source maps) or 'development' (readable);
-// - sourcemap: true for an inline source map (never an external file).
+// - sourcemap: 'inline' for an inline source map, 'external' when the config asked for a map
+//   file (refused, naming it: the document must stay one self-contained file), else false.
 // The report is { ok: true, html, bytes, gzipBytes, warnings, modules } or
 // { ok: false, errors, warnings }; each message is { file, line, column, text, code? }.
 // The bundle is a browser bundle: no Node built-ins, the JSX automatic runtime whatever the
@@ -16,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { builtinModules } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const request = JSON.parse(process.argv[process.argv.length - 1]);
@@ -106,7 +107,7 @@ try {
     jsx: 'automatic',
     jsxDev: false,
     minify: production,
-    sourcemap: request.sourcemap ? 'inline' : false,
+    sourcemap: request.sourcemap === 'inline' || request.sourcemap === 'external' ? request.sourcemap : false,
     define: { 'process.env.NODE_ENV': production ? '"production"' : '"development"' },
     legalComments: 'none',
     logLevel: 'silent',
@@ -116,7 +117,12 @@ try {
   const outputs = result.outputFiles ?? [];
   const stray = outputs.filter((file) => file.path.endsWith('.map'));
   if (stray.length > 0) {
-    throw { errors: stray.map((file) => ({ text: `an external source map (${relative(root, file.path)}) would sit beside the App document; only inline source maps are allowed` })) };
+    throw {
+      errors: stray.map((file) => ({
+        text: `an external source map (mcp-apps/${basename(file.path)}) would sit beside the App document mcp-apps/${request.name}.html; only inline source maps are allowed`,
+        detail: 'external-source-map',
+      })),
+    };
   }
   const script = outputs.filter((file) => file.path.endsWith('.js')).map((file) => file.text).join('\n');
   const style = outputs.filter((file) => file.path.endsWith('.css')).map((file) => file.text).join('\n');
@@ -156,7 +162,9 @@ function message(entry) {
     line: location?.line ?? null,
     column: location ? location.column + 1 : null,
     text: entry.text,
-    code: entry.detail === 'AB4837' || /\[AB4837\]$/.test(entry.text) ? 'AB4837' : null,
+    code: entry.detail === 'AB4837' || /\[AB4837\]$/.test(entry.text)
+      ? 'AB4837'
+      : entry.detail === 'external-source-map' ? 'external-source-map' : null,
   };
 }
 

@@ -63,6 +63,22 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     let discovered = discover_modules(root);
     let mut loaded = load_modules(discovered.modules, reader);
     crate::apps::split_view_modules(&mut loaded.modules, &mut loaded.diagnostics);
+    // Apps declared in config load beside the discovered modules, as App modules of their server.
+    let (declared, declared_diagnostics) =
+        crate::apps::declared_app_modules(root, &config.config, &loaded.modules);
+    let declared = load_modules(declared, reader);
+    loaded.modules.extend(declared.modules);
+    loaded
+        .modules
+        .sort_by(|a, b| a.source.path.cmp(&b.source.path));
+    loaded.texts.extend(declared.texts);
+    loaded.diagnostics.extend(declared.diagnostics);
+    loaded.diagnostics.extend(declared_diagnostics);
+    crate::apps::apply_app_declarations(
+        &mut loaded.modules,
+        &config.config,
+        &mut loaded.diagnostics,
+    );
 
     let mut diagnostics = config.diagnostics;
     diagnostics.extend(discovered.diagnostics);

@@ -6,30 +6,66 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use abgen::apps::AppProfile;
 use abgen::diagnostics::{Code, Severity};
 use abgen::emit::{BuildFailure, BuildOptions, BuildReturn, build_project_with};
 use support::{copy_project, host_binary, repo};
 
-fn build(project: &Path, out: &Path, profile: AppProfile) -> Result<BuildReturn, BuildFailure> {
-    build_project_with(
-        &BuildOptions {
-            root: project.to_owned(),
-            targets: None,
-            out: Some(out.to_owned()),
-            host_binary: Some(host_binary()),
-            node_modules: None,
-        },
-        profile,
-    )
+/// A copy of `fixtures/projects/<name>` in a temporary folder, built into its `artifact/`.
+struct Fixture {
+    temp: tempfile::TempDir,
+    project: PathBuf,
 }
 
-fn fixture_copy(temp: &Path, name: &str) -> std::path::PathBuf {
-    let project = temp.join("project");
-    copy_project(&repo().join("fixtures/projects").join(name), &project);
-    project
+impl Fixture {
+    fn copy(name: &str) -> Self {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path().join("project");
+        copy_project(&repo().join("fixtures/projects").join(name), &project);
+        Self { temp, project }
+    }
+
+    /// Where [`Fixture::build`] writes.
+    fn out(&self) -> PathBuf {
+        self.temp.path().join("artifact")
+    }
+
+    fn build(&self, profile: AppProfile) -> Result<BuildReturn, BuildFailure> {
+        self.build_into(&self.out(), profile)
+    }
+
+    fn build_into(&self, out: &Path, profile: AppProfile) -> Result<BuildReturn, BuildFailure> {
+        build_project_with(
+            &BuildOptions {
+                root: self.project.clone(),
+                targets: None,
+                out: Some(out.to_owned()),
+                host_binary: Some(host_binary()),
+                node_modules: None,
+            },
+            profile,
+        )
+    }
+
+    /// A file of the built artifact.
+    fn artifact_file(&self, path: &str) -> String {
+        read(&self.out().join(path))
+    }
+
+    /// Writes `text` at `path` of the project, creating its folder.
+    fn write(&self, path: &str, text: &str) {
+        let path = self.project.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Rewrites the project file `path` through `change`.
+    fn edit(&self, path: &str, change: impl FnOnce(String) -> String) {
+        let text = read(&self.project.join(path));
+        self.write(path, &change(text));
+    }
 }
 
 fn read(path: &Path) -> String {
@@ -50,10 +86,10 @@ fn failed_codes(result: Result<BuildReturn, BuildFailure>) -> Vec<(Code, String)
 
 #[test]
 fn the_seed_layout_compiles_to_one_self_contained_document() {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
-    let out = temp.path().join("artifact");
-    let built = build(&project, &out, AppProfile::Production).expect("the seed layout builds");
+    let fixture = Fixture::copy("valid-app-seed-layout");
+    let built = fixture
+        .build(AppProfile::Production)
+        .expect("the seed layout builds");
 
     // One App (StatusPanel.tsx is the view status.ts imports, not an App of its own).
     let apps = built.apps();
@@ -61,7 +97,7 @@ fn the_seed_layout_compiles_to_one_self_contained_document() {
     assert_eq!(apps[0].name, "status");
     assert_eq!(apps[0].server, "status");
     assert_eq!(apps[0].path, "mcp-apps/status.html");
-    let html = read(&out.join("mcp-apps/status.html"));
+    let html = fixture.artifact_file("mcp-apps/status.html");
     assert_eq!(apps[0].bytes, html.len() as u64);
     assert!(apps[0].gzip_bytes > 0 && apps[0].gzip_bytes < apps[0].bytes);
     assert_eq!(
@@ -101,18 +137,16 @@ fn the_seed_layout_compiles_to_one_self_contained_document() {
     );
     assert!(!html.contains("sourceMappingURL"));
     // The manifest lists the document like every other file.
-    let manifest = read(&out.join("abgen.manifest.json"));
+    let manifest = fixture.artifact_file("abgen.manifest.json");
     assert!(manifest.contains("\"mcp-apps/status.html\""));
 }
 
 #[test]
 fn app_modules_never_enter_the_worker_and_worker_modules_never_enter_an_app() {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
-    let out = temp.path().join("artifact");
-    build(&project, &out, AppProfile::Production).expect("builds");
-    let worker = read(&out.join("runtime/worker.mjs"));
-    let html = read(&out.join("mcp-apps/status.html"));
+    let fixture = Fixture::copy("valid-app-seed-layout");
+    fixture.build(AppProfile::Production).expect("builds");
+    let worker = fixture.artifact_file("runtime/worker.mjs");
+    let html = fixture.artifact_file("mcp-apps/status.html");
     // The App's text and its view module are not in the worker.
     assert!(!worker.contains("All services ready."));
     assert!(!worker.contains("apps/status.ts") && !worker.contains("apps/StatusPanel"));
@@ -125,11 +159,9 @@ fn app_modules_never_enter_the_worker_and_worker_modules_never_enter_an_app() {
 
 #[test]
 fn development_documents_are_readable() {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
-    let out = temp.path().join("artifact");
-    let built = build(&project, &out, AppProfile::Development).expect("builds");
-    let html = read(&out.join("mcp-apps/status.html"));
+    let fixture = Fixture::copy("valid-app-seed-layout");
+    let built = fixture.build(AppProfile::Development).expect("builds");
+    let html = fixture.artifact_file("mcp-apps/status.html");
     assert!(html.contains("function StatusPanel()"), "real identifiers");
     assert!(html.contains("mountStatusPanel"));
     assert!(!html.contains("sourceMappingURL"));
@@ -141,25 +173,23 @@ fn development_documents_are_readable() {
 
 #[test]
 fn ab4770_a_compile_error_names_the_file_line_and_column() {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "ab4770-app-syntax-error");
-    let out = temp.path().join("artifact");
-    let codes = failed_codes(build(&project, &out, AppProfile::Production));
+    let fixture = Fixture::copy("ab4770-app-syntax-error");
+    let codes = failed_codes(fixture.build(AppProfile::Production));
     assert_eq!(codes.len(), 1, "{codes:?}");
     assert_eq!(codes[0].0, Code::AB4770);
     assert_eq!(
         codes[0].1,
         "MCP App \"board\" failed to compile: src/mcp/fx/apps/board.tsx:4:10: No matching export in \"src/mcp/fx/apps/_parts.ts\" for import \"missing\""
     );
-    assert!(!out.exists(), "nothing is written");
+    assert!(!fixture.out().exists(), "nothing is written");
 }
 
 #[test]
 fn ab4771_a_warning_rides_a_successful_build() {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "ab4771-app-warning");
-    let out = temp.path().join("artifact");
-    let built = build(&project, &out, AppProfile::Production).expect("a warning does not fail");
+    let fixture = Fixture::copy("ab4771-app-warning");
+    let built = fixture
+        .build(AppProfile::Production)
+        .expect("a warning does not fail");
     let warnings: Vec<_> = built
         .diagnostics
         .iter()
@@ -172,20 +202,16 @@ fn ab4771_a_warning_rides_a_successful_build() {
         (location.file.as_str(), location.line, location.column),
         ("src/mcp/fx/apps/board.tsx", Some(4), Some(34))
     );
-    assert!(out.join("mcp-apps/board.html").is_file());
+    assert!(fixture.out().join("mcp-apps/board.html").is_file());
 }
 
 #[test]
 fn ab4772_a_document_of_a_mebibyte_names_its_largest_modules() {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "ab4772-large-app");
-    std::fs::write(
-        project.join("src/mcp/fx/apps/payload.txt"),
-        "x".repeat(1_100_000),
-    )
-    .unwrap();
-    let out = temp.path().join("artifact");
-    let built = build(&project, &out, AppProfile::Production).expect("an advisory does not fail");
+    let fixture = Fixture::copy("ab4772-large-app");
+    fixture.write("src/mcp/fx/apps/payload.txt", &"x".repeat(1_100_000));
+    let built = fixture
+        .build(AppProfile::Production)
+        .expect("an advisory does not fail");
     let advisory: Vec<_> = built
         .diagnostics
         .iter()
@@ -207,8 +233,12 @@ fn ab4772_a_document_of_a_mebibyte_names_its_largest_modules() {
         "{message}"
     );
     // A readable development document of the same App crosses the 2 MiB hosts accept.
-    let out = temp.path().join("development");
-    let built = build(&project, &out, AppProfile::Development).expect("builds");
+    let built = fixture
+        .build_into(
+            &fixture.temp.path().join("development"),
+            AppProfile::Development,
+        )
+        .expect("builds");
     let advisory: Vec<_> = built
         .diagnostics
         .iter()
@@ -224,24 +254,16 @@ fn ab4772_a_document_of_a_mebibyte_names_its_largest_modules() {
 
 #[test]
 fn ab4837_a_node_built_in_reached_through_a_module_the_app_imports() {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
+    let fixture = Fixture::copy("valid-app-seed-layout");
     // No App module imports anything Node-only (the check is clean); a library module does.
-    std::fs::create_dir_all(project.join("src/lib")).unwrap();
-    std::fs::write(
-        project.join("src/lib/disk.ts"),
+    fixture.write(
+        "src/lib/disk.ts",
         "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
-    )
-    .unwrap();
-    let panel = project.join("src/mcp/status/apps/StatusPanel.tsx");
-    let source = read(&panel);
-    std::fs::write(
-        &panel,
-        format!("import {{ read }} from '../../../lib/disk.ts';\n{source}\nexport const reader = read;\n"),
-    )
-    .unwrap();
-    let out = temp.path().join("artifact");
-    let codes = failed_codes(build(&project, &out, AppProfile::Production));
+    );
+    fixture.edit("src/mcp/status/apps/StatusPanel.tsx", |source| {
+        format!("import {{ read }} from '../../../lib/disk.ts';\n{source}\nexport const reader = read;\n")
+    });
+    let codes = failed_codes(fixture.build(AppProfile::Production));
     assert_eq!(codes.len(), 1, "{codes:?}");
     assert_eq!(codes[0].0, Code::AB4837);
     assert!(
@@ -253,39 +275,29 @@ fn ab4837_a_node_built_in_reached_through_a_module_the_app_imports() {
 
 #[test]
 fn tsconfig_paths_resolve_in_a_view_but_cannot_replace_agent_bundle_app() {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "valid-app-probe");
-    std::fs::write(
-        project.join("tsconfig.json"),
+    let fixture = Fixture::copy("valid-app-probe");
+    fixture.write(
+        "tsconfig.json",
         r#"{ "compilerOptions": { "baseUrl": ".", "paths": {
             "@lib/*": ["src/lib/*"],
             "agent-bundle/app": ["src/lib/fake-app.ts"]
         } } }"#,
-    )
-    .unwrap();
-    std::fs::create_dir_all(project.join("src/lib")).unwrap();
-    std::fs::write(
-        project.join("src/lib/greeting.ts"),
+    );
+    fixture.write(
+        "src/lib/greeting.ts",
         "export const greeting = 'GREETING-THROUGH-PATHS';\n",
-    )
-    .unwrap();
-    std::fs::write(
-        project.join("src/lib/fake-app.ts"),
+    );
+    fixture.write(
+        "src/lib/fake-app.ts",
         "export const createAppClient = () => 'FAKE-CLIENT'; export class AppClientError {}\n",
-    )
-    .unwrap();
-    let probe = project.join("src/mcp/desk/apps/probe.ts");
-    let source = read(&probe);
-    std::fs::write(
-        &probe,
+    );
+    fixture.edit("src/mcp/desk/apps/probe.ts", |source| {
         format!(
             "import {{ greeting }} from '@lib/greeting.ts';\n{source}\ndocument.title = greeting;\n"
-        ),
-    )
-    .unwrap();
-    let out = temp.path().join("artifact");
-    build(&project, &out, AppProfile::Production).expect("builds");
-    let html = read(&out.join("mcp-apps/probe.html"));
+        )
+    });
+    fixture.build(AppProfile::Production).expect("builds");
+    let html = fixture.artifact_file("mcp-apps/probe.html");
     assert!(
         html.contains("GREETING-THROUGH-PATHS"),
         "`@lib/*` resolved through tsconfig paths"
@@ -302,11 +314,10 @@ fn tsconfig_paths_resolve_in_a_view_but_cannot_replace_agent_bundle_app() {
 
 /// Compiles one App of the seed layout fixture's copy with `template` (project-relative).
 fn compile_with_template(template_html: &str) -> String {
-    let temp = tempfile::tempdir().unwrap();
-    let project = fixture_copy(temp.path(), "valid-app-seed-layout");
-    std::fs::write(project.join("src/status.html"), template_html).unwrap();
+    let fixture = Fixture::copy("valid-app-seed-layout");
+    fixture.write("src/status.html", template_html);
     let compiled = abgen::apps::compile_apps(
-        &project,
+        &fixture.project,
         &abgen::bundle::Toolchain::at(support::repo().join("node_modules")),
         &[abgen::apps::AppSource {
             name: "status".into(),
@@ -318,6 +329,7 @@ fn compile_with_template(template_html: &str) -> String {
             targets: vec!["portable".into()],
         }],
         AppProfile::Production,
+        abgen::apps::AppSourceMap::None,
         &Default::default(),
     )
     .expect("the toolchain runs");
@@ -349,4 +361,181 @@ fn a_template_replaces_the_shell_and_gets_lang_and_title_only_when_it_has_none()
     );
     assert!(owned.contains("<html lang=\"fr\">") && !owned.contains("lang=\"en\""));
     assert!(owned.contains("<title>Statut</title>") && !owned.contains("<title>status</title>"));
+}
+
+/// The seed's config-declared App (seed 002 §MCP Apps) on the seed layout's server: an entry
+/// outside `apps/`, an HTML template and a target restriction.
+const DECLARED_CONFIG: &str = "import { defineConfig } from 'agent-bundle/config';
+
+export default defineConfig({
+  mcp: {
+    servers: {
+      status: {
+        apps: {
+          panel: {
+            entry: './src/views/status-panel.ts',
+            resourceUri: 'ui://mcp-app-example/panel.html',
+            targets: ['portable'],
+            template: './views/status-panel.html',
+          },
+        },
+      },
+    },
+  },
+  plugin: { description: 'A service-readiness assistant.', name: 'mcp-app-example' },
+  targets: ['portable', 'codex', 'claude'],
+});
+";
+
+fn declared_fixture() -> Fixture {
+    let fixture = Fixture::copy("valid-app-seed-layout");
+    fixture.write("agent-bundle.config.ts", DECLARED_CONFIG);
+    fixture.write(
+        "src/views/status-panel.ts",
+        "import { mountStatusPanel } from '../mcp/status/apps/StatusPanel.tsx';\n\nmountStatusPanel(document.getElementById('panel-root')!);\n",
+    );
+    fixture.write(
+        "views/status-panel.html",
+        "<!doctype html>\n<html>\n<head><meta charset=\"utf-8\"></head>\n<body><section id=\"panel-root\"></section></body>\n</html>\n",
+    );
+    fixture
+}
+
+#[test]
+fn a_config_declared_app_compiles_like_a_conventional_one_with_its_template_and_targets() {
+    let fixture = declared_fixture();
+    let built = fixture
+        .build(AppProfile::Production)
+        .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let names: Vec<&str> = built.apps().iter().map(|app| app.name.as_str()).collect();
+    assert_eq!(names, ["panel", "status"]);
+    let html = fixture.artifact_file("mcp-apps/panel.html");
+    // The template, with the seed's lang and title rules, and the entry's bundle in it.
+    assert!(html.contains("<html lang=\"en\">"), "{html:.300}");
+    assert!(html.contains("<title>panel</title>"));
+    assert!(html.contains("<section id=\"panel-root\"></section>"));
+    assert!(!html.contains("<div id=\"root\">"), "no framework shell");
+    assert!(html.contains("All services ready."));
+    // `targets: ['portable']`: one line, for the one target the App ships to.
+    let panel_lines: Vec<String> = built
+        .app_lines()
+        .into_iter()
+        .filter(|line| line.starts_with("MCP App panel "))
+        .collect();
+    assert_eq!(panel_lines.len(), 1, "{panel_lines:?}");
+    assert!(panel_lines[0].starts_with("MCP App panel (portable): mcp-apps/panel.html "));
+    // The manifest serves it as an App of its server, hidden from the left-out hosts' clients.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fixture.artifact_file("abgen.manifest.json")).unwrap();
+    let route = manifest["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|route| route["id"] == "app:status/panel")
+        .unwrap_or_else(|| panic!("no declared App route: {}", manifest["routes"]));
+    assert_eq!(route["source"], "src/views/status-panel.ts");
+    assert_eq!(
+        route["config"],
+        serde_json::json!({
+            "resourceUri": "ui://mcp-app-example/panel.html",
+            "excludeClients": ["claude", "codex"],
+        })
+    );
+}
+
+#[test]
+fn a_declared_app_whose_files_are_missing_or_whose_name_is_taken_is_reported_at_its_declaration() {
+    let check = |fixture: &Fixture| -> Vec<(Code, String, Option<u32>)> {
+        abgen::check::check_project(&abgen::check::CheckOptions {
+            root: fixture.project.clone(),
+            targets: None,
+        })
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.is_error())
+        .map(|d| {
+            let line = d.location.as_ref().and_then(|l| l.line);
+            (d.code, d.message, line)
+        })
+        .collect()
+    };
+    let fixture = declared_fixture();
+    std::fs::remove_file(fixture.project.join("views/status-panel.html")).unwrap();
+    let found = check(&fixture);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, Code::AB4332);
+    assert!(
+        found[0].1.contains("`views/status-panel.html`"),
+        "{found:?}"
+    );
+    assert_eq!(found[0].2, Some(12), "at the `template` key: {found:?}");
+
+    std::fs::remove_file(fixture.project.join("src/views/status-panel.ts")).unwrap();
+    let found = check(&fixture);
+    assert_eq!(found[0].0, Code::AB4328, "{found:?}");
+    assert_eq!(found[0].2, Some(9), "at the `entry` key: {found:?}");
+
+    let fixture = declared_fixture();
+    fixture.edit("agent-bundle.config.ts", |text| {
+        text.replace("panel: {", "status: {")
+    });
+    let found = check(&fixture);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, Code::AB4325);
+    assert!(
+        found[0].1.contains("src/mcp/status/apps/status.ts"),
+        "{found:?}"
+    );
+}
+
+/// The seed layout with `tools.rsbuild.output.sourceMap.js` set to `devtool`.
+fn source_map_fixture(devtool: &str) -> Fixture {
+    let fixture = Fixture::copy("valid-app-seed-layout");
+    fixture.write(
+        "agent-bundle.config.ts",
+        &format!(
+            "import {{ defineConfig }} from 'agent-bundle/config';\n\nexport default defineConfig({{\n  plugin: {{ name: 'mcp-app-example' }},\n  tools: {{ rsbuild: {{ output: {{ sourceMap: {{ js: '{devtool}' }} }} }} }},\n}});\n"
+        ),
+    );
+    fixture
+}
+
+#[test]
+fn an_inline_source_map_only_on_request() {
+    let fixture = source_map_fixture("inline-source-map");
+    fixture
+        .build(AppProfile::Production)
+        .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
+    let html = fixture.artifact_file("mcp-apps/status.html");
+    assert!(
+        html.contains("//# sourceMappingURL=data:application/json;base64,"),
+        "the map is inline"
+    );
+    let files: Vec<String> = std::fs::read_dir(fixture.out().join("mcp-apps"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["status.html"], "one self-contained document");
+    // Without the request (the seed layout as committed), no map: the first test's assertion.
+}
+
+#[test]
+fn an_external_source_map_is_an_error_naming_the_file() {
+    let fixture = source_map_fixture("source-map");
+    let failed = match fixture.build(AppProfile::Production) {
+        Err(BuildFailure::Diagnostics { diagnostics, .. }) => diagnostics,
+        other => panic!("not refused: {other:?}"),
+    };
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].code, Code::AB4770);
+    assert_eq!(
+        failed[0].message,
+        "MCP App \"status\" failed to compile: an external source map (mcp-apps/status.js.map) would sit beside the App document mcp-apps/status.html; only inline source maps are allowed"
+    );
+    assert!(
+        failed[0].recovery.contains("'inline-source-map'"),
+        "{}",
+        failed[0].recovery
+    );
+    assert!(!fixture.out().exists(), "nothing is written");
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 mod support;
 
-use support::{curator_copy, repo, transcript};
+use support::{copy_project, curator_copy, repo, transcript};
 
 struct Project {
     temp: tempfile::TempDir,
@@ -34,13 +34,18 @@ impl Project {
     }
 
     fn abgen(&self, args: &[&str]) -> Command {
+        self.abgen_into(&self.out(), args)
+    }
+
+    /// `abgen build` of the project into `out`, with the stand-ins of [`Project::new`].
+    fn abgen_into(&self, out: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_abgen"));
         command
             .arg("build")
             .args(["--target", "claude,codex", "--root"])
             .arg(&self.root)
             .arg("--out")
-            .arg(self.out())
+            .arg(out)
             .args(args)
             .env("ABGEN_HOST", self.temp.path().join("abgen-host"))
             .env("ABGEN_WORKER_BUNDLE", self.temp.path().join("worker.mjs"))
@@ -230,12 +235,10 @@ fn an_import_esbuild_cannot_resolve_is_a_bundling_diagnostic() {
     );
 }
 
-#[test]
-fn a_project_without_react_names_the_npm_install_that_fixes_it() {
-    // A project that installed what its routes import (agent-bundle, zod) but not what the
-    // render worker needs; no fallback folder, as for a user's project.
-    let temp = tempfile::tempdir().unwrap();
-    let root = temp.path().join("bare");
+/// A one-tool project in `temp/bare` whose `node_modules` holds only `packages` (links to the
+/// repository's), as a user's project that installed some of what it needs.
+fn bare_project(temp: &Path, packages: &[&str]) -> PathBuf {
+    let root = temp.join("bare");
     let tool = root.join("src/mcp/bare/tools/echo.ts");
     std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
     std::fs::write(
@@ -249,13 +252,22 @@ fn a_project_without_react_names_the_npm_install_that_fixes_it() {
     )
     .unwrap();
     std::fs::create_dir_all(root.join("node_modules")).unwrap();
-    for package in ["agent-bundle", "zod"] {
+    for package in packages {
         std::os::unix::fs::symlink(
             repo().join("node_modules").join(package),
             root.join("node_modules").join(package),
         )
         .unwrap();
     }
+    root
+}
+
+#[test]
+fn a_project_without_react_names_the_npm_install_that_fixes_it() {
+    // A project that installed what its routes import (agent-bundle, zod) but not what the
+    // render worker needs; no fallback folder, as for a user's project.
+    let temp = tempfile::tempdir().unwrap();
+    let root = bare_project(temp.path(), &["agent-bundle", "zod"]);
     std::fs::write(temp.path().join("abgen-host"), "#!/bin/sh\nexit 2\n").unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_abgen"));
     command
@@ -356,7 +368,7 @@ fn a_react_outside_the_pinned_version_is_an_error_naming_it() {
 fn two_copies_of_react_in_one_bundle_are_an_error_naming_both() {
     let project = Project::new();
     let modules = project.root.join("node_modules");
-    copy_tree(&repo().join("node_modules/react"), &modules.join("react"));
+    copy_project(&repo().join("node_modules/react"), &modules.join("react"));
     let other = modules.join("shelf-widgets");
     std::fs::create_dir_all(&other).unwrap();
     std::fs::write(
@@ -369,7 +381,7 @@ fn two_copies_of_react_in_one_bundle_are_an_error_naming_both() {
         "const React = require('react');\nexports.reactVersion = React.version;\n",
     )
     .unwrap();
-    copy_tree(
+    copy_project(
         &repo().join("node_modules/react"),
         &other.join("node_modules/react"),
     );
@@ -391,19 +403,6 @@ fn two_copies_of_react_in_one_bundle_are_an_error_naming_both() {
             && message.contains("node_modules/shelf-widgets/node_modules/react"),
         "{value}"
     );
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]
@@ -535,18 +534,7 @@ fn check_judges_a_symlinked_output_by_its_target() {
     assert!(project.run(&[]).status.success());
     let link = project.temp.path().join("published");
     std::os::unix::fs::symlink(project.out(), &link).unwrap();
-    let checked = Command::new(env!("CARGO_BIN_EXE_abgen"))
-        .args(["build", "--check", "--target", "claude,codex", "--root"])
-        .arg(&project.root)
-        .arg("--out")
-        .arg(&link)
-        .env("ABGEN_HOST", project.temp.path().join("abgen-host"))
-        .env(
-            "ABGEN_WORKER_BUNDLE",
-            project.temp.path().join("worker.mjs"),
-        )
-        .output()
-        .unwrap();
+    let checked = project.abgen_into(&link, &["--check"]).output().unwrap();
     assert!(checked.status.success(), "{}", transcript(&checked));
 }
 

@@ -28,6 +28,8 @@ export default defineTool(
 const APP: &str = "export const config = { resourceUri: 'ui://docs/viewer', title: 'Viewer' };
 export default function Viewer() { return null; }
 ";
+/// An App module declared in config: no `config` export, a component the framework mounts.
+const DECLARED_APP: &str = "export default function Viewer() { return null; }\n";
 /// A tool that opens the `APP` (`_meta.ui.resourceUri`).
 const OPENING_TOOL: &str = "import { defineTool } from 'agent-bundle/routes';
 import { z } from 'zod';
@@ -426,6 +428,75 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                 only_cursor
                     .then_some(())
                     .ok_or_else(|| format!("only Cursor lists the server: {files:?}"))
+            },
+        ),
+        "mcp.servers.*.apps"
+        | "mcp.servers.*.apps.*"
+        | "mcp.servers.*.apps.*.entry"
+        | "mcp.servers.*.apps.*.resourceUri"
+        | "mcp.servers.*.apps.*.targets"
+        | "mcp.servers.*.apps.*.template"
+        | "mcp.servers.*.apps.*._meta" => (
+            with(
+                base(),
+                "mcp.servers.docs.apps.viewer",
+                json!({
+                    "entry": "./src/views/viewer.tsx",
+                    "resourceUri": "ui://docs/viewer",
+                    "targets": ["portable", "cursor"],
+                    "template": "./src/views/viewer.html",
+                    "_meta": { "ui": { "prefersBorder": true } },
+                }),
+            ),
+            vec![
+                ("src/views/viewer.tsx", DECLARED_APP),
+                (
+                    "src/views/viewer.html",
+                    "<!doctype html><html><body><div id=\"root\"></div></body></html>\n",
+                ),
+                ("src/mcp/docs/tools/show.ts", OPENING_TOOL),
+            ],
+            |o| {
+                let manifest: Value = serde_json::from_str(&o.artifact()?.manifest_json)
+                    .map_err(|error| format!("the manifest: {error}"))?;
+                let route = manifest["routes"]
+                    .as_array()
+                    .and_then(|routes| routes.iter().find(|route| route["id"] == "app:docs/viewer"))
+                    .ok_or_else(|| format!("no App route: {}", manifest["routes"]))?;
+                expect_eq(&route["source"], &json!("src/views/viewer.tsx"))?;
+                // The left-out host targets' clients do not list the App.
+                expect_eq(
+                    &route["config"],
+                    &json!({
+                        "resourceUri": "ui://docs/viewer",
+                        "_meta": { "ui": { "prefersBorder": true } },
+                        "excludeClients": ["claude", "codex"],
+                    }),
+                )?;
+                let (input, _) = o.planned.as_ref().ok_or_else(|| o.errors())?;
+                let graph = o.checked.graph.as_ref().ok_or_else(|| o.errors())?;
+                let sources = abgen::emit::app_sources(input, &o.checked, graph);
+                let [app] = sources.as_slice() else {
+                    return Err(format!("not one App to compile: {sources:?}"));
+                };
+                expect_eq(&json!(app.template), &json!("src/views/viewer.html"))?;
+                expect_eq(&json!(app.targets), &json!(["cursor", "portable"]))?;
+                expect_eq(&json!(app.mount), &json!(true))
+            },
+        ),
+        "tools" | "tools.rsbuild" => (
+            with(
+                base(),
+                "tools.rsbuild",
+                json!({ "output": { "sourceMap": { "js": "inline-source-map" } } }),
+            ),
+            vec![],
+            |o| {
+                let config = o.checked.config.as_ref().ok_or_else(|| o.errors())?;
+                expect_eq(
+                    &json!(config.app_source_map),
+                    &json!(abgen::project::config::AppSourceMap::Inline),
+                )
             },
         ),
         "web" | "web.apps" | "web.open" => (

@@ -3,14 +3,13 @@
 //! AB4772 the size advisory). Entry: [`compile_apps`].
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde::Deserialize;
 
-use crate::bundle::{BundleError, BundleMessage, MessageKind, NODE_ENV, Toolchain};
+use crate::bundle::{BundleError, Toolchain, absolute, run_node_script};
 use crate::diagnostics::{Code, Diagnostic, Location, Severity, Span};
+pub use crate::project::config::AppSourceMap;
 
 const APP_SCRIPT: &str = include_str!("../../../templates/esbuild-app.mjs");
 
@@ -105,40 +104,26 @@ struct ModuleSize {
     bytes: u64,
 }
 
-/// Compiles every App of `apps` (sorted by name); `sources` (project-relative path → text) lets
-/// a diagnostic quote the failing line.
+/// Compiles every App of `apps` (sorted by name) in `profile`, with `source_map` as the config
+/// asked; `sources` (project-relative path → text) lets a diagnostic quote the failing line.
 pub fn compile_apps(
     project_root: &Path,
     toolchain: &Toolchain,
     apps: &[AppSource],
     profile: AppProfile,
+    source_map: AppSourceMap,
     sources: &BTreeMap<String, String>,
 ) -> Result<CompiledApps, BundleError> {
     let mut output = CompiledApps::default();
     if apps.is_empty() {
         return Ok(output);
     }
-    if !toolchain
-        .esbuild_from
-        .join("esbuild/package.json")
-        .is_file()
-    {
-        return Err(BundleError::ToolchainMissing {
-            path: toolchain.esbuild_from.clone(),
-        });
-    }
-    let absolute = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_owned());
-    let toolchain = Toolchain {
-        esbuild_from: absolute(&toolchain.esbuild_from),
-        fallback: toolchain.fallback.as_deref().map(absolute),
-    };
-    let project_root = project_root
-        .canonicalize()
-        .unwrap_or_else(|_| project_root.to_owned());
+    let toolchain = toolchain.resolved()?;
+    let project_root = absolute(project_root);
     let mut sorted: Vec<&AppSource> = apps.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for app in sorted {
-        let report = run_app_script(&project_root, &toolchain, app, profile)?;
+        let report = run_app_script(&project_root, &toolchain, app, profile, source_map)?;
         for warning in &report.warnings {
             output
                 .diagnostics
@@ -174,6 +159,7 @@ fn run_app_script(
     toolchain: &Toolchain,
     app: &AppSource,
     profile: AppProfile,
+    source_map: AppSourceMap,
 ) -> Result<Report, BundleError> {
     let payload = serde_json::json!({
         "name": app.name,
@@ -187,75 +173,33 @@ fn run_app_script(
             AppProfile::Production => "production",
             AppProfile::Development => "development",
         },
-        "sourcemap": false,
+        "sourcemap": match source_map {
+            AppSourceMap::None => serde_json::Value::Bool(false),
+            AppSourceMap::Inline => "inline".into(),
+            AppSourceMap::External => "external".into(),
+        },
     });
-    let node = std::env::var(NODE_ENV)
-        .ok()
-        .filter(|node| !node.is_empty())
-        .unwrap_or_else(|| "node".to_owned());
-    let mut child = Command::new(&node)
-        .args([
-            "--input-type=module",
-            "--eval",
-            APP_SCRIPT,
-            "--",
-            &payload.to_string(),
-        ])
-        .current_dir(project_root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| BundleError::NodeMissing {
-            node: node.clone(),
-            source,
-        })?;
-    // Read stderr on a thread so a chatty failure cannot block the report on stdout.
-    let mut stderr = child.stderr.take().expect("stderr is piped");
-    let errors = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut stdout = Vec::new();
-    let read = child
-        .stdout
-        .take()
-        .expect("stdout is piped")
-        .read_to_end(&mut stdout);
-    let status = child.wait().map_err(|source| BundleError::NodeMissing {
-        node: node.clone(),
-        source,
-    })?;
-    let errors = errors.join().unwrap_or_default();
-    let what = format!("the MCP App `{}`", app.name);
+    let run = run_node_script(APP_SCRIPT, &payload, project_root)?;
+    let what = || format!("the MCP App `{}`", app.name);
     // The script reports compile errors in its JSON; anything else is it failing to run.
-    let script_failure = |text: String| BundleError::Failed {
-        what: what.clone(),
-        messages: vec![BundleMessage {
-            kind: MessageKind::Other,
-            text,
-            file: None,
-            line: None,
-            column: None,
-            package: None,
-            version: None,
-            copies: Vec::new(),
-            suggestion: None,
-        }],
-    };
-    if read.is_err() || !status.success() {
-        return Err(script_failure(if errors.trim().is_empty() {
-            format!("node exited with {status}")
-        } else {
-            errors.trim_end().to_owned()
-        }));
+    if !run.completed() {
+        return Err(BundleError::script_failed(
+            what(),
+            if run.stderr.trim().is_empty() {
+                format!("node exited with {}", run.status)
+            } else {
+                run.stderr.trim_end().to_owned()
+            },
+        ));
     }
-    serde_json::from_slice(&stdout).map_err(|error| {
-        script_failure(format!(
-            "the compiler's report is not JSON ({error}): {}",
-            errors.trim_end()
-        ))
+    serde_json::from_slice(&run.stdout).map_err(|error| {
+        BundleError::script_failed(
+            what(),
+            format!(
+                "the compiler's report is not JSON ({error}): {}",
+                run.stderr.trim_end()
+            ),
+        )
     })
 }
 
@@ -295,7 +239,11 @@ fn message_diagnostic(
                 app.name,
                 where_text(message)
             ),
-            "Fix the error at that location; the bundler's message says what it expected.",
+            if message.code.as_deref() == Some("external-source-map") {
+                "Ask for an inline map instead: `tools: { rsbuild: { output: { sourceMap: { js: 'inline-source-map' } } } }` in the config, or remove the request."
+            } else {
+                "Fix the error at that location; the bundler's message says what it expected."
+            },
         )
     };
     let diagnostic = if warning && !boundary {

@@ -103,13 +103,28 @@ impl BundleError {
             .find_map(|line| serde_json::from_str::<ScriptErrors>(line).ok());
         let messages = match reported {
             Some(reported) if !reported.errors.is_empty() => reported.errors,
-            _ => vec![BundleMessage {
+            _ => {
+                return Self::script_failed(
+                    what,
+                    if stderr.trim().is_empty() {
+                        format!("the bundler exited with {status}")
+                    } else {
+                        stderr.trim_end().to_owned()
+                    },
+                );
+            }
+        };
+        BundleError::Failed { what, messages }
+    }
+
+    /// The failure of a bundling script that could not say why in its own format (it crashed,
+    /// Node printed, its report was unreadable): one message of `text`.
+    pub(crate) fn script_failed(what: String, text: String) -> Self {
+        BundleError::Failed {
+            what,
+            messages: vec![BundleMessage {
                 kind: MessageKind::Other,
-                text: if stderr.trim().is_empty() {
-                    format!("the bundler exited with {status}")
-                } else {
-                    stderr.trim_end().to_owned()
-                },
+                text,
                 file: None,
                 line: None,
                 column: None,
@@ -118,8 +133,7 @@ impl BundleError {
                 copies: Vec::new(),
                 suggestion: None,
             }],
-        };
-        BundleError::Failed { what, messages }
+        }
     }
 
     /// This failure as coded diagnostics, one per reported error (the missing packages of one

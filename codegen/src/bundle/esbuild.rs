@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 
 use super::entry::{WorkerEntry, render_worker_entry};
 use super::error::BundleError;
@@ -137,79 +137,117 @@ fn run_esbuild(
     sourcefile: &str,
     kind: &str,
 ) -> Result<Vec<u8>, BundleError> {
-    if !toolchain
-        .esbuild_from
-        .join("esbuild/package.json")
-        .is_file()
-    {
-        return Err(BundleError::ToolchainMissing {
-            path: toolchain.esbuild_from.clone(),
-        });
-    }
-    let absolute = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let toolchain = toolchain.resolved()?;
     let project_root = absolute(project_root);
-    let node_paths: Vec<PathBuf> = toolchain
-        .fallback
-        .iter()
-        .map(|path| absolute(path))
-        .collect();
     let payload = serde_json::json!({
         "entry": entry,
         "absWorkingDir": project_root,
-        "esbuildFrom": absolute(&toolchain.esbuild_from),
-        "nodePaths": node_paths,
+        "esbuildFrom": toolchain.esbuild_from,
+        "nodePaths": toolchain.fallback.iter().collect::<Vec<_>>(),
         "sourcefile": sourcefile,
         "kind": kind,
         "react": abgen_runtime::manifest::REACT_VERSION,
     });
+    let run = run_node_script(ESBUILD_SCRIPT, &payload, &project_root)?;
+    if !run.completed() || run.stdout.is_empty() {
+        let what = if kind == "worker" {
+            "the render worker".to_owned()
+        } else {
+            format!("the stdio entry `{sourcefile}`")
+        };
+        return Err(BundleError::from_script(what, &run.stderr, run.status));
+    }
+    Ok(run.stdout)
+}
+
+impl Toolchain {
+    /// This toolchain with absolute folders, or [`BundleError::ToolchainMissing`] when its
+    /// folder holds no esbuild: what every bundling script is handed.
+    pub(crate) fn resolved(&self) -> Result<Toolchain, BundleError> {
+        if !self.esbuild_from.join("esbuild/package.json").is_file() {
+            return Err(BundleError::ToolchainMissing {
+                path: self.esbuild_from.clone(),
+            });
+        }
+        Ok(Toolchain {
+            esbuild_from: absolute(&self.esbuild_from),
+            fallback: self.fallback.as_deref().map(absolute),
+        })
+    }
+}
+
+/// `path` canonicalized, or as given when it cannot be (it does not exist yet).
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_owned())
+}
+
+/// What a bundling script run by Node left: its stdout (the bundle or the JSON report), its
+/// stderr and its exit status.
+pub(crate) struct NodeRun {
+    pub stdout: Vec<u8>,
+    /// Whether stdout was read to its end.
+    pub stdout_read: bool,
+    pub stderr: String,
+    pub status: ExitStatus,
+}
+
+impl NodeRun {
+    /// The script exited 0 and its whole stdout was read.
+    pub fn completed(&self) -> bool {
+        self.stdout_read && self.status.success()
+    }
+}
+
+/// Runs the ES module `script` with Node (`$ABGEN_NODE`, or `node` on `PATH`) in `working_dir`,
+/// handing it `payload` as its last argument; Node failing to start is
+/// [`BundleError::NodeMissing`].
+pub(crate) fn run_node_script(
+    script: &str,
+    payload: &serde_json::Value,
+    working_dir: &Path,
+) -> Result<NodeRun, BundleError> {
     let node = std::env::var(NODE_ENV)
         .ok()
         .filter(|node| !node.is_empty())
         .unwrap_or_else(|| "node".to_owned());
+    let node_missing = |source| BundleError::NodeMissing {
+        node: node.clone(),
+        source,
+    };
     let mut child = Command::new(&node)
         .args([
             "--input-type=module",
             "--eval",
-            ESBUILD_SCRIPT,
+            script,
             "--",
             &payload.to_string(),
         ])
-        .current_dir(&project_root)
+        .current_dir(working_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|source| BundleError::NodeMissing {
-            node: node.clone(),
-            source,
-        })?;
-    // Read stderr on a thread so a chatty failure cannot block the bundle on stdout.
+        .map_err(node_missing)?;
+    // Read stderr on a thread so a chatty failure cannot block the output on stdout.
     let mut stderr = child.stderr.take().expect("stderr is piped");
     let errors = std::thread::spawn(move || {
         let mut text = String::new();
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    let mut bundle = Vec::new();
+    let mut stdout = Vec::new();
     let read = child
         .stdout
         .take()
         .expect("stdout is piped")
-        .read_to_end(&mut bundle);
-    let status = child.wait().map_err(|source| BundleError::NodeMissing {
-        node: node.clone(),
-        source,
-    })?;
-    let errors = errors.join().unwrap_or_default();
-    if !status.success() || read.is_err() || bundle.is_empty() {
-        let what = if kind == "worker" {
-            "the render worker".to_owned()
-        } else {
-            format!("the stdio entry `{sourcefile}`")
-        };
-        return Err(BundleError::from_script(what, &errors, status));
-    }
-    Ok(bundle)
+        .read_to_end(&mut stdout);
+    let status = child.wait().map_err(node_missing)?;
+    Ok(NodeRun {
+        stdout,
+        stdout_read: read.is_ok(),
+        stderr: errors.join().unwrap_or_default(),
+        status,
+    })
 }
 
 #[cfg(test)]

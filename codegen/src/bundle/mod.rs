@@ -1,6 +1,8 @@
 //! The bundle stage: generates the render worker entry (`templates/worker-entry.mjs.j2`) and
 //! bundles it with the project's route modules and React (the project's own, at the pinned
-//! version, one copy) into one file with esbuild, run by Node. Entry: [`bundle_worker`], which returns the bytes of `runtime/worker.mjs`.
+//! version, one copy) into one file with esbuild, run by Node ([`run_node_script`] runs every
+//! bundling script, the App stage's too). Entry: [`bundle_worker`], which returns the bytes of
+//! `runtime/worker.mjs`.
 //!
 //! Invariant: the same request gives the same bytes: esbuild runs with the project root as its
 //! working directory, and route specifiers are project-relative.
@@ -15,3 +17,4 @@ pub use esbuild::{
     BundleRequest, NODE_ENV, NODE_MODULES_ENV, Toolchain, bundle_stdio_entry, bundle_worker,
     fallback_node_modules, locate_toolchain,
 };
+pub(crate) use esbuild::{absolute, run_node_script};

@@ -39,7 +39,7 @@ pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
     BuildFailure, BuildOptions, BuildReturn, CheckedArtifact, MCP_DIR, WORKER_BUNDLE_ENV,
-    build_project, build_project_with, bundle_entry_servers, check_built_artifact,
+    app_sources, build_project, build_project_with, bundle_entry_servers, check_built_artifact,
     checked_emit_input, emit_input, worker_entry,
 };
 pub use report::{BUILD_REPORT_VERSION, BuildReport, BuildStatus, BuiltApp};

@@ -243,6 +243,10 @@ fn bundled(
             &toolchain,
             &app_sources(&input, checked, graph),
             app_profile,
+            checked
+                .config
+                .as_ref()
+                .map_or_else(Default::default, |config| config.app_source_map),
             &checked.sources,
         )?;
         diagnostics.extend(compiled.diagnostics);
@@ -317,7 +321,7 @@ impl BuildReturn {
 /// Every App route of a generated server, as the App stage compiles it: named by its route's
 /// wire name, mounted by the framework when its module default-exports a component, shipped to
 /// the targets of its server.
-fn app_sources(input: &EmitInput, checked: &CheckReturn, graph: &RouteGraph) -> Vec<AppSource> {
+pub fn app_sources(input: &EmitInput, checked: &CheckReturn, graph: &RouteGraph) -> Vec<AppSource> {
     input
         .routes
         .iter()
@@ -332,7 +336,7 @@ fn app_sources(input: &EmitInput, checked: &CheckReturn, graph: &RouteGraph) -> 
                 module.extracted.default_export,
                 DefaultExport::Function | DefaultExport::AsyncFunction | DefaultExport::ReExport
             );
-            let targets = input
+            let mut targets = input
                 .servers
                 .iter()
                 .find(|emitted| emitted.id == server)
@@ -344,16 +348,26 @@ fn app_sources(input: &EmitInput, checked: &CheckReturn, graph: &RouteGraph) -> 
                         .map(|target| target.as_str().to_owned())
                         .collect()
                 });
+            let name = route
+                .wire_name
+                .clone()
+                .unwrap_or_else(|| route.id.rsplit('/').next().unwrap_or_default().to_owned());
+            // A config-declared App brings its template, and may ship to fewer targets.
+            let declared = checked
+                .config
+                .as_ref()
+                .and_then(|config| crate::apps::declared_app(config, &server, &name))
+                .filter(|declared| declared.entry == route.source);
+            if let Some(selected) = declared.and_then(|declared| declared.targets.as_ref()) {
+                targets.retain(|target| selected.iter().any(|app| app.as_str() == target));
+            }
             Some(AppSource {
-                name: route
-                    .wire_name
-                    .clone()
-                    .unwrap_or_else(|| route.id.rsplit('/').next().unwrap_or_default().to_owned()),
+                name,
                 server,
                 route_id: route.id.clone(),
                 entry: route.source.clone(),
                 mount,
-                template: None,
+                template: declared.and_then(|declared| declared.template.clone()),
                 targets,
             })
         })

@@ -226,7 +226,13 @@ fn check_unserved(
     let mut unserved: Vec<(&str, String, Option<Location>)> = Vec::new();
     for (id, declared) in &config.mcp_servers {
         let has_routes = servers.iter().any(|node| &node.id == id);
-        if !has_routes && declared.entry_claim().is_none() && !entries.contains_key(id) {
+        // A server declaring `apps` is generated for them; an App left out says why itself.
+        let declares_apps = declared.declaration.contains_key("apps");
+        if !has_routes
+            && !declares_apps
+            && declared.entry_claim().is_none()
+            && !entries.contains_key(id)
+        {
             unserved.push((
                 id,
                 format!("`mcp.servers.{id}` declares no `entry`, `command` or `url`, and there is no `src/mcp/{id}.ts`"),

@@ -13,6 +13,7 @@ use crate::project::{LoadedModule, ProjectConfig, ServerMode, SourceModule, Targ
 
 fn config() -> ProjectConfig {
     ProjectConfig {
+        app_source_map: Default::default(),
         plugin: PluginMetadata {
             name: "p".into(),
             ..PluginMetadata::default()

@@ -93,6 +93,7 @@ fn an_unknown_key_and_a_deferred_key_are_reported_where_they_are_written() {
     let value: Value = serde_json::json!({
         "plugin": { "name": "docs", "repository": "x" },
         "mcp": { "servers": { "docs": { "env": { "A": "b" }, "apps": {}, "colour": "red" } } },
+        "scripts": { "sync": "./src/tasks/sync.ts" },
         "targts": ["claude"],
         "routes": { "servers": { "docs": "generated" } }
     });
@@ -106,12 +107,12 @@ fn an_unknown_key_and_a_deferred_key_are_reported_where_they_are_written() {
                 "`plugin.repository` is not supported by abgen yet: no host document abgen writes carries the repository yet".to_owned()
             ),
             (
-                Code::AB5350,
-                "`mcp.servers.docs.apps` is not supported by abgen yet: config-declared MCP Apps are not built yet; put an App under `src/mcp/<server>/apps/`".to_owned()
-            ),
-            (
                 Code::AB5352,
                 "`mcp.servers.docs.colour` is not a key of the config".to_owned()
+            ),
+            (
+                Code::AB5350,
+                "`scripts` is not supported by abgen yet: scripts are not built yet".to_owned()
             ),
             (Code::AB5352, "`targts` is not a key of the config".to_owned()),
         ]

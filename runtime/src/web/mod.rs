@@ -277,12 +277,17 @@ pub fn serve(
         .enable_time()
         .build()
         .map_err(|error| format!("cannot start the host's runtime: {error}"))?;
+    // As many workers as `abgen-host mcp` starts, and at least two: an App's call that holds
+    // (a long tool, one the App will cancel) must not keep its next call from running.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .max(MIN_WORKERS);
     let kernel = Arc::new(SharedKernel::for_artifact(
         options.artifact.clone(),
         options.manifest.digest.clone(),
         options.selection.server.clone(),
         options.manifest.limits.render.max_bytes,
-        1,
+        workers,
         START_ALLOWANCE,
     ));
     let config = ServerConfig {
@@ -322,6 +327,8 @@ pub fn serve(
 /// The largest App document the host serves (seed 002: 2 MiB, the bound above which App hosts
 /// refuse the resource). A base64 `blob` is judged by its encoded length.
 const MAX_APP_DOCUMENT_BYTES: usize = 2 * 1024 * 1024;
+/// The fewest render workers the host starts (see [`serve`]).
+const MIN_WORKERS: usize = 2;
 
 /// What the host page starts from: the opening tool's definition, its call's arguments and
 /// result (a failed call as an `isError` result saying why), and the App resource's `_meta.ui`.

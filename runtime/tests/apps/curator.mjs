@@ -6,6 +6,7 @@
 // Usage: node curator.mjs <artifact dir> [<screenshot.png>]
 import assert from 'node:assert/strict';
 
+import { driveShelfViewer } from './curator-steps.mjs';
 import { startHarness } from './harness.mjs';
 
 const [artifact, screenshot] = process.argv.slice(2);
@@ -19,22 +20,9 @@ try {
   const tool = (await mcp.listTools()).tools.find((candidate) => candidate.name === 'show_shelf');
   const opening = await mcp.callTool({ name: 'show_shelf', arguments: { shelf: 'reading' } });
   await harness.open(html, { tool, input: { shelf: 'reading' }, result: opening });
-  const frame = await harness.app();
-  await frame.waitForSelector('h2', { timeout: 10_000 });
-  summary.opening = await frame.evaluate(() => ({
-    heading: document.querySelector('h2').textContent,
-    rows: document.querySelectorAll('tbody tr').length,
-  }));
-  assert.match(summary.opening.heading, /^reading \(\d+\)$/);
+  Object.assign(summary, await driveShelfViewer(await harness.app()));
   assert.equal(summary.opening.rows, opening.structuredContent.books.length);
-  // A shelf button calls show_shelf through the App client; the server's answer renders.
-  await frame.click('button:text-is("finished")');
-  await frame.waitForFunction(() => document.querySelector('h2')?.textContent.startsWith('finished'), undefined, { timeout: 10_000 });
   const finished = await mcp.callTool({ name: 'show_shelf', arguments: { shelf: 'finished' } });
-  summary.called = await frame.evaluate(() => ({
-    heading: document.querySelector('h2').textContent,
-    rows: document.querySelectorAll('tbody tr').length,
-  }));
   assert.equal(summary.called.rows, finished.structuredContent.books.length);
   if (screenshot) await harness.page.screenshot({ path: screenshot });
 } finally {

@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub use model::{
-    Author, DeclaredServer, McpCommands, PluginMetadata, ProjectConfig, ServerMode, Target, locate,
+    AppSourceMap, Author, DeclaredApp, DeclaredServer, McpCommands, PluginMetadata, ProjectConfig,
+    ServerMode, Target, locate,
 };
 pub use typing::{ConfigInput, PackageIdentity, escape_pointer, type_config};
 

@@ -25,6 +25,9 @@ pub struct ProjectConfig {
     /// `web`: the Apps `abgen-host web` exposes, as the manifest carries them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub web: Option<abgen_runtime::manifest::Web>,
+    /// `tools.rsbuild.output.sourceMap.js`: whether App documents carry a source map.
+    #[serde(skip_serializing_if = "AppSourceMap::is_none")]
+    pub app_source_map: AppSourceMap,
     /// Project-relative path of the config file, when there is one.
     pub file: Option<String>,
     /// Where each config value was written, by JSON Pointer (`/mcp/servers/docs/entry`), for
@@ -209,8 +212,54 @@ pub struct DeclaredServer {
     /// `targets`: replaces the default selection (every target of the plugin).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub targets: Option<Vec<Target>>,
+    /// `apps`: MCP Apps declared in config, by App name; each one valid (its problems were
+    /// reported and it was left out).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub apps: BTreeMap<String, DeclaredApp>,
     /// The declaration as written (args, env, targets, apps, transport…).
     pub declaration: Map<String, Value>,
+}
+
+/// Whether App documents carry a source map (seed 002 §The compiled document): none by
+/// default; on request through `tools.rsbuild.output.sourceMap.js`, only inline, since an
+/// external `.map` beside the document would break the one self-contained file per App.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AppSourceMap {
+    #[default]
+    None,
+    /// `inline-source-map` (any `inline-…` devtool): the map is a data URL in the script.
+    Inline,
+    /// Any other devtool (`source-map`, `hidden-source-map`, `true`): a `.map` file, refused
+    /// at compile naming it.
+    External,
+}
+
+impl AppSourceMap {
+    pub fn is_none(&self) -> bool {
+        *self == AppSourceMap::None
+    }
+}
+
+/// One `mcp.servers.<id>.apps.<name>` declaration (seed 002 §MCP Apps): an App whose entry may
+/// live anywhere in the project, with its own template and target restriction.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeclaredApp {
+    /// The JSON Pointer of the declaration (`/mcp/servers/<id>/apps/<name>`).
+    pub pointer: String,
+    /// The entry module, project-relative, `/`-separated, without `./`.
+    pub entry: String,
+    pub resource_uri: String,
+    /// The `.html`/`.htm` template, project-relative, without `./`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// `targets`: a restriction of the server's targets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub targets: Option<Vec<Target>>,
+    /// `_meta`: merged into the App resource's `_meta`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
 }
 
 impl DeclaredServer {

@@ -141,3 +141,152 @@ fn no_config_and_no_package_name_is_ab5305() {
     let codes: Vec<Code> = diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::AB5305]);
 }
+
+/// The App declarations of `apps` on server `status` (one of `servers` beside the plugin's
+/// `targets`), and the codes typing reported.
+fn typed_apps(targets: Value, server: Value) -> (BTreeMap<String, super::DeclaredApp>, Vec<Code>) {
+    let value = json!({"plugin": {"name": "a"}, "targets": targets, "mcp": {"servers": {"status": server}}});
+    let (config, codes) = typed(Some(value), PackageIdentity::default(), None);
+    let apps = config
+        .mcp_servers
+        .get("status")
+        .map(|server| server.apps.clone())
+        .unwrap_or_default();
+    (apps, codes)
+}
+
+#[test]
+fn the_seed_app_declaration_is_typed_with_project_relative_paths() {
+    let (apps, codes) = typed_apps(
+        json!(["portable", "codex", "claude"]),
+        json!({"apps": {"status": {
+            "entry": "./src/views/status-panel.ts",
+            "resourceUri": "ui://mcp-app-example/status.html",
+            "targets": ["portable"],
+            "template": "./views/status-panel.html",
+            "_meta": {"ui": {"prefersBorder": true}},
+        }}}),
+    );
+    assert_eq!(codes, []);
+    let app = &apps["status"];
+    assert_eq!(app.pointer, "/mcp/servers/status/apps/status");
+    assert_eq!(app.entry, "src/views/status-panel.ts");
+    assert_eq!(app.resource_uri, "ui://mcp-app-example/status.html");
+    assert_eq!(app.template.as_deref(), Some("views/status-panel.html"));
+    assert_eq!(app.targets.as_deref(), Some(&[Target::Portable][..]));
+    assert_eq!(
+        app.meta,
+        Some(object(json!({"ui": {"prefersBorder": true}})))
+    );
+}
+
+#[test]
+fn every_bad_app_declaration_is_a_coded_diagnostic_and_left_out() {
+    let entry = |extra: Value| {
+        let mut app = json!({"entry": "./src/views/a.ts", "resourceUri": "ui://p/a"});
+        for (key, value) in object(extra) {
+            app[key] = value;
+        }
+        app
+    };
+    let cases = [
+        (json!({"apps": []}), Code::AB4323, false),
+        (
+            json!({"apps": {"Status": entry(json!({}))}}),
+            Code::AB4324,
+            false,
+        ),
+        (
+            json!({"apps": {"status": "./views/a.ts"}}),
+            Code::AB4326,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"entry": ""}))}}),
+            Code::AB4327,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"entry": "../a.ts"}))}}),
+            Code::AB4327,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"entry": "./views/a.ts"}))}}),
+            Code::AB4327,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"entry": "./src/views/a.css"}))}}),
+            Code::AB4327,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"resourceUri": "https://p/a"}))}}),
+            Code::AB4329,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"template": "./views/a.txt"}))}}),
+            Code::AB4331,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"template": "/etc/a.html"}))}}),
+            Code::AB4331,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"targets": []}))}}),
+            Code::AB4333,
+            false,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"targets": ["codex"]}))}}),
+            Code::AB4333,
+            true,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"targets": ["cursor"]}))}}),
+            Code::AB4334,
+            true,
+        ),
+        (
+            json!({"targets": ["codex"], "apps": {"status": entry(json!({"targets": ["claude"]}))}}),
+            Code::AB4334,
+            true,
+        ),
+        (
+            json!({"apps": {"status": entry(json!({"_meta": true}))}}),
+            Code::AB4335,
+            false,
+        ),
+        (
+            json!({"command": "serve", "apps": {"status": entry(json!({}))}}),
+            Code::AB4322,
+            true,
+        ),
+        (
+            json!({"url": "https://p/mcp", "transport": "streamable-http", "apps": {"status": entry(json!({}))}}),
+            Code::AB4322,
+            true,
+        ),
+        (
+            json!({"entry": "./src/server.ts", "apps": {"status": entry(json!({}))}}),
+            Code::AB4322,
+            true,
+        ),
+    ];
+    // `kept`: judged against the server once typed; the error fails the check all the same.
+    for (server, code, kept) in cases {
+        let (apps, codes) = typed_apps(json!(["portable", "codex"]), server.clone());
+        assert!(codes.contains(&code), "{server}: {codes:?}");
+        assert_eq!(!apps.is_empty(), kept, "{server}: {apps:?}");
+    }
+    // A prebuilt payload serves its own Apps (seed 002): nothing to report.
+    let (_, codes) = typed_apps(
+        json!(["portable"]),
+        json!({"entry": {"prebuilt": "./dist/server.mjs"}, "apps": {"status": entry(json!({}))}}),
+    );
+    assert_eq!(codes, []);
+}

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::model::{
-    Author, DeclaredServer, McpCommands, PluginMetadata, ProjectConfig, ServerMode, Target, locate,
+    AppSourceMap, Author, DeclaredApp, DeclaredServer, McpCommands, PluginMetadata, ProjectConfig,
+    ServerMode, Target, locate,
 };
 use crate::diagnostics::{Code, Diagnostic, Location};
 
@@ -47,14 +48,21 @@ pub fn type_config(input: &ConfigInput<'_>) -> (ProjectConfig, Vec<Diagnostic>) 
         Some(names) => typer.override_targets(names),
         None => typer.targets(root.get("targets")),
     };
+    let mcp_servers = typer.mcp_servers(root.get("mcp"));
+    // App targets are judged against what the config says, not a `--target` selection.
+    let authored = authored_targets(root.get("targets"));
+    for (id, server) in &mcp_servers {
+        typer.check_app_targets(id, server, &authored);
+    }
     let config = ProjectConfig {
         plugin,
         targets,
-        mcp_servers: typer.mcp_servers(root.get("mcp")),
+        mcp_servers,
         route_servers: typer.route_servers(root.get("routes")),
         mcp_commands: typer.mcp_commands(root.get("routes")),
         skills: typer.strings(root.get("skills"), "/skills"),
         web: typer.web(root.get("web")),
+        app_source_map: typer.tools(root.get("tools")),
         file: input.file.map(str::to_owned),
         locations: input.locations.clone(),
     };
@@ -266,6 +274,7 @@ impl Typer<'_> {
                 cwd: self.string(fields.get("cwd"), &at("cwd")),
                 transport: self.string(fields.get("transport"), &at("transport")),
                 targets: self.server_targets(fields.get("targets"), &at("targets")),
+                apps: self.server_apps(id, fields.get("apps"), &at("apps")),
                 declaration: fields.clone(),
                 pointer,
             };
@@ -287,6 +296,24 @@ impl Typer<'_> {
         .into_iter()
         .filter_map(|(key, set)| set.then_some(key))
         .collect();
+        // A prebuilt payload keeps its Apps (seed 002: the build assumes it serves them).
+        let launched = [
+            ("command", server.command.is_some()),
+            ("url", server.url.is_some()),
+            ("entry", server.entry.is_some() && !server.prebuilt),
+        ];
+        if !server.apps.is_empty()
+            && let Some((own, _)) = launched.into_iter().find(|(_, set)| *set)
+        {
+            self.report(
+                Code::AB4322,
+                &at("apps"),
+                &format!(
+                    "`mcp.servers.{id}` is launched by its `{own}` and declares `apps`; abgen serves Apps only from the servers it generates"
+                ),
+                "serve the App's resource from that server's own code and remove `apps`, or move the App to a generated server (`src/mcp/<server>/apps/`)",
+            );
+        }
         if claims.len() > 1 {
             self.report(
                 Code::AB4304,
@@ -392,6 +419,268 @@ impl Typer<'_> {
                 );
             }
         }
+    }
+
+    /// `apps` of server `id` (AB4323–AB4335): the valid declarations, by name.
+    fn server_apps(
+        &mut self,
+        id: &str,
+        value: Option<&Value>,
+        pointer: &str,
+    ) -> BTreeMap<String, DeclaredApp> {
+        let mut apps = BTreeMap::new();
+        let Some(value) = value else { return apps };
+        let Some(declared) = value.as_object() else {
+            self.report(
+                Code::AB4323,
+                pointer,
+                &format!("`mcp.servers.{id}.apps` is not an object of Apps by name"),
+                "write `apps: { <name>: { entry: './views/<name>.ts', resourceUri: 'ui://<plugin>/<name>.html' } }`",
+            );
+            return apps;
+        };
+        for (name, app) in declared {
+            let at = format!("{pointer}/{}", escape_pointer(name));
+            if !is_app_name(name) {
+                self.report(
+                    Code::AB4324,
+                    &at,
+                    &format!("the App name `{name}` of `mcp.servers.{id}.apps` is not lowercase letters, digits and `-`, starting with a letter"),
+                    "rename it (the name is the document `mcp-apps/<name>.html` and its `<title>`), e.g. `status-panel`",
+                );
+                continue;
+            }
+            let Some(fields) = app.as_object() else {
+                self.report(
+                    Code::AB4326,
+                    &at,
+                    &format!("the App `{name}` of `mcp.servers.{id}.apps` is not an object"),
+                    "write `{ entry: './views/<name>.ts', resourceUri: 'ui://<plugin>/<name>.html' }`",
+                );
+                continue;
+            };
+            if let Some(app) = self.declared_app(name, fields, &at) {
+                apps.insert(name.clone(), app);
+            }
+        }
+        apps
+    }
+
+    /// One App declaration at `pointer`, or `None` once its problems are reported.
+    fn declared_app(
+        &mut self,
+        name: &str,
+        fields: &Map<String, Value>,
+        pointer: &str,
+    ) -> Option<DeclaredApp> {
+        let at = |key: &str| format!("{pointer}/{key}");
+        let mut valid = true;
+        let entry = match fields
+            .get("entry")
+            .and_then(Value::as_str)
+            .map(project_path)
+        {
+            Some(Ok(path)) if is_module_path(&path) && path.starts_with("src/") => Some(path),
+            found => {
+                let reason = match found {
+                    None => "is not a non-empty string".to_owned(),
+                    Some(Err(reason)) => reason,
+                    Some(Ok(path)) if !is_module_path(&path) => {
+                        format!("`{path}` is not a .ts, .tsx, .js, .jsx or .mts module")
+                    }
+                    // The manifest names every route module under `src/`.
+                    Some(Ok(path)) => {
+                        format!("`{path}` is not under `src/`, where route modules live")
+                    }
+                };
+                self.report(
+                    Code::AB4327,
+                    &at("entry"),
+                    &format!("the `entry` of App `{name}` {reason}"),
+                    "name the App's module under the project's `src/`, e.g. `entry: './src/views/status-panel.ts'`",
+                );
+                None
+            }
+        };
+        let resource_uri = match fields.get("resourceUri").and_then(Value::as_str) {
+            Some(uri) if uri.len() > "ui://".len() && uri.starts_with("ui://") => {
+                Some(uri.to_owned())
+            }
+            _ => {
+                self.report(
+                    Code::AB4329,
+                    &at("resourceUri"),
+                    &format!("the `resourceUri` of App `{name}` is not a `ui://` URI"),
+                    "write `resourceUri: 'ui://<plugin>/<name>.html'`; hosts fetch Apps by `ui://` URIs only",
+                );
+                None
+            }
+        };
+        let template = match fields.get("template") {
+            None => None,
+            Some(value) => match value.as_str().map(project_path) {
+                Some(Ok(path)) if path.ends_with(".html") || path.ends_with(".htm") => Some(path),
+                found => {
+                    let reason = match found {
+                        None => "is not a non-empty string".to_owned(),
+                        Some(Err(reason)) => reason,
+                        Some(Ok(path)) => format!("`{path}` is not an .html or .htm file"),
+                    };
+                    self.report(
+                        Code::AB4331,
+                        &at("template"),
+                        &format!("the `template` of App `{name}` {reason}"),
+                        "name an HTML file inside the project, e.g. `template: './views/status-panel.html'`, or remove `template` for the framework shell",
+                    );
+                    valid = false;
+                    None
+                }
+            },
+        };
+        let targets = match fields.get("targets") {
+            None => None,
+            Some(value) => {
+                let names: Option<Vec<Target>> = value.as_array().and_then(|items| {
+                    items
+                        .iter()
+                        .map(|item| item.as_str().and_then(Target::parse))
+                        .collect()
+                });
+                match names {
+                    Some(targets) if !targets.is_empty() => Some(canonical(targets)),
+                    _ => {
+                        self.report(
+                            Code::AB4333,
+                            &at("targets"),
+                            &format!("the `targets` of App `{name}` is not a non-empty list of target names"),
+                            known_targets_recovery(),
+                        );
+                        valid = false;
+                        None
+                    }
+                }
+            }
+        };
+        let meta = match fields.get("_meta") {
+            None => None,
+            Some(Value::Object(meta)) => Some(meta.clone()),
+            Some(_) => {
+                self.report(
+                    Code::AB4335,
+                    &at("_meta"),
+                    &format!("the `_meta` of App `{name}` is not an object"),
+                    "write `_meta: { ui: { prefersBorder: true } }`, or remove it",
+                );
+                valid = false;
+                None
+            }
+        };
+        Some(DeclaredApp {
+            pointer: pointer.to_owned(),
+            entry: entry?,
+            resource_uri: resource_uri?,
+            template,
+            targets,
+            meta,
+        })
+        .filter(|_| valid)
+    }
+
+    /// AB4334: a declared App's targets are a selection of its server's (the server's own
+    /// `targets`, or the plugin's `authored` ones); AB4333: one that leaves out `portable` where
+    /// its server ships, since a portable client cannot be told apart to hide the App from it.
+    fn check_app_targets(&mut self, id: &str, server: &DeclaredServer, authored: &[Target]) {
+        let shipped = server.targets.as_deref().unwrap_or(authored);
+        for (name, app) in &server.apps {
+            let Some(targets) = &app.targets else {
+                continue;
+            };
+            let pointer = format!("{}/targets", app.pointer);
+            let outside: Vec<&str> = targets
+                .iter()
+                .filter(|target| !shipped.contains(target))
+                .map(|target| target.as_str())
+                .collect();
+            let shipped_names: Vec<&str> = shipped.iter().map(|target| target.as_str()).collect();
+            if !outside.is_empty() {
+                self.report(
+                    Code::AB4334,
+                    &pointer,
+                    &format!(
+                        "App `{name}` selects {}, which server `{id}` does not ship to",
+                        outside.join(", ")
+                    ),
+                    &format!(
+                        "select among the server's targets ({}), or add the target to the server",
+                        shipped_names.join(", ")
+                    ),
+                );
+            } else if shipped.contains(&Target::Portable) && !targets.contains(&Target::Portable) {
+                self.report(
+                    Code::AB4333,
+                    &pointer,
+                    &format!(
+                        "App `{name}` leaves out `portable`, where server `{id}` ships: a portable client cannot be told apart to hide the App from it"
+                    ),
+                    "add 'portable' to the App's `targets`, or leave `portable` out of the server's `targets`",
+                );
+            }
+        }
+    }
+
+    /// `tools`, the bundler escape hatch: abgen bundles with esbuild, so of `tools.rsbuild` it
+    /// reads only `output.sourceMap.js` (or `output.sourceMap` as a boolean), the seed's way to
+    /// ask for App source maps; every other Rsbuild value is AB4721 (`tools.rspack` is reported
+    /// by the support table).
+    fn tools(&mut self, value: Option<&Value>) -> AppSourceMap {
+        let Some(tools) = value.and_then(|value| self.object(value, "/tools", "`tools`")) else {
+            return AppSourceMap::None;
+        };
+        let Some(rsbuild) = tools.get("rsbuild") else {
+            return AppSourceMap::None;
+        };
+        if self
+            .object(rsbuild, "/tools/rsbuild", "`tools.rsbuild`")
+            .is_none()
+        {
+            return AppSourceMap::None;
+        }
+        let mut leaves = Vec::new();
+        json_leaves(rsbuild, "/tools/rsbuild", &mut leaves);
+        let mut source_map = AppSourceMap::None;
+        for (pointer, value) in leaves {
+            let read = match (pointer.as_str(), value) {
+                ("/tools/rsbuild/output/sourceMap/js", Value::String(devtool)) => {
+                    Some(if devtool.starts_with("inline-") {
+                        AppSourceMap::Inline
+                    } else {
+                        AppSourceMap::External
+                    })
+                }
+                (
+                    "/tools/rsbuild/output/sourceMap/js" | "/tools/rsbuild/output/sourceMap",
+                    Value::Bool(on),
+                ) => Some(if *on {
+                    AppSourceMap::External
+                } else {
+                    AppSourceMap::None
+                }),
+                _ => None,
+            };
+            match read {
+                Some(read) => source_map = read,
+                None => self.report(
+                    Code::AB4721,
+                    &pointer,
+                    &format!(
+                        "`{}` is Rsbuild configuration, which abgen does not apply: it bundles Apps with esbuild",
+                        dotted(&pointer)
+                    ),
+                    "resolve modules through tsconfig `paths` and `package.json` instead, and remove the value; of `tools.rsbuild` abgen reads only `output.sourceMap.js` ('inline-source-map' for an inline App source map)",
+                ),
+            }
+        }
+        source_map
     }
 
     /// `targets` of one server: known target names, at least one.
@@ -596,6 +885,70 @@ fn canonical(mut targets: Vec<Target>) -> Vec<Target> {
         targets.push(Target::Portable);
     }
     targets
+}
+
+/// The config's own `targets` read quietly (they are typed, and reported, unless `--target`
+/// replaced them): known names, `[portable]` when it names none.
+fn authored_targets(value: Option<&Value>) -> Vec<Target> {
+    canonical(
+        value
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|item| item.as_str().and_then(Target::parse))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    )
+}
+
+/// Every non-object value under `value` (at `pointer`), with its pointer; an empty object is a
+/// leaf too, so it is reported like a value.
+fn json_leaves<'v>(value: &'v Value, pointer: &str, leaves: &mut Vec<(String, &'v Value)>) {
+    match value {
+        Value::Object(fields) if !fields.is_empty() => {
+            for (key, value) in fields {
+                json_leaves(value, &format!("{pointer}/{}", escape_pointer(key)), leaves);
+            }
+        }
+        Value::Object(_) if pointer == "/tools/rsbuild" => {}
+        _ => leaves.push((pointer.to_owned(), value)),
+    }
+}
+
+/// An App name (reference AB4324): `^[a-z][a-z0-9-]*$`.
+fn is_app_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// A config path (`./views/status.ts`) as a project-relative path, or why it is not one.
+fn project_path(path: &str) -> Result<String, String> {
+    let relative = path.trim_start_matches("./");
+    if relative.is_empty() {
+        return Err("is empty".to_owned());
+    }
+    if relative.starts_with('/') || relative.contains('\\') {
+        return Err(format!("`{path}` is not a project-relative path"));
+    }
+    if relative
+        .split('/')
+        .any(|segment| segment == ".." || segment == ".")
+    {
+        return Err(format!(
+            "`{path}` leaves the project or is not in its plain form"
+        ));
+    }
+    Ok(relative.to_owned())
+}
+
+fn is_module_path(path: &str) -> bool {
+    [".ts", ".tsx", ".js", ".jsx", ".mts"]
+        .iter()
+        .any(|extension| path.ends_with(extension))
 }
 
 fn known_targets_recovery() -> &'static str {
