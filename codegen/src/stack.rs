@@ -28,24 +28,14 @@
 /// The stack a parse and its AST walks may use.
 pub const PARSE_STACK: usize = 64 << 20;
 
-/// The room below which [`recurse`] moves to a new segment: more than one level of abgen's own
-/// recursion takes between two calls of it in a debug build (translation spends about 10 KiB
-/// per schema level).
-const RED_ZONE: usize = 256 << 10;
-
-/// The size of each segment [`recurse`] adds.
-const SEGMENT: usize = 4 << 20;
-
 /// Runs `parse` with at least [`PARSE_STACK`] bytes of stack left for it.
 pub fn with_parse_stack<T>(parse: impl FnOnce() -> T) -> T {
     stacker::maybe_grow(PARSE_STACK, PARSE_STACK, parse)
 }
 
-/// Runs one level of a recursive walk, first moving to a new stack segment when the current one
-/// is nearly used up.
-pub fn recurse<T>(level: impl FnOnce() -> T) -> T {
-    stacker::maybe_grow(RED_ZONE, SEGMENT, level)
-}
+/// One level of a recursive walk: the runtime's, shared so the compiler and the runtime's schema
+/// projections grow their stacks by one rule.
+pub use abgen_runtime::stack::recurse;
 
 /// The stack of each rayon worker of the `abgen` binary: a parse's room plus what the pool
 /// itself uses below it, so [`with_parse_stack`] never needs a fresh segment there.

@@ -7,7 +7,8 @@ use abgen_runtime::document::{DocumentLimits, RenderEvent};
 use abgen_runtime::flight::FlightDecoder;
 use abgen_runtime::project::cli::{CliFormat, project_cli};
 use abgen_runtime::worker::{
-    HostMessage, RenderLimits, RenderRequest, RouteKind, WorkerIdentity, WorkerMessage,
+    ComputedSchemas, HostMessage, RenderLimits, RenderRequest, RouteKind, SchemasRequest,
+    WorkerIdentity, WorkerMessage,
 };
 use serde_json::json;
 
@@ -53,6 +54,18 @@ fn worker_messages_match_the_protocol_schema() {
             message: None,
         }),
         serde_json::to_value(WorkerMessage::End { id: 1 }),
+        serde_json::to_value(HostMessage::Schemas(SchemasRequest {
+            id: 2,
+            route: "tool:demo/plan".into(),
+            kind: RouteKind::Tool,
+        })),
+        serde_json::to_value(WorkerMessage::Schemas {
+            id: 2,
+            schemas: ComputedSchemas {
+                input: Some(json!({"type": "object"})),
+                result: None,
+            },
+        }),
     ];
     for message in messages {
         let message = message.expect("messages serialize");
@@ -65,6 +78,22 @@ fn worker_messages_match_the_protocol_schema() {
     assert!(
         !validator.is_valid(&json!({"type": "render", "id": 1})),
         "a render without route is refused"
+    );
+    // A schemas answer names both sides, a side the route does not declare as null.
+    assert!(!validator.is_valid(&json!({"type": "schemas", "id": 2, "input": {}})));
+    let answer: WorkerMessage = serde_json::from_value(
+        json!({"type": "schemas", "id": 2, "input": {"type": "object"}, "result": null}),
+    )
+    .expect("a schemas answer reads");
+    assert_eq!(
+        answer,
+        WorkerMessage::Schemas {
+            id: 2,
+            schemas: ComputedSchemas {
+                input: Some(json!({"type": "object"})),
+                result: None
+            }
+        }
     );
     // Context axes are observed values: available with a source, or unavailable with a code.
     let render = |context: serde_json::Value| {

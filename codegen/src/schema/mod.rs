@@ -7,7 +7,8 @@
 //!
 //! Reading order: `ir`; `translate` (+ `zod_calls`, `methods`, `modules`); `print`
 //! (+ `print_scalars`, `formats`); `shape` (what prints, read from the IR); `routes`; `profile`
-//! (dialect and host projections); `hosts` (AB5210 for selected hosts); `select` (what
+//! (dialect and host projections: `abgen_runtime::schema_profile`, which the MCP server also
+//! applies to schemas computed at run time); `hosts` (AB5210 for selected hosts); `select` (what
 //! `abgen schema` prints).
 //!
 //! Architecture Invariant: nothing here executes author code. What cannot be known statically
@@ -20,12 +21,15 @@ mod methods;
 mod modules;
 pub mod print;
 mod print_scalars;
-pub mod profile;
 mod routes;
 mod select;
 mod shape;
 mod translate;
 mod zod_calls;
+
+/// The dialect and host projections of printed schemas, shared with the runtime (which applies
+/// them to schemas computed at run time).
+pub use abgen_runtime::schema_profile as profile;
 
 pub use hosts::check_host_profiles;
 pub use ir::{Io, Kind, Schema};

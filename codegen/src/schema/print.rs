@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 use super::ir::{Io, Kind, LengthCheck, ObjectShape, Schema, UnknownKeys};
 use super::print_scalars::{print_number, print_string};
 
-/// The `$schema` zod writes at the root of a 2020-12 schema.
-pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+/// The `$schema` zod writes at the root of a 2020-12 schema (the projections' canonical draft).
+pub use abgen_runtime::schema_profile::DRAFT_2020_12;
 
 /// A schema zod cannot print on this side either (it throws); the caller falls back to run time.
 #[derive(Clone, Debug, PartialEq, Eq)]

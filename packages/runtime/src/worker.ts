@@ -3,6 +3,10 @@
  * protocol of schemas/worker-protocol.schema.json on file descriptors 3 (host → worker) and
  * 4 (worker → host) and renders routes with React's own Flight server.
  *
+ * It also answers `schemas` requests: the JSON Schemas of a route whose zod schemas the compiler
+ * could not read statically, printed by zod's own `toJSONSchema` once per route for the worker's
+ * life (the host projects them per client and validates calls against them).
+ *
  * Run as `node --conditions=react-server worker.mjs` with NODE_ENV=production, so React emits
  * production Flight (digest-only errors). Invariant: only this module writes to fd 4, and only
  * whole frames; author output on stdout/stderr never reaches the protocol.
@@ -15,7 +19,7 @@ import { createReadStream, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { createElement, version as reactVersion, type ReactNode } from 'react';
 import { renderToReadableStream } from 'react-server-dom-webpack/server';
-import { safeParseAsync } from 'zod/mini';
+import { safeParseAsync, toJSONSchema } from 'zod/mini';
 import type * as z from 'zod';
 
 import {
@@ -37,7 +41,7 @@ import { encodeFrame, FrameReader, type Frame } from './framing.ts';
 import { resolvePluginRoot, type PluginAxisValue } from './plugin-root.ts';
 
 /** The protocol version this worker speaks. */
-export const WORKER_PROTOCOL = 4;
+export const WORKER_PROTOCOL = 5;
 
 /** What the generated worker entry passes to `startWorker`. */
 export interface WorkerOptions {
@@ -70,6 +74,20 @@ interface RenderMessage {
   input: unknown;
   context?: Record<string, unknown>;
   limits?: { maxFlightBytes?: number; maxElapsedMs?: number };
+}
+
+/** A request for a route's run-time JSON Schemas, as the host sends it. */
+interface SchemasMessage {
+  type: 'schemas';
+  id: number;
+  route: string;
+  kind: RouteKind;
+}
+
+/** A route's JSON Schemas as zod prints them; `null` for a side the route does not declare. */
+interface ComputedSchemas {
+  input: unknown;
+  result: unknown;
 }
 
 /** An error as it travels in `error` frames and in Flight digests. */
@@ -129,6 +147,8 @@ export function startWorker(options: WorkerOptions): void {
   const fds = options.fds ?? { input: 3, output: 4 };
   const send = (header: Frame['header'], payload?: Uint8Array) => writeAll(fds.output, encodeFrame(header, payload));
   const renders = new Map<number, AbortController>();
+  // Route id → its computed schemas: zod prints each route's schemas once for this worker's life.
+  const schemas = new Map<string, Promise<ComputedSchemas>>();
 
   process.on('unhandledRejection', (reason) => {
     console.error('abgen worker: unhandled rejection:', reason);
@@ -155,6 +175,8 @@ export function startWorker(options: WorkerOptions): void {
         const controller = new AbortController();
         renders.set(message.id, controller);
         void serveRender(options, plugin, message, controller, send).finally(() => renders.delete(message.id));
+      } else if (header.type === 'schemas') {
+        void serveSchemas(options, header as unknown as SchemasMessage, schemas, send);
       } else if (header.type === 'abort') {
         const reason = typeof header.reason === 'string' ? header.reason : 'aborted by the host';
         renders.get(Number(header.id))?.abort(wireError('aborted', reason));
@@ -274,6 +296,57 @@ async function serveRender(
     ended = true;
     clearTimeout(timer);
   }
+}
+
+/**
+ * Answers a `schemas` request from the worker's cache, computing the route's schemas on its first
+ * request. A computation that failed is forgotten, so a later request tries again.
+ */
+async function serveSchemas(
+  options: WorkerOptions,
+  message: SchemasMessage,
+  cache: Map<string, Promise<ComputedSchemas>>,
+  send: (header: Frame['header'], payload?: Uint8Array) => void,
+): Promise<void> {
+  const { id, route } = message;
+  let computed = cache.get(route);
+  if (computed === undefined) {
+    computed = computeSchemas(options, message);
+    cache.set(route, computed);
+  }
+  try {
+    const { input, result } = await computed;
+    send({ type: 'schemas', id, input, result });
+  } catch (error) {
+    if (cache.get(route) === computed) cache.delete(route);
+    const code = typeof (error as { code?: unknown }).code === 'string' ? (error as WireError).code : 'schema-unrepresentable';
+    send({ type: 'error', id, error: { code, message: messageOf(error) } });
+  }
+}
+
+/** Prints a route's zod schemas with zod's own `toJSONSchema`: the input as it is accepted, the result as it is returned. */
+async function computeSchemas(options: WorkerOptions, message: SchemasMessage): Promise<ComputedSchemas> {
+  const load = options.routes[message.route];
+  if (load === undefined) throw wireError('unknown-route', `no route \`${message.route}\` in this worker`);
+  let definition: RouteDefinition;
+  try {
+    definition = routeDefinition(await load(), message.route, message.kind);
+  } catch (error) {
+    throw wireError('route-load-failed', `route \`${message.route}\` failed to load: ${messageOf(error)}`);
+  }
+  const print = (schema: z.core.$ZodType | undefined, io: 'input' | 'output'): unknown => {
+    if (schema === undefined) return null;
+    try {
+      return toJSONSchema(schema, { io });
+    } catch (error) {
+      const side = io === 'input' ? 'input' : 'result';
+      throw wireError(
+        'schema-unrepresentable',
+        `the ${side} schema of \`${message.route}\` has no JSON Schema form: ${messageOf(error)}`,
+      );
+    }
+  };
+  return { input: print(definition.inputSchema, 'input'), result: print(definition.resultSchema, 'output') };
 }
 
 /** Reads either route form: `defineTool`/`events.*` objects, or `config` + default component. */

@@ -84,7 +84,7 @@ test('a worker says hello, renders over fd 4, and keeps console output off the p
   child.stdio[3].end();
   await new Promise((resolve) => child.on('exit', resolve));
 
-  assert.deepEqual(frames[0].header, { type: 'hello', protocol: 4, react: '19.3.1', artifact: 'node-test' });
+  assert.deepEqual(frames[0].header, { type: 'hello', protocol: 5, react: '19.3.1', artifact: 'node-test' });
   const types = frames.map((frame) => frame.header.type);
   assert.deepEqual(types.slice(1, 2), ['progress']);
   assert.equal(types.at(-1), 'end');
@@ -217,4 +217,57 @@ test('a command line render reads its terminal axis and invocation kind cli as t
     code: 'not-provided',
     reason: 'the tool call carries no terminal',
   });
+});
+
+test('a schemas request is answered with zod\'s own JSON Schemas, printed once per route for the worker\'s life', async () => {
+  const child = spawn(process.execPath, ['--conditions=react-server', workerPath], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  const reader = new framing.FrameReader();
+  const answers = new Map();
+  const flights = new Map();
+  const waiters = new Map();
+  child.stdio[4].on('data', (chunk) => {
+    for (const frame of reader.push(new Uint8Array(chunk))) {
+      if (frame.header.type === 'hello') continue;
+      if (frame.header.type === 'flight') {
+        flights.set(frame.header.id, (flights.get(frame.header.id) ?? '') + new TextDecoder().decode(frame.payload));
+      }
+      answers.set(frame.header.id, frame);
+      if (['end', 'error', 'schemas'].includes(frame.header.type)) waiters.get(frame.header.id)?.();
+    }
+  });
+  const ask = (id, message) =>
+    new Promise((resolve) => {
+      waiters.set(id, () => resolve(answers.get(id).header));
+      child.stdio[3].write(framing.encodeFrame({ id, ...message }));
+    });
+  try {
+    const first = await ask(1, { type: 'schemas', route: 'tool:t/schemas', kind: 'tool' });
+    const second = await ask(2, { type: 'schemas', route: 'tool:t/schemas', kind: 'tool' });
+    const zod = await import('zod');
+    const expected = {
+      input: zod.toJSONSchema(zod.object({ span: zod.tuple([zod.int(), zod.int()]) }), { io: 'input' }),
+      result: zod.toJSONSchema(zod.object({ printed: zod.int() }), { io: 'output' }),
+    };
+    assert.deepEqual(first, { type: 'schemas', id: 1, ...expected });
+    assert.deepEqual(second, { type: 'schemas', id: 2, ...expected });
+    const render = await ask(3, { type: 'render', route: 'tool:t/schemas', kind: 'tool', input: { span: [1, 2] } });
+    assert.equal(render.type, 'end');
+    // Two requests, one printing: the route renders zod's count.
+    assert.match(flights.get(3), /"agent-text",null,\{"children":"1"\}/);
+
+    const none = await ask(4, { type: 'schemas', route: 'tool:t/echo', kind: 'tool' });
+    assert.deepEqual(none, { type: 'schemas', id: 4, input: null, result: null });
+    const unprintable = await ask(5, { type: 'schemas', route: 'tool:t/unprintable', kind: 'tool' });
+    assert.equal(unprintable.type, 'error');
+    assert.equal(unprintable.error.code, 'schema-unrepresentable');
+    assert.match(unprintable.error.message, /input schema of `tool:t\/unprintable` has no JSON Schema form/);
+    const unknown = await ask(6, { type: 'schemas', route: 'tool:t/nothing', kind: 'tool' });
+    assert.deepEqual(unknown.error.code, 'unknown-route');
+  } finally {
+    child.stdio[3].end();
+    await new Promise((resolve) => child.on('exit', resolve));
+  }
 });

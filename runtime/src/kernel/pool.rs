@@ -24,18 +24,43 @@ use std::time::{Duration, Instant};
 use super::{Cancel, Invocation, KernelConfig, KernelError, Rendering};
 use crate::document::{DocumentError, DocumentLimits, RenderEvent};
 use crate::flight::FlightDecoder;
-use crate::worker::{Abort, RenderRequest, SupervisedWorker};
+use crate::worker::{
+    Abort, ComputedSchemas, RenderRequest, RouteKind, SchemasRequest, SupervisedWorker,
+};
 
 /// How often a render that sends nothing checks whether it was cancelled.
 const CANCEL_POLL: Duration = Duration::from_millis(5);
 
-/// One accepted render, waiting for a worker.
+/// One accepted request, waiting for a worker.
 struct Job {
     id: u64,
-    invocation: Invocation,
+    task: Task,
     cancel: Cancel,
     deadline: Instant,
-    events: mpsc::Sender<RenderEvent>,
+}
+
+/// What a job asks of its worker.
+enum Task {
+    /// A render, whose events go to its caller.
+    Render {
+        invocation: Invocation,
+        events: mpsc::Sender<RenderEvent>,
+    },
+    /// A route's run-time JSON Schemas (the worker computes them once and keeps them).
+    Schemas {
+        route: String,
+        kind: RouteKind,
+        reply: mpsc::Sender<Result<ComputedSchemas, DocumentError>>,
+    },
+}
+
+impl Task {
+    fn route(&self) -> &str {
+        match self {
+            Task::Render { invocation, .. } => &invocation.route,
+            Task::Schemas { route, .. } => route,
+        }
+    }
 }
 
 /// What the dispatcher and the workers share, under one lock.
@@ -68,7 +93,7 @@ impl std::fmt::Debug for Job {
         formatter
             .debug_struct("Job")
             .field("id", &self.id)
-            .field("route", &self.invocation.route)
+            .field("route", &self.task.route())
             .finish_non_exhaustive()
     }
 }
@@ -135,11 +160,56 @@ impl Kernel {
         let (events, received) = mpsc::channel();
         let job = Job {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            invocation,
+            task: Task::Render { invocation, events },
             cancel: cancel.clone(),
             deadline,
-            events,
         };
+        self.dispatch(job)?;
+        Ok(Rendering {
+            events: received,
+            cancel,
+            completed: std::cell::Cell::new(false),
+        })
+    }
+
+    /// The JSON Schemas zod computes for `route` (of `kind`), whose schemas the compiler could
+    /// not read statically: each worker computes them once and answers from its cache after. The
+    /// request waits in the render queue like a render (a full queue is `busy` at once) and for
+    /// its answer until `deadline`; every failure is a [`DocumentError`] saying why.
+    pub fn route_schemas(
+        &self,
+        route: &str,
+        kind: RouteKind,
+        deadline: Instant,
+    ) -> Result<ComputedSchemas, DocumentError> {
+        let (reply, answer) = mpsc::channel();
+        let job = Job {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            task: Task::Schemas {
+                route: route.to_owned(),
+                kind,
+                reply,
+            },
+            cancel: Cancel::new(),
+            deadline,
+        };
+        self.dispatch(job)
+            .map_err(|refused| DocumentError::new(refused.code(), refused.to_string()))?;
+        match answer.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(answer) => answer,
+            Err(RecvTimeoutError::Timeout) => Err(DocumentError::new(
+                "timeout",
+                format!("the schemas of `{route}` were not computed in time"),
+            )),
+            Err(RecvTimeoutError::Disconnected) => Err(DocumentError::new(
+                "stopped",
+                KernelError::Stopped.to_string(),
+            )),
+        }
+    }
+
+    /// Hands `job` to the lowest-numbered idle worker, else queues it; a full queue refuses it.
+    fn dispatch(&self, job: Job) -> Result<(), KernelError> {
         let mut dispatch = self.dispatch.lock().unwrap_or_else(PoisonError::into_inner);
         if dispatch.workers.is_empty() {
             return Err(KernelError::Stopped);
@@ -161,11 +231,7 @@ impl Kernel {
                 });
             }
         }
-        Ok(Rendering {
-            events: received,
-            cancel,
-            completed: std::cell::Cell::new(false),
-        })
+        Ok(())
     }
 }
 
@@ -297,8 +363,8 @@ impl PoolThread {
     }
 }
 
-/// Runs `job` on `worker`; `release` is called once, just before its `complete` is sent, unless
-/// the render ends without one.
+/// Runs `job` on `worker`; `release` is called once, just before its `complete` (or its schemas)
+/// is sent, unless the request ends without an answer.
 fn run(
     config: &KernelConfig,
     worker: &mut SupervisedWorker,
@@ -310,6 +376,27 @@ fn run(
         // Cancelled while queued (its caller has stopped listening), or the kernel is going.
         return;
     }
+    let (invocation, events) = match job.task {
+        Task::Render { invocation, events } => (invocation, events),
+        Task::Schemas { route, kind, reply } => {
+            let answer = if Instant::now() >= job.deadline {
+                Err(DocumentError::new(
+                    "busy",
+                    "the deadline passed while the request waited for a worker",
+                ))
+            } else {
+                let request = SchemasRequest {
+                    id: job.id,
+                    route,
+                    kind,
+                };
+                worker.route_schemas(&request, job.deadline)
+            };
+            release();
+            let _ = reply.send(answer);
+            return;
+        }
+    };
     if Instant::now() >= job.deadline {
         // The runtime was too busy for this render, not the route too slow: `busy`, as for a
         // render refused at the queue (a hook then takes its fallback).
@@ -318,19 +405,19 @@ fn run(
             "the render's deadline passed while it waited for a worker",
         );
         release();
-        for event in failed_events(&job.invocation.route, config.limits, error) {
-            let _ = job.events.send(event);
+        for event in failed_events(&invocation.route, config.limits, error) {
+            let _ = events.send(event);
         }
         return;
     }
     let request = RenderRequest {
         id: job.id,
-        route: job.invocation.route,
-        kind: job.invocation.kind,
-        invocation: job.invocation.invocation,
-        input: job.invocation.input,
-        context: job.invocation.context,
-        limits: job.invocation.limits,
+        route: invocation.route,
+        kind: invocation.kind,
+        invocation: invocation.invocation,
+        input: invocation.input,
+        context: invocation.context,
+        limits: invocation.limits,
     };
     let cancel = &job.cancel;
     let budget = request.limits.max_elapsed_ms.map(Duration::from_millis);
@@ -367,7 +454,7 @@ fn run(
             release();
         }
         if !cancel.is_cancelled() {
-            let _ = job.events.send(event);
+            let _ = events.send(event);
         }
     });
 }

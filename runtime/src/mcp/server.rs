@@ -34,19 +34,19 @@ use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
 
 use super::tools::{
-    ClientHost, ModelView, argument_completions, client_host, excluded, is_template,
-    match_template, model_view, prompt_definition, resource_definition, resource_mime_type,
-    resource_uri, server_routes, tool_definition,
+    ClientHost, ModelView, argument_completions, client_host, excluded, has_runtime_schemas,
+    invalid_arguments, is_template, match_template, model_view, prompt_definition,
+    resource_definition, resource_mime_type, resource_uri, server_routes, tool_definition,
 };
 use super::transport::LineTransport;
-use crate::document::{Document, Node, RenderEvent, RenderEventKind, Status};
+use crate::document::{Document, DocumentError, Node, RenderEvent, RenderEventKind, Status};
 use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
 use crate::manifest::{Manifest, Route, RouteKind};
 use crate::project::mcp::{
     McpOptions, McpProgress, McpProjectionError, call_tool_result, get_prompt_result,
     read_resource_result,
 };
-use crate::worker::{self, RenderLimits};
+use crate::worker::{self, ComputedSchemas, RenderLimits};
 
 /// Time for Node to start and say hello (the worker's start has its own deadline).
 pub const START_ALLOWANCE: Duration = Duration::from_secs(20);
@@ -56,6 +56,8 @@ const REPLY_ALLOWANCE: Duration = Duration::from_secs(2);
 /// How long tasks still running after the session ended may take to stop (their renders are
 /// cancelled by then).
 const RUNTIME_SHUTDOWN: Duration = Duration::from_secs(2);
+/// Time for a worker to load a route and print its run-time schemas (past Node's start).
+const SCHEMAS_ALLOWANCE: Duration = Duration::from_secs(10);
 /// The default interval of the stderr heartbeat (seed 002: five minutes).
 pub const HEARTBEAT: Duration = Duration::from_secs(300);
 /// At most one activity line per this interval (seed 002: sixty seconds).
@@ -409,6 +411,32 @@ impl McpServer {
             .collect()
     }
 
+    /// The JSON Schemas the worker computed for tool `route`, when the compiler left some of its
+    /// schemas to run time (`None` otherwise). Each worker computes a route's once and keeps them,
+    /// so asking again costs a round trip, not a computation.
+    async fn computed_schemas(
+        &self,
+        route: &Route,
+    ) -> Option<Result<ComputedSchemas, DocumentError>> {
+        if !has_runtime_schemas(route) {
+            return None;
+        }
+        let kernel = Arc::clone(&self.kernel);
+        let id = route.id.clone();
+        let deadline = Instant::now() + START_ALLOWANCE + SCHEMAS_ALLOWANCE;
+        let computed = tokio::task::spawn_blocking(move || match kernel.get() {
+            Ok(kernel) => kernel.route_schemas(&id, worker::RouteKind::Tool, deadline),
+            Err(reason) => Err(DocumentError::new("worker-unavailable", reason)),
+        })
+        .await;
+        Some(computed.unwrap_or_else(|error| {
+            Err(DocumentError::new(
+                "internal",
+                format!("computing the schemas failed: {error}"),
+            ))
+        }))
+    }
+
     /// The session's kernel, started on first use.
     fn kernel(&self) -> Result<&Kernel, &str> {
         self.kernel.get()
@@ -466,15 +494,17 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         no_cursor(request.as_ref())?;
         let client = Client::of(&context);
-        let tools = self
-            .visible(&[RouteKind::Tool], &client)
-            .into_iter()
-            .map(|route| {
-                let definition =
-                    tool_definition(route, client.host.as_ref(), &mut |line| (self.log)(line));
-                from_definition::<Tool>(definition, route)
-            })
-            .collect::<Result<_, _>>()?;
+        let mut tools = Vec::new();
+        for route in self.visible(&[RouteKind::Tool], &client) {
+            let computed = self.computed_schemas(route).await;
+            let definition = tool_definition(
+                route,
+                client.host.as_ref(),
+                computed.as_ref(),
+                &mut |line| (self.log)(line),
+            );
+            tools.push(from_definition::<Tool>(definition, route)?);
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -650,6 +680,15 @@ impl ServerHandler for McpServer {
                 None,
             ));
         };
+        let arguments = request.arguments.map_or_else(|| json!({}), Value::Object);
+        // Arguments are checked against a schema known only at run time here, before any render:
+        // the schema this client was listed, in zod's exact form. One that could not be computed
+        // leaves the check to the worker's own zod parse.
+        if let Some(Ok(computed)) = self.computed_schemas(route).await
+            && let Some(message) = invalid_arguments(route, &computed, &arguments)
+        {
+            return Err(ErrorData::invalid_params(message, None));
+        }
         self.note_activity(route);
         let view = model_view(route, client.host.as_ref());
         let options = McpOptions {
@@ -657,7 +696,6 @@ impl ServerHandler for McpServer {
             value_in_meta: view == ModelView::ValueInMeta,
             ..self.options(&client, &context)
         };
-        let arguments = request.arguments.map_or_else(|| json!({}), Value::Object);
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         let rendered = self
             .render(

@@ -4,11 +4,19 @@
 //! Which client belongs to which host is a host-matrix fact (`mcp_client_prefixes`), read from
 //! the embedded `host-matrix/*.toml`, so no code here names a host. A client no prefix matches
 //! gets the canonical 2020-12 schemas.
+//!
+//! A schema the compiler could not read statically (`source: runtime`) is computed by zod in the
+//! render worker; [`tool_definition`] projects it for the client with the same
+//! `schema_profile` projections the compiler wrote the static ones with, and
+//! [`invalid_arguments`] checks a call against it before the render starts.
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::document::DocumentError;
 use crate::manifest::{Manifest, Route, RouteKind, SchemaProjection, SchemaSource};
+use crate::schema_profile::{Profile, project};
+use crate::worker::ComputedSchemas;
 
 const MATRIX: [&str; 4] = [
     include_str!("../../../host-matrix/claude.toml"),
@@ -238,10 +246,21 @@ pub fn excluded(route: &Route, client_name: &str, host: Option<&ClientHost>) -> 
         })
 }
 
-/// One `Tool` definition; `log` hears about schemas only known at run time.
+/// Whether the worker must compute some schema of `route` (the compiler left it to run time).
+pub fn has_runtime_schemas(route: &Route) -> bool {
+    [&route.schemas.input, &route.schemas.result]
+        .into_iter()
+        .flatten()
+        .any(|schema| schema.source == SchemaSource::Runtime)
+}
+
+/// One `Tool` definition. `computed` is what the worker computed of a route with run-time
+/// schemas (`None` for a route without); `log` hears about a run-time schema that could not be
+/// computed or projected for this client.
 pub fn tool_definition(
     route: &Route,
     host: Option<&ClientHost>,
+    computed: Option<&Result<ComputedSchemas, DocumentError>>,
     log: &mut dyn FnMut(String),
 ) -> Value {
     let name = route.wire_name.clone().unwrap_or_else(|| route.id.clone());
@@ -252,27 +271,49 @@ pub fn tool_definition(
             tool.insert(key.into(), value.clone());
         }
     }
-    let input = match &route.schemas.input {
-        Some(schema) if schema.source == SchemaSource::Runtime => {
-            log(format!(
-                "mcp: tool `{name}` has a schema known only at run time; listing it as {{\"type\":\"object\"}}"
-            ));
-            None
+    let mut side = |schema: &SchemaProjection, input: bool| {
+        if schema.source != SchemaSource::Runtime {
+            return host_schema(schema, host);
         }
-        Some(schema) => host_schema(schema, host),
-        None => None,
+        let which = if input { "input" } else { "result" };
+        match computed {
+            Some(Ok(computed)) => {
+                let printed = if input {
+                    &computed.input
+                } else {
+                    &computed.result
+                };
+                printed
+                    .as_ref()
+                    .map(|printed| project_for_client(printed, host, input, &name, log))
+            }
+            Some(Err(error)) => {
+                log(format!(
+                    "mcp: the {which} schema of tool `{name}` is computed at run time and could not be: [{}] {}; listing it without one",
+                    error.code, error.message
+                ));
+                None
+            }
+            None => None,
+        }
     };
-    tool.insert(
-        "inputSchema".into(),
-        input.unwrap_or_else(|| json!({"type": "object"})),
-    );
-    if let Some(output) = route
+    let input = route
+        .schemas
+        .input
+        .as_ref()
+        .and_then(|schema| side(schema, true));
+    let output = route
         .schemas
         .result
         .as_ref()
         .filter(|_| model_view(route, host) != ModelView::ValueInMeta)
-        .and_then(|schema| host_schema(schema, host))
-        .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object"))
+        .and_then(|schema| side(schema, false));
+    tool.insert(
+        "inputSchema".into(),
+        input.unwrap_or_else(|| json!({"type": "object"})),
+    );
+    if let Some(output) =
+        output.filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object"))
     {
         tool.insert("outputSchema".into(), output);
     }
@@ -287,6 +328,65 @@ fn host_schema(schema: &SchemaProjection, host: Option<&ClientHost>) -> Option<V
     host.and_then(|host| schema.profiles.get(&host.schema_profile))
         .map(|profile| profile.json_schema.clone())
         .or_else(|| schema.json_schema.clone())
+}
+
+/// A schema computed at run time as `host` takes it: the client's host profile projection, as the
+/// compiler writes a static schema's into the manifest; where that profile cannot take it (an
+/// input root that is not a plain object, AB5210 for a static schema), the canonical form, as a
+/// static schema's missing profile falls back to it, and `log` says so.
+fn project_for_client(
+    printed: &Value,
+    host: Option<&ClientHost>,
+    input: bool,
+    name: &str,
+    log: &mut dyn FnMut(String),
+) -> Value {
+    let profile = host
+        .and_then(|host| Profile::parse(&host.schema_profile))
+        .unwrap_or(Profile::Canonical);
+    project(printed, profile, input).unwrap_or_else(|problem| {
+        log(format!(
+            "mcp: the run-time input schema of tool `{name}` cannot be given to {} as it is: {}; listing the canonical form",
+            problem.profile.name(),
+            problem.reason
+        ));
+        // The canonical projection takes every root.
+        project(printed, Profile::Canonical, false).unwrap_or_else(|_| printed.clone())
+    })
+}
+
+/// Why `arguments` do not fit `route`'s input schema as computed at run time, if they do not: one
+/// line per failed keyword (at most five), each at its place in the arguments. `None` when they
+/// fit, or when the schema itself does not compile (the worker's own zod parse still runs).
+pub fn invalid_arguments(
+    route: &Route,
+    computed: &ComputedSchemas,
+    arguments: &Value,
+) -> Option<String> {
+    const SHOWN: usize = 5;
+    let schema = computed.input.as_ref()?;
+    let validator = jsonschema::validator_for(schema).ok()?;
+    let problems: Vec<String> = validator
+        .iter_errors(arguments)
+        .map(|error| {
+            let at = error.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_owned() } else { at };
+            format!("at `{at}`: {error}")
+        })
+        .collect();
+    if problems.is_empty() {
+        return None;
+    }
+    let name = route.wire_name.as_deref().unwrap_or(&route.id);
+    let more = problems.len().saturating_sub(SHOWN);
+    let mut message = format!(
+        "invalid arguments for tool `{name}`: {}",
+        problems[..problems.len().min(SHOWN)].join("; ")
+    );
+    if more > 0 {
+        message.push_str(&format!(" (and {more} more)"));
+    }
+    Some(message)
 }
 
 /// The values an argument of `route` can take, when its input schema enumerates them (`enum`,
@@ -408,7 +508,7 @@ mod tests {
         assert_eq!(view(Some("structured"), &None), ModelView::ValueAsContent);
 
         let listed = |model, host: &Option<ClientHost>| {
-            tool_definition(&tool_reading(model), host.as_ref(), &mut |_| {})
+            tool_definition(&tool_reading(model), host.as_ref(), None, &mut |_| {})
                 .get("outputSchema")
                 .is_some()
         };
@@ -419,6 +519,138 @@ mod tests {
         );
         assert!(listed(Some("content"), &cursor));
         assert!(listed(Some("structured"), &cursor));
+    }
+
+    fn tool_with_runtime_schemas() -> Route {
+        serde_json::from_value(json!({
+            "id": "tool:demo/plan", "kind": "tool", "source": "src/mcp/demo/tools/plan.tsx",
+            "server": "demo", "wireName": "plan", "config": {},
+            "schemas": {"input": {"source": "runtime"}, "result": {"source": "runtime"}}
+        }))
+        .unwrap()
+    }
+
+    /// What zod's `toJSONSchema` prints for an object with a nullable string and a tuple.
+    fn computed() -> ComputedSchemas {
+        let printed = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "note": {"type": ["string", "null"], "format": "email"},
+                "span": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}], "items": false, "minItems": 2, "maxItems": 2}
+            },
+            "required": ["span"],
+            "additionalProperties": false
+        });
+        ComputedSchemas {
+            input: Some(printed.clone()),
+            result: Some(printed),
+        }
+    }
+
+    #[test]
+    fn run_time_schemas_are_projected_per_client_like_static_ones() {
+        let route = tool_with_runtime_schemas();
+        let computed = Ok(computed());
+        let listed = |client: &str| {
+            let host = client_host(client);
+            tool_definition(&route, host.as_ref(), Some(&computed), &mut |line| {
+                panic!("nothing to say: {line}")
+            })
+        };
+        for client in [
+            "claude-code",
+            "codex-tui",
+            "cursor-vscode",
+            "some-inspector",
+        ] {
+            let host = client_host(client);
+            let profile = host
+                .as_ref()
+                .and_then(|host| Profile::parse(&host.schema_profile))
+                .unwrap_or(Profile::Canonical);
+            let tool = listed(client);
+            let printed = computed.as_ref().unwrap().input.as_ref().unwrap();
+            assert_eq!(
+                tool["inputSchema"],
+                project(printed, profile, true).unwrap(),
+                "{client}"
+            );
+            assert_eq!(
+                tool["outputSchema"],
+                project(printed, profile, false).unwrap(),
+                "{client}"
+            );
+            assert_ne!(
+                tool["inputSchema"]["properties"]["span"]["items"],
+                json!(false)
+            );
+        }
+        let cursor = listed("cursor-vscode");
+        assert_eq!(
+            cursor["inputSchema"]["$schema"],
+            json!(crate::schema_profile::DRAFT_07)
+        );
+        assert_eq!(
+            cursor["inputSchema"]["properties"]["note"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+    }
+
+    #[test]
+    fn a_run_time_schema_a_host_cannot_take_is_listed_canonical_and_said() {
+        let route = tool_with_runtime_schemas();
+        let union = json!({"anyOf": [{"type": "object"}, {"type": "null"}]});
+        let computed = Ok(ComputedSchemas {
+            input: Some(union.clone()),
+            result: None,
+        });
+        let mut said = Vec::new();
+        let host = client_host("claude-code");
+        let tool = tool_definition(&route, host.as_ref(), Some(&computed), &mut |line| {
+            said.push(line)
+        });
+        assert_eq!(
+            tool["inputSchema"],
+            project(&union, Profile::Canonical, false).unwrap()
+        );
+        assert_eq!(tool.get("outputSchema"), None);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].contains("to claude") && said[0].contains("not `type: \"object\"`"),
+            "{said:?}"
+        );
+
+        let failed = Err(DocumentError::new("route-load-failed", "boom"));
+        let mut said = Vec::new();
+        let tool = tool_definition(&route, host.as_ref(), Some(&failed), &mut |line| {
+            said.push(line)
+        });
+        assert_eq!(tool["inputSchema"], json!({"type": "object"}));
+        assert!(said.iter().any(|line| line.contains("boom")), "{said:?}");
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_computed_schema() {
+        let route = tool_with_runtime_schemas();
+        let computed = computed();
+        assert_eq!(
+            invalid_arguments(&route, &computed, &json!({"span": [1, 2]})),
+            None
+        );
+        let wrong = invalid_arguments(&route, &computed, &json!({"span": [1, "x"], "extra": 1}))
+            .expect("invalid");
+        assert!(
+            wrong.starts_with("invalid arguments for tool `plan`: "),
+            "{wrong}"
+        );
+        assert!(wrong.contains("at `/span/1`"), "{wrong}");
+        assert!(wrong.contains("extra"), "{wrong}");
+        let missing = invalid_arguments(&route, &computed, &json!({})).expect("invalid");
+        assert!(
+            missing.contains("at `/`") && missing.contains("span"),
+            "{missing}"
+        );
     }
 
     #[test]

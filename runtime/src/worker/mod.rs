@@ -18,8 +18,8 @@ pub use frame::{Frame, MAX_FRAME_BYTES, encode_frame, read_frame};
 pub use lifetime::{end_all, end_all_then};
 pub use node::{NodeBinary, locate_node, locate_node_in};
 pub use protocol::{
-    HostMessage, RenderLimits, RenderRequest, RouteKind, WORKER_PROTOCOL, WorkerIdentity,
-    WorkerMessage,
+    ComputedSchemas, HostMessage, RenderLimits, RenderRequest, RouteKind, SchemasRequest,
+    WORKER_PROTOCOL, WorkerIdentity, WorkerMessage,
 };
 pub use restart::SupervisedWorker;
 pub use supervisor::{Abort, RenderStream, WORKER_SERVER_ENV, Worker, WorkerConfig, WorkerError};

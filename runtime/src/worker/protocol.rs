@@ -1,7 +1,8 @@
 //! The worker protocol's messages (schemas/worker-protocol.schema.json), as serde types.
 //!
-//! Host → worker: `render`, `abort`. Worker → host: `hello` (first), `flight` (+ payload),
-//! `progress`, `end`, `error`. Invariant: every message after `hello` names its render `id`.
+//! Host → worker: `render`, `abort`, `schemas`. Worker → host: `hello` (first), `flight`
+//! (+ payload), `progress`, `end`, `error`, `schemas`. Invariant: every message after `hello`
+//! names its request `id`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
@@ -9,7 +10,7 @@ use serde_json::{Map, Number, Value};
 use crate::document::DocumentError;
 
 /// The protocol version this runtime speaks.
-pub const WORKER_PROTOCOL: u32 = 4;
+pub const WORKER_PROTOCOL: u32 = 5;
 
 /// What a worker must say in its hello for the host to accept its streams.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,12 +63,29 @@ pub struct RenderRequest {
     pub limits: RenderLimits,
 }
 
+/// A request for the JSON Schemas of a route whose zod schemas only exist at run time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemasRequest {
+    pub id: u64,
+    pub route: String,
+    pub kind: RouteKind,
+}
+
+/// A route's JSON Schemas as zod's `toJSONSchema` prints them (2020-12): the input as accepted,
+/// the result as returned; `None` for a side the route does not declare.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ComputedSchemas {
+    pub input: Option<Value>,
+    pub result: Option<Value>,
+}
+
 /// Messages from the host to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum HostMessage {
     Render(RenderRequest),
     Abort { id: u64, reason: String },
+    Schemas(SchemasRequest),
 }
 
 /// Messages from the worker to the host.
@@ -94,5 +112,11 @@ pub enum WorkerMessage {
     Error {
         id: u64,
         error: DocumentError,
+    },
+    /// The answer to a [`SchemasRequest`].
+    Schemas {
+        id: u64,
+        #[serde(flatten)]
+        schemas: ComputedSchemas,
     },
 }

@@ -7,9 +7,9 @@
 
 use std::time::Instant;
 
-use super::protocol::RenderRequest;
+use super::protocol::{ComputedSchemas, RenderRequest, SchemasRequest};
 use super::supervisor::{Abort, Worker, WorkerConfig, WorkerError};
-use crate::document::{DocumentLimits, RenderEvent};
+use crate::document::{DocumentError, DocumentLimits, RenderEvent};
 use crate::flight::FlightDecoder;
 
 /// A worker process started on first use and restarted after a failure.
@@ -63,6 +63,21 @@ impl SupervisedWorker {
             self.worker = None;
         }
         outcome
+    }
+
+    /// [`Worker::route_schemas`] on the running process, started first when there is none; a
+    /// worker that broke is replaced by the next request, and its error is the answer.
+    pub fn route_schemas(
+        &mut self,
+        request: &SchemasRequest,
+        deadline: Instant,
+    ) -> Result<ComputedSchemas, DocumentError> {
+        let worker = self.running().map_err(|error| error.to_document_error())?;
+        let outcome = worker.route_schemas(request, deadline);
+        if outcome.is_err() || !worker.is_healthy() {
+            self.worker = None;
+        }
+        outcome.map_err(|error| error.to_document_error())?
     }
 
     /// Whether a process runs now (started and not found dead since).

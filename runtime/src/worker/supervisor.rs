@@ -20,7 +20,9 @@ use command_fds::{CommandFdExt as _, FdMapping};
 use super::frame::{Frame, encode_frame, read_frame};
 use super::lifetime;
 use super::node::NodeBinary;
-use super::protocol::{HostMessage, RenderRequest, WorkerIdentity, WorkerMessage};
+use super::protocol::{
+    ComputedSchemas, HostMessage, RenderRequest, SchemasRequest, WorkerIdentity, WorkerMessage,
+};
 use crate::document::{DocumentError, DocumentLimits, RenderEvent};
 use crate::flight::FlightDecoder;
 
@@ -295,9 +297,40 @@ impl Worker {
                 } => decoder.progress(completed, total, message),
                 WorkerMessage::End { .. } => decoder.finish(),
                 WorkerMessage::Error { error, .. } => decoder.fail(error),
-                WorkerMessage::Hello(_) => Vec::new(),
+                WorkerMessage::Hello(_) | WorkerMessage::Schemas { .. } => Vec::new(),
             };
             events.into_iter().for_each(&mut *sink);
+        }
+    }
+
+    /// Asks for the run-time JSON Schemas of `request`'s route and waits for them until
+    /// `deadline` (the worker is killed then). `Ok(Err)` is the worker's own refusal (the route
+    /// is unknown, does not load, or has a schema with no JSON form); `Err` is a broken worker.
+    pub fn route_schemas(
+        &mut self,
+        request: &SchemasRequest,
+        deadline: Instant,
+    ) -> Result<Result<ComputedSchemas, DocumentError>, WorkerError> {
+        if !self.healthy {
+            return Err(WorkerError::Exited);
+        }
+        self.send(&HostMessage::Schemas(request.clone()))?;
+        let timeout = deadline.saturating_duration_since(Instant::now());
+        loop {
+            match self.next_message(deadline, timeout)? {
+                (WorkerMessage::Schemas { id, schemas }, _) if id == request.id => {
+                    return Ok(Ok(schemas));
+                }
+                (WorkerMessage::Error { id, error }, _) if id == request.id => {
+                    return Ok(Err(error));
+                }
+                (WorkerMessage::Hello(_), _) => {
+                    self.kill();
+                    return Err(WorkerError::Protocol("a second hello".into()));
+                }
+                // A late frame of an earlier request that already ended for its caller.
+                _ => {}
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 import { startWorker } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 4,
+  protocol: 5,
   artifact: 'test-artifact-digest',
   routes: {
     'tool:demo/greet': () => import('./greet.tsx'),

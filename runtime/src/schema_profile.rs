@@ -2,8 +2,10 @@
 //! name: `2020-12` (canonical), `draft-07-lax`, and the host profiles `claude`, `codex`,
 //! `cursor`.
 //!
-//! Entry calls: [`Profile::parse`], [`project`]. They work on the printed JSON (not the IR) so
-//! that a schema computed at run time gets the same projections. Invariant: a projection
+//! Entry calls: [`Profile::parse`], [`project`]. They work on printed JSON (not the compiler's
+//! IR), so a schema computed at run time gets the same projections: this one implementation is
+//! what `abgen` writes into the manifest for static schemas and what `abgen-host mcp` applies,
+//! per connecting client, to the schemas zod computes in the render worker. Invariant: a projection
 //! accepts every value the 2020-12 form accepts; where a host cannot take a schema without
 //! accepting less, [`project`] returns a [`ProfileProblem`] (reported as AB5210), never a
 //! silently narrower schema.
@@ -29,7 +31,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::print::DRAFT_2020_12;
+/// The `$schema` of JSON Schema 2020-12, the canonical dialect (what zod's `toJSONSchema` and
+/// abgen's static printer write).
+pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// The `$schema` of draft-07.
 pub const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
