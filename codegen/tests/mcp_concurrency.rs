@@ -44,3 +44,36 @@ fn the_sdk_client_sees_concurrent_cancellable_calls() {
         "{figures}"
     );
 }
+
+/// Runs `progress-order.mjs` against `target` (an artifact for stdio, a URL for HTTP).
+fn check_progress_order(mode: &str, target: &std::path::Path, runtime: &std::path::Path) {
+    let output = Command::new("node")
+        .arg(repo().join("runtime/tests/mcp_client/progress-order.mjs"))
+        .arg(mode)
+        .arg(target)
+        .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime)
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "progress-order.mjs {mode} failed:\n{stderr}"
+    );
+    let figures: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    assert!(figures["progress"].as_u64().unwrap() > 0, "{figures}");
+}
+
+#[test]
+fn every_progress_notification_arrives_before_its_result() {
+    let temp = tempfile::tempdir().unwrap();
+    let artifact = build_fixture(temp.path(), "valid-mcp-calls");
+    let runtime = tempfile::tempdir().unwrap();
+    check_progress_order("stdio", &artifact, runtime.path());
+
+    let (url, mut server) = support::serve_mcp_http(&artifact, "desk", runtime.path(), None);
+    check_progress_order("http", std::path::Path::new(&url), runtime.path());
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

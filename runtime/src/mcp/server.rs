@@ -16,6 +16,7 @@
 )]
 
 use std::io::{self, BufRead, Write};
+use std::os::fd::AsFd as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -38,7 +39,7 @@ use super::tools::{
     match_template, model_view, prompt_definition, resource_definition, resource_mime_type,
     resource_uri, server_routes, tool_definition,
 };
-use super::transport::LineTransport;
+use super::transport::{LineTransport, UnreadProbe, unread_output};
 use crate::document::{Document, Node, RenderEvent, RenderEventKind, Status};
 use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
 use crate::manifest::{Manifest, Route, RouteKind};
@@ -145,8 +146,25 @@ impl McpServer {
         input: impl BufRead + Send + 'static,
         output: impl Write + Send + 'static,
     ) -> io::Result<()> {
+        self.serve_lines(input, output, None)
+    }
+
+    /// [`McpServer::serve`] over the process's stdin and stdout; when stdout can say what the
+    /// client has not read yet (a pipe or a Unix socket), a result
+    /// waits for the client to have read its request's progress (see [`LineTransport`]).
+    pub fn serve_stdio(self) -> io::Result<()> {
+        let unread: UnreadProbe = Box::new(|| unread_output(io::stdout().as_fd()));
+        self.serve_lines(io::BufReader::new(io::stdin()), io::stdout(), Some(unread))
+    }
+
+    fn serve_lines(
+        self,
+        input: impl BufRead + Send + 'static,
+        output: impl Write + Send + 'static,
+        unread: Option<UnreadProbe>,
+    ) -> io::Result<()> {
         let (transport, threads) =
-            LineTransport::start(input, output, self.config.max_message_bytes)?;
+            LineTransport::start(input, output, unread, self.config.max_message_bytes)?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()?;
