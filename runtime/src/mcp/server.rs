@@ -39,7 +39,7 @@ use super::tools::{
     match_template, model_view, prompt_definition, resource_definition, resource_mime_type,
     resource_uri, server_routes, tool_definition,
 };
-use super::transport::{LineTransport, UnreadProbe, unread_output};
+use super::transport::{LineTransport, OutputProbe};
 use crate::document::{Document, Node, RenderEvent, RenderEventKind, Status};
 use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
 use crate::manifest::{Manifest, Route, RouteKind};
@@ -112,6 +112,50 @@ pub struct McpServer {
     log_level: Mutex<Option<LoggingLevel>>,
     /// Calls answered so far, and when the last activity line was logged.
     activity: Mutex<Activity>,
+    /// Set once the client is gone, so renders in flight are cancelled at once rather than
+    /// after rmcp's drain: nobody is left to read their answers.
+    gone: ClientGone,
+    /// Over HTTP: the process's sessions, and which one this is once a request names it.
+    http_sessions: Option<(Arc<HttpSessions>, Mutex<Option<String>>)>,
+}
+
+/// Whether a session's client is gone: its output closed (stdio), or it ended its HTTP
+/// session (`DELETE`).
+#[derive(Debug, Clone)]
+pub(super) struct ClientGone(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl ClientGone {
+    fn new() -> Self {
+        Self(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+
+    /// Marks the client gone; every wait ends.
+    pub(super) fn mark(&self) {
+        self.0.send_replace(true);
+    }
+
+    async fn wait(&self) {
+        let mut gone = self.0.subscribe();
+        let _ = gone.wait_for(|gone| *gone).await;
+    }
+}
+
+/// The HTTP sessions of one process by id, so a `DELETE` that ends one reaches its calls.
+#[derive(Debug, Default)]
+pub struct HttpSessions(Mutex<std::collections::HashMap<String, ClientGone>>);
+
+impl HttpSessions {
+    /// The client ended session `id`: its calls in flight are cancelled.
+    pub(super) fn close(&self, id: &str) {
+        if let Some(gone) = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id)
+        {
+            gone.mark();
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -131,6 +175,39 @@ impl McpServer {
             in_flight: AtomicUsize::new(0),
             log_level: Mutex::new(None),
             activity: Mutex::new(Activity::default()),
+            gone: ClientGone::new(),
+            http_sessions: None,
+        }
+    }
+
+    /// A session served over HTTP, one of `sessions`.
+    pub(super) fn over_http(mut self, sessions: Arc<HttpSessions>) -> Self {
+        self.http_sessions = Some((sessions, Mutex::new(None)));
+        self
+    }
+
+    /// Over HTTP, binds this session's id (the request's `Mcp-Session-Id`) to this handler the
+    /// first time a request names it.
+    fn bind_http_session(&self, context: &RequestContext<RoleServer>) {
+        let Some((sessions, bound)) = &self.http_sessions else {
+            return;
+        };
+        let Some(id) = context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|id| id.to_str().ok())
+        else {
+            return;
+        };
+        let mut bound = bound.lock().unwrap_or_else(PoisonError::into_inner);
+        if bound.is_none() {
+            sessions
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(id.to_owned(), self.gone.clone());
+            *bound = Some(id.to_owned());
         }
     }
 
@@ -153,18 +230,23 @@ impl McpServer {
     /// client has not read yet (a pipe or a Unix socket), a result
     /// waits for the client to have read its request's progress (see [`LineTransport`]).
     pub fn serve_stdio(self) -> io::Result<()> {
-        let unread: UnreadProbe = Box::new(|| unread_output(io::stdout().as_fd()));
-        self.serve_lines(io::BufReader::new(io::stdin()), io::stdout(), Some(unread))
+        let probe = OutputProbe::of(io::stdout().as_fd());
+        self.serve_lines(io::BufReader::new(io::stdin()), io::stdout(), probe)
     }
 
     fn serve_lines(
         self,
         input: impl BufRead + Send + 'static,
         output: impl Write + Send + 'static,
-        unread: Option<UnreadProbe>,
+        probe: Option<OutputProbe>,
     ) -> io::Result<()> {
-        let (transport, threads) =
-            LineTransport::start(input, output, unread, self.config.max_message_bytes)?;
+        let (transport, threads) = LineTransport::start(
+            input,
+            output,
+            probe,
+            self.gone.clone(),
+            self.config.max_message_bytes,
+        )?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()?;
@@ -316,6 +398,7 @@ impl McpServer {
             + Duration::from_millis(max_elapsed_ms)
             + REPLY_ALLOWANCE
             + START_ALLOWANCE;
+        self.bind_http_session(context);
         let cancel = Cancel::new();
         let rendering = match kernel.render(invocation, cancel.clone(), deadline) {
             Ok(rendering) => rendering,
@@ -345,6 +428,10 @@ impl McpServer {
             let event = tokio::select! {
                 () = context.ct.cancelled() => {
                     cancel.cancel("cancelled by the client");
+                    return None;
+                }
+                () = self.gone.wait() => {
+                    cancel.cancel("the client is gone");
                     return None;
                 }
                 event = received.recv() => event,
@@ -435,6 +522,20 @@ impl McpServer {
     /// The session's kernel, started on first use.
     fn kernel(&self) -> Result<&Kernel, &str> {
         self.kernel.get()
+    }
+}
+
+impl Drop for McpServer {
+    fn drop(&mut self) {
+        if let Some((sessions, bound)) = &self.http_sessions
+            && let Some(id) = bound.lock().unwrap_or_else(PoisonError::into_inner).take()
+        {
+            sessions
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&id);
+        }
     }
 }
 
