@@ -588,7 +588,6 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        no_cursor(request.as_ref())?;
         let client = Client::of(&context);
         let tools = self
             .visible(&[RouteKind::Tool], &client)
@@ -599,7 +598,10 @@ impl ServerHandler for McpServer {
                 from_definition::<Tool>(definition, route)
             })
             .collect::<Result<_, _>>()?;
-        Ok(ListToolsResult::with_all_items(tools))
+        let (tools, next) = page(tools, "tools/list", request.as_ref())?;
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn list_resources(
@@ -607,9 +609,11 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        no_cursor(request.as_ref())?;
         let resources = self.resource_list(&Client::of(&context), false)?;
-        Ok(ListResourcesResult::with_all_items(resources))
+        let (resources, next) = page(resources, "resources/list", request.as_ref())?;
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn list_resource_templates(
@@ -617,9 +621,11 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        no_cursor(request.as_ref())?;
         let templates = self.resource_list(&Client::of(&context), true)?;
-        Ok(ListResourceTemplatesResult::with_all_items(templates))
+        let (templates, next) = page(templates, "resources/templates/list", request.as_ref())?;
+        let mut result = ListResourceTemplatesResult::with_all_items(templates);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn read_resource(
@@ -671,14 +677,16 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        no_cursor(request.as_ref())?;
         let client = Client::of(&context);
         let prompts = self
             .visible(&[RouteKind::Prompt], &client)
             .into_iter()
             .map(|route| from_definition(prompt_definition(route), route))
             .collect::<Result<_, _>>()?;
-        Ok(ListPromptsResult::with_all_items(prompts))
+        let (prompts, next) = page(prompts, "prompts/list", request.as_ref())?;
+        let mut result = ListPromptsResult::with_all_items(prompts);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn get_prompt(
@@ -839,15 +847,46 @@ fn tool_error(message: &str) -> Value {
     json!({"content": [{"type": "text", "text": message}], "isError": true})
 }
 
-/// Lists are not paged yet, so no cursor was ever handed out: any cursor is invalid (-32602).
-fn no_cursor(request: Option<&PaginatedRequestParams>) -> Result<(), ErrorData> {
-    match request.and_then(|request| request.cursor.as_deref()) {
-        Some(cursor) => Err(ErrorData::invalid_params(
-            format!("invalid cursor `{cursor}`: this server hands out none"),
-            None,
-        )),
-        None => Ok(()),
-    }
+/// How many items one page of a list holds. Large enough that a plugin's lists fit one page
+/// (a client that ignores `nextCursor` still sees every route of an ordinary plugin), small
+/// enough that no list answer grows without bound.
+pub const PAGE_SIZE: usize = 100;
+
+/// One page of `items` for a `list` request (`tools/list`, …) whose cursor is `cursor`, and the
+/// cursor of the next page, if there is one. A cursor is opaque to clients: the list it pages and
+/// the offset it starts at, base64url-encoded; one this server could not have handed out for
+/// this list (not ours, another list's, past the end) is invalid params (-32602).
+fn page<T>(
+    items: Vec<T>,
+    list: &str,
+    cursor: Option<&PaginatedRequestParams>,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let start = match cursor.and_then(|request| request.cursor.as_deref()) {
+        None => 0,
+        Some(cursor) => engine
+            .decode(cursor)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .and_then(|text| {
+                let offset = text.strip_prefix(list)?.strip_prefix(':')?;
+                offset.parse::<usize>().ok()
+            })
+            .filter(|offset| *offset > 0 && *offset < items.len())
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!(
+                        "invalid cursor `{cursor}` for {list}: pass back a `nextCursor` this                          server returned, or none for the first page"
+                    ),
+                    None,
+                )
+            })?,
+    };
+    let end = items.len().min(start + PAGE_SIZE);
+    let next = (end < items.len()).then(|| engine.encode(format!("{list}:{end}")));
+    let page = items.into_iter().skip(start).take(end - start).collect();
+    Ok((page, next))
 }
 
 /// A manifest definition as rmcp's type; a route whose definition does not fit is reported.
