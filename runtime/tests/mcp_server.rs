@@ -36,6 +36,16 @@ fn serve(
     heartbeat: std::time::Duration,
 ) -> (Vec<Value>, Vec<String>) {
     let manifest = read_manifest(&repo().join("fixtures/manifests/curator.json")).unwrap();
+    serve_manifest(manifest, input, max_message_bytes, heartbeat)
+}
+
+/// Serves `input` on a server of `manifest` (its server `library`) with no render worker.
+fn serve_manifest(
+    manifest: abgen_runtime::manifest::Manifest,
+    input: impl std::io::BufRead + Send + 'static,
+    max_message_bytes: usize,
+    heartbeat: std::time::Duration,
+) -> (Vec<Value>, Vec<String>) {
     let empty = tempfile::tempdir().unwrap();
     let logs = Arc::new(Mutex::new(Vec::new()));
     let kernel = SharedKernel::for_artifact(
@@ -410,4 +420,181 @@ fn a_request_before_initialize_without_inline_metadata_is_refused_and_serving_go
     assert_eq!(reply(1)["error"]["code"], -32602, "{replies:#?}");
     assert_eq!(reply(0)["result"]["protocolVersion"], "2025-11-25");
     assert!(tool(reply(5), "search_books").is_some(), "{replies:#?}");
+}
+
+/// The curator's manifest with `copies` more of each of its tool, prompt and resource routes
+/// (each with a name and URI of its own), so every list is longer than a page.
+fn crowded_manifest(copies: usize) -> abgen_runtime::manifest::Manifest {
+    let mut manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("fixtures/manifests/curator.json")).unwrap(),
+    )
+    .unwrap();
+    let routes = manifest["routes"].as_array().unwrap().clone();
+    let pick = |id: &str| {
+        routes
+            .iter()
+            .find(|route| route["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let mut added = Vec::new();
+    for n in 0..copies {
+        for (id, name) in [
+            ("tool:library/search_books", format!("search_{n:03}")),
+            ("prompt:library/review_request", format!("review_{n:03}")),
+            ("resource:library/shelf", format!("shelf_{n:03}")),
+            ("resource:library/shelf", format!("shelf_{n:03}_by_name")),
+        ] {
+            let mut route = pick(id);
+            let kind = route["kind"].as_str().unwrap().to_owned();
+            route["id"] = json!(format!("{kind}:library/{name}"));
+            route["name"] = json!(name);
+            route["wireName"] = json!(name);
+            if kind == "resource" {
+                // Half of the copies are templates, so resources/templates/list pages too.
+                route["config"]["uri"] = if name.ends_with("_by_name") {
+                    json!(format!("curator://{name}/{{shelf}}"))
+                } else {
+                    json!(format!("curator://{name}"))
+                };
+            }
+            added.push(route);
+        }
+    }
+    manifest["routes"].as_array_mut().unwrap().extend(added);
+    let path = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(path.path(), manifest.to_string()).unwrap();
+    read_manifest(path.path()).unwrap()
+}
+
+/// Pages through `method` from the first page: every item's `key`, and the requests it took.
+fn all_pages(
+    manifest: &abgen_runtime::manifest::Manifest,
+    method: &str,
+    items: &str,
+    key: &str,
+) -> (Vec<String>, usize) {
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    for pages in 1..=20 {
+        let params = cursor
+            .as_ref()
+            .map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
+        let request =
+            json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+        let (replies, _) = serve_manifest(
+            manifest.clone(),
+            Cursor::new(
+                [initialize("x", "2025-11-25"), request]
+                    .join("\n")
+                    .into_bytes(),
+            ),
+            DEFAULT_MAX_MESSAGE_BYTES,
+            abgen_runtime::mcp::HEARTBEAT,
+        );
+        let result = &replies[1]["result"];
+        let page = result[items]
+            .as_array()
+            .unwrap_or_else(|| panic!("{:#}", replies[1]));
+        assert!(
+            page.len() <= abgen_runtime::mcp::PAGE_SIZE,
+            "{method}: a page of {}",
+            page.len()
+        );
+        names.extend(
+            page.iter()
+                .map(|item| item[key].as_str().unwrap().to_owned()),
+        );
+        match result["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return (names, pages),
+        }
+    }
+    panic!("{method} never ended");
+}
+
+#[test]
+fn every_list_pages_with_an_opaque_cursor() {
+    let manifest = crowded_manifest(130);
+    for (method, items, key, at_least) in [
+        ("tools/list", "tools", "name", 135),
+        ("prompts/list", "prompts", "name", 131),
+        ("resources/list", "resources", "uri", 131),
+        (
+            "resources/templates/list",
+            "resourceTemplates",
+            "uriTemplate",
+            130,
+        ),
+    ] {
+        let (names, pages) = all_pages(&manifest, method, items, key);
+        assert!(names.len() >= at_least, "{method}: {} items", names.len());
+        assert_eq!(
+            pages,
+            names.len().div_ceil(abgen_runtime::mcp::PAGE_SIZE),
+            "{method}"
+        );
+        let unique: std::collections::HashSet<_> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "{method}: an item on two pages");
+    }
+}
+
+#[test]
+fn an_invalid_cursor_is_invalid_params() {
+    let manifest = crowded_manifest(130);
+    // A cursor of tools/list handed to prompts/list, one past the end, and one that is not ours.
+    let (tools, _) = serve_manifest(
+        manifest.clone(),
+        Cursor::new(
+            [initialize("x", "2025-11-25"), LIST.to_owned()]
+                .join("\n")
+                .into_bytes(),
+        ),
+        DEFAULT_MAX_MESSAGE_BYTES,
+        abgen_runtime::mcp::HEARTBEAT,
+    );
+    let tools_cursor = tools[1]["result"]["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for (method, cursor) in [
+        ("prompts/list", tools_cursor.as_str()),
+        ("tools/list", "dG9vbHMvbGlzdDo5OTk5"),
+        ("tools/list", "not-a-cursor"),
+        ("resources/list", ""),
+    ] {
+        let request =
+            json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"cursor": cursor}})
+                .to_string();
+        let (replies, _) = serve_manifest(
+            manifest.clone(),
+            Cursor::new(
+                [initialize("x", "2025-11-25"), request]
+                    .join("\n")
+                    .into_bytes(),
+            ),
+            DEFAULT_MAX_MESSAGE_BYTES,
+            abgen_runtime::mcp::HEARTBEAT,
+        );
+        assert_eq!(
+            replies[1]["error"]["code"], -32602,
+            "{method} {cursor}: {:#}",
+            replies[1]
+        );
+        assert!(
+            replies[1]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("nextCursor"),
+            "{:#}",
+            replies[1]
+        );
+    }
+    // The curator's own lists fit one page: no cursor at all.
+    let (replies, _) = session(&[&initialize("x", "2025-11-25"), LIST]);
+    assert!(
+        replies[1]["result"].get("nextCursor").is_none(),
+        "{:#}",
+        replies[1]
+    );
 }

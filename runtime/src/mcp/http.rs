@@ -22,7 +22,7 @@ use hyper::{Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::server::{Log, McpServer, ServerConfig};
+use super::server::{HttpSessions, Log, McpServer, ServerConfig};
 use crate::kernel::SharedKernel;
 
 /// The one path the server answers on.
@@ -78,13 +78,16 @@ pub fn serve_http(
                     .chain(http.allowed_origins.iter().cloned()),
             )
             .enforce_origin_validation();
+        let sessions = Arc::new(HttpSessions::default());
         let service = StreamableHttpService::new(
-            move || {
-                Ok(McpServer::new(
-                    config.clone(),
-                    Arc::clone(&kernel),
-                    Arc::clone(&log),
-                ))
+            {
+                let sessions = Arc::clone(&sessions);
+                move || {
+                    Ok(
+                        McpServer::new(config.clone(), Arc::clone(&kernel), Arc::clone(&log))
+                            .over_http(Arc::clone(&sessions)),
+                    )
+                }
             },
             Arc::new(LocalSessionManager::default()),
             rmcp_config,
@@ -94,11 +97,17 @@ pub fn serve_http(
             let (stream, _) = listener.accept().await?;
             let service = service.clone();
             let token = Arc::clone(&token);
+            let sessions = Arc::clone(&sessions);
             tokio::spawn(async move {
                 let answer = hyper::service::service_fn(move |request: Request<Incoming>| {
                     let service = service.clone();
                     let token = Arc::clone(&token);
-                    async move { Ok::<_, Infallible>(answer(&service, token.as_deref(), request).await) }
+                    let sessions = Arc::clone(&sessions);
+                    async move {
+                        Ok::<_, Infallible>(
+                            answer(&service, &sessions, token.as_deref(), request).await,
+                        )
+                    }
                 });
                 // A connection that breaks ends only itself.
                 let _ = hyper::server::conn::http1::Builder::new()
@@ -109,9 +118,12 @@ pub fn serve_http(
     })
 }
 
-/// One request: the path and the bearer token are checked here, everything else by rmcp.
+/// One request: the path and the bearer token are checked here, everything else by rmcp. A
+/// `DELETE` that ends a session cancels its calls in flight at once (rmcp would let them run
+/// through its drain, although nobody is left to read their answers).
 async fn answer(
     service: &StreamableHttpService<McpServer, LocalSessionManager>,
+    sessions: &HttpSessions,
     token: Option<&str>,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, Infallible>> {
@@ -133,7 +145,17 @@ async fn answer(
             return response;
         }
     }
-    service.handle(request).await
+    let closing = (request.method() == hyper::Method::DELETE)
+        .then(|| request.headers().get("mcp-session-id").cloned())
+        .flatten();
+    let response = service.handle(request).await;
+    if let Some(id) = closing
+        && response.status().is_success()
+        && let Ok(id) = id.to_str()
+    {
+        sessions.close(id);
+    }
+    response
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<BoxBody<Bytes, Infallible>> {

@@ -13,6 +13,6 @@ mod tools;
 mod transport;
 
 pub use http::{HttpConfig, MCP_PATH, serve_http};
-pub use server::{HEARTBEAT, Log, McpServer, START_ALLOWANCE, ServerConfig};
+pub use server::{HEARTBEAT, Log, McpServer, PAGE_SIZE, START_ALLOWANCE, ServerConfig};
 pub use tools::{ClientHost, client_host};
 pub use transport::DEFAULT_MAX_MESSAGE_BYTES;

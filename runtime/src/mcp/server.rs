@@ -16,6 +16,7 @@
 )]
 
 use std::io::{self, BufRead, Write};
+use std::os::fd::AsFd as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -38,7 +39,7 @@ use super::tools::{
     invalid_arguments, is_template, match_template, model_view, prompt_definition,
     resource_definition, resource_mime_type, resource_uri, server_routes, tool_definition,
 };
-use super::transport::LineTransport;
+use super::transport::{LineTransport, OutputProbe};
 use crate::document::{Document, DocumentError, Node, RenderEvent, RenderEventKind, Status};
 use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
 use crate::manifest::{Manifest, Route, RouteKind};
@@ -113,6 +114,50 @@ pub struct McpServer {
     log_level: Mutex<Option<LoggingLevel>>,
     /// Calls answered so far, and when the last activity line was logged.
     activity: Mutex<Activity>,
+    /// Set once the client is gone, so renders in flight are cancelled at once rather than
+    /// after rmcp's drain: nobody is left to read their answers.
+    gone: ClientGone,
+    /// Over HTTP: the process's sessions, and which one this is once a request names it.
+    http_sessions: Option<(Arc<HttpSessions>, Mutex<Option<String>>)>,
+}
+
+/// Whether a session's client is gone: its output closed (stdio), or it ended its HTTP
+/// session (`DELETE`).
+#[derive(Debug, Clone)]
+pub(super) struct ClientGone(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl ClientGone {
+    fn new() -> Self {
+        Self(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+
+    /// Marks the client gone; every wait ends.
+    pub(super) fn mark(&self) {
+        self.0.send_replace(true);
+    }
+
+    async fn wait(&self) {
+        let mut gone = self.0.subscribe();
+        let _ = gone.wait_for(|gone| *gone).await;
+    }
+}
+
+/// The HTTP sessions of one process by id, so a `DELETE` that ends one reaches its calls.
+#[derive(Debug, Default)]
+pub struct HttpSessions(Mutex<std::collections::HashMap<String, ClientGone>>);
+
+impl HttpSessions {
+    /// The client ended session `id`: its calls in flight are cancelled.
+    pub(super) fn close(&self, id: &str) {
+        if let Some(gone) = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id)
+        {
+            gone.mark();
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -132,6 +177,39 @@ impl McpServer {
             in_flight: AtomicUsize::new(0),
             log_level: Mutex::new(None),
             activity: Mutex::new(Activity::default()),
+            gone: ClientGone::new(),
+            http_sessions: None,
+        }
+    }
+
+    /// A session served over HTTP, one of `sessions`.
+    pub(super) fn over_http(mut self, sessions: Arc<HttpSessions>) -> Self {
+        self.http_sessions = Some((sessions, Mutex::new(None)));
+        self
+    }
+
+    /// Over HTTP, binds this session's id (the request's `Mcp-Session-Id`) to this handler the
+    /// first time a request names it.
+    fn bind_http_session(&self, context: &RequestContext<RoleServer>) {
+        let Some((sessions, bound)) = &self.http_sessions else {
+            return;
+        };
+        let Some(id) = context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|id| id.to_str().ok())
+        else {
+            return;
+        };
+        let mut bound = bound.lock().unwrap_or_else(PoisonError::into_inner);
+        if bound.is_none() {
+            sessions
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(id.to_owned(), self.gone.clone());
+            *bound = Some(id.to_owned());
         }
     }
 
@@ -147,8 +225,30 @@ impl McpServer {
         input: impl BufRead + Send + 'static,
         output: impl Write + Send + 'static,
     ) -> io::Result<()> {
-        let (transport, threads) =
-            LineTransport::start(input, output, self.config.max_message_bytes)?;
+        self.serve_lines(input, output, None)
+    }
+
+    /// [`McpServer::serve`] over the process's stdin and stdout; when stdout can say what the
+    /// client has not read yet (a pipe or a Unix socket), a result
+    /// waits for the client to have read its request's progress (see [`LineTransport`]).
+    pub fn serve_stdio(self) -> io::Result<()> {
+        let probe = OutputProbe::of(io::stdout().as_fd());
+        self.serve_lines(io::BufReader::new(io::stdin()), io::stdout(), probe)
+    }
+
+    fn serve_lines(
+        self,
+        input: impl BufRead + Send + 'static,
+        output: impl Write + Send + 'static,
+        probe: Option<OutputProbe>,
+    ) -> io::Result<()> {
+        let (transport, threads) = LineTransport::start(
+            input,
+            output,
+            probe,
+            self.gone.clone(),
+            self.config.max_message_bytes,
+        )?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()?;
@@ -295,6 +395,7 @@ impl McpServer {
             + Duration::from_millis(max_elapsed_ms)
             + REPLY_ALLOWANCE
             + START_ALLOWANCE;
+        self.bind_http_session(context);
         let cancel = Cancel::new();
         let rendering = match kernel.render(invocation, cancel.clone(), deadline) {
             Ok(rendering) => rendering,
@@ -324,6 +425,10 @@ impl McpServer {
             let event = tokio::select! {
                 () = context.ct.cancelled() => {
                     cancel.cancel("cancelled by the client");
+                    return None;
+                }
+                () = self.gone.wait() => {
+                    cancel.cancel("the client is gone");
                     return None;
                 }
                 event = received.recv() => event,
@@ -443,6 +548,20 @@ impl McpServer {
     }
 }
 
+impl Drop for McpServer {
+    fn drop(&mut self) {
+        if let Some((sessions, bound)) = &self.http_sessions
+            && let Some(id) = bound.lock().unwrap_or_else(PoisonError::into_inner).take()
+        {
+            sessions
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&id);
+        }
+    }
+}
+
 impl ServerHandler for McpServer {
     /// Capabilities name what this server has routes for, nothing more.
     fn get_info(&self) -> InitializeResult {
@@ -492,7 +611,6 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        no_cursor(request.as_ref())?;
         let client = Client::of(&context);
         let mut tools = Vec::new();
         for route in self.visible(&[RouteKind::Tool], &client) {
@@ -505,7 +623,10 @@ impl ServerHandler for McpServer {
             );
             tools.push(from_definition::<Tool>(definition, route)?);
         }
-        Ok(ListToolsResult::with_all_items(tools))
+        let (tools, next) = page(tools, "tools/list", request.as_ref())?;
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn list_resources(
@@ -513,9 +634,11 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        no_cursor(request.as_ref())?;
         let resources = self.resource_list(&Client::of(&context), false)?;
-        Ok(ListResourcesResult::with_all_items(resources))
+        let (resources, next) = page(resources, "resources/list", request.as_ref())?;
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn list_resource_templates(
@@ -523,9 +646,11 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        no_cursor(request.as_ref())?;
         let templates = self.resource_list(&Client::of(&context), true)?;
-        Ok(ListResourceTemplatesResult::with_all_items(templates))
+        let (templates, next) = page(templates, "resources/templates/list", request.as_ref())?;
+        let mut result = ListResourceTemplatesResult::with_all_items(templates);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn read_resource(
@@ -577,14 +702,16 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        no_cursor(request.as_ref())?;
         let client = Client::of(&context);
         let prompts = self
             .visible(&[RouteKind::Prompt], &client)
             .into_iter()
             .map(|route| from_definition(prompt_definition(route), route))
             .collect::<Result<_, _>>()?;
-        Ok(ListPromptsResult::with_all_items(prompts))
+        let (prompts, next) = page(prompts, "prompts/list", request.as_ref())?;
+        let mut result = ListPromptsResult::with_all_items(prompts);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn get_prompt(
@@ -753,15 +880,46 @@ fn tool_error(message: &str) -> Value {
     json!({"content": [{"type": "text", "text": message}], "isError": true})
 }
 
-/// Lists are not paged yet, so no cursor was ever handed out: any cursor is invalid (-32602).
-fn no_cursor(request: Option<&PaginatedRequestParams>) -> Result<(), ErrorData> {
-    match request.and_then(|request| request.cursor.as_deref()) {
-        Some(cursor) => Err(ErrorData::invalid_params(
-            format!("invalid cursor `{cursor}`: this server hands out none"),
-            None,
-        )),
-        None => Ok(()),
-    }
+/// How many items one page of a list holds. Large enough that a plugin's lists fit one page
+/// (a client that ignores `nextCursor` still sees every route of an ordinary plugin), small
+/// enough that no list answer grows without bound.
+pub const PAGE_SIZE: usize = 100;
+
+/// One page of `items` for a `list` request (`tools/list`, …) whose cursor is `cursor`, and the
+/// cursor of the next page, if there is one. A cursor is opaque to clients: the list it pages and
+/// the offset it starts at, base64url-encoded; one this server could not have handed out for
+/// this list (not ours, another list's, past the end) is invalid params (-32602).
+fn page<T>(
+    items: Vec<T>,
+    list: &str,
+    cursor: Option<&PaginatedRequestParams>,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let start = match cursor.and_then(|request| request.cursor.as_deref()) {
+        None => 0,
+        Some(cursor) => engine
+            .decode(cursor)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .and_then(|text| {
+                let offset = text.strip_prefix(list)?.strip_prefix(':')?;
+                offset.parse::<usize>().ok()
+            })
+            .filter(|offset| *offset > 0 && *offset < items.len())
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!(
+                        "invalid cursor `{cursor}` for {list}: pass back a `nextCursor` this                          server returned, or none for the first page"
+                    ),
+                    None,
+                )
+            })?,
+    };
+    let end = items.len().min(start + PAGE_SIZE);
+    let next = (end < items.len()).then(|| engine.encode(format!("{list}:{end}")));
+    let page = items.into_iter().skip(start).take(end - start).collect();
+    Ok((page, next))
 }
 
 /// A manifest definition as rmcp's type; a route whose definition does not fit is reported.

@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
+
+use super::server::ClientGone;
 use serde_json::{Value, json};
 
 /// JSON-RPC error codes the transport answers with (rmcp answers the rest).
@@ -108,6 +110,104 @@ fn read_line(input: &mut impl BufRead, max_bytes: usize) -> Line {
     }
 }
 
+/// What the output can say about its client: how much it has not read yet, and whether it
+/// closed its end. Only a pipe or a Unix socket can say; see [`OutputProbe::of`].
+#[derive(Debug)]
+pub struct OutputProbe {
+    output: std::os::fd::OwnedFd,
+}
+
+impl OutputProbe {
+    /// A probe of `output` (a duplicate of its descriptor), if it is a pipe or a Unix socket.
+    pub fn of(output: std::os::fd::BorrowedFd<'_>) -> Option<Self> {
+        unread_output(output)?;
+        Some(Self {
+            output: output.try_clone_to_owned().ok()?,
+        })
+    }
+
+    fn unread(&self) -> Option<u64> {
+        unread_output(std::os::fd::AsFd::as_fd(&self.output))
+    }
+
+    /// Waits up to `bound` for the client to close its end of the output (a pipe reports an
+    /// error, a socket a hang-up); whether it did.
+    fn hung_up_within(&self, bound: std::time::Duration) -> bool {
+        use rustix::event::{PollFd, PollFlags, Timespec};
+        // No events asked for: poll reports only the hang-up and the error it always reports.
+        let mut fds = [PollFd::new(&self.output, PollFlags::empty())];
+        let bound = Timespec {
+            tv_sec: i64::try_from(bound.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(bound.subsec_nanos()),
+        };
+        rustix::event::poll(&mut fds, Some(&bound)).is_ok()
+            && fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR)
+    }
+}
+
+/// How long after the end of its input a session watches for the client closing its output
+/// too: longer than rmcp's drain of the calls in flight, which it cuts short.
+const HANG_UP_WATCH: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What a client has not yet read of what was written to `output`: the bytes in a pipe
+/// (FIONREAD answers for either end of a pipe), or the data still queued on a Unix socket
+/// (SIOCOUTQ; Node gives a child's stdio a socket pair). `None` for any other output.
+fn unread_output(output: std::os::fd::BorrowedFd<'_>) -> Option<u64> {
+    let file_type = rustix::fs::FileType::from_raw_mode(rustix::fs::fstat(output).ok()?.st_mode);
+    if file_type.is_fifo() {
+        return rustix::io::ioctl_fionread(output).ok();
+    }
+    if file_type.is_socket() {
+        return socket_unread(output);
+    }
+    None
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[expect(
+    unsafe_code,
+    reason = "rustix has no safe SIOCOUTQ; the ioctl only writes one c_int the Getter owns"
+)]
+fn socket_unread(socket: std::os::fd::BorrowedFd<'_>) -> Option<u64> {
+    // SIOCOUTQ, the same number as TIOCOUTQ on Linux.
+    const SIOCOUTQ: rustix::ioctl::Opcode = 0x5411;
+    // SAFETY: SIOCOUTQ is a getter whose kernel side writes one `int`, the Getter's output type.
+    let queued = unsafe {
+        rustix::ioctl::ioctl(
+            socket,
+            rustix::ioctl::Getter::<SIOCOUTQ, std::ffi::c_int>::new(),
+        )
+    };
+    queued.ok().and_then(|queued| u64::try_from(queued).ok())
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn socket_unread(_socket: std::os::fd::BorrowedFd<'_>) -> Option<u64> {
+    None
+}
+
+/// The longest a result waits for the client to read its request's progress first: a client
+/// that reads nothing for this long gets the result anyway.
+const PROGRESS_READ_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Waits until the client has read everything written (or [`PROGRESS_READ_WAIT`] has passed);
+/// `false` when the output cannot say what is unread, so no later write needs to wait either.
+fn wait_until_read(probe: &OutputProbe) -> bool {
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_micros(20);
+    loop {
+        match probe.unread() {
+            None => return false,
+            Some(0) => return true,
+            Some(_) if started.elapsed() >= PROGRESS_READ_WAIT => return true,
+            Some(_) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(2));
+            }
+        }
+    }
+}
+
 /// Writes one message as a line and flushes it, so the client sees it at once.
 fn write_message(output: &mut impl Write, message: &Value) -> io::Result<()> {
     let mut line = serde_json::to_string(message).map_err(io::Error::other)?;
@@ -132,6 +232,13 @@ fn error(id: &Value, code: i64, message: impl Into<String>) -> Value {
 /// Invariant: nothing of a request is written once its `notifications/cancelled` has been read,
 /// neither its progress nor its response. The reader records the cancel before rmcp hears of it,
 /// and the writer checks that record for every message ([`CancelGate`]).
+///
+/// Invariant: a result is written only once the client has read the progress notifications
+/// written for its request, when the output can say (a pipe or a socket, [`OutputProbe`]). The wire order
+/// alone is not enough: the TypeScript SDK (and the hosts built on it) handles a notification a
+/// microtask after it reads it but a response at once, so a progress notification read in the
+/// same chunk as its result finds its request already answered, and the SDK reports it as an
+/// error ("a progress notification for an unknown token"; Claude Code ends the session on it).
 pub struct LineTransport {
     incoming: tokio::sync::mpsc::Receiver<ClientJsonRpcMessage>,
     outgoing: Option<std::sync::mpsc::Sender<Value>>,
@@ -173,8 +280,11 @@ impl LineTransport {
     pub fn start(
         input: impl BufRead + Send + 'static,
         output: impl Write + Send + 'static,
+        probe: Option<OutputProbe>,
+        gone: ClientGone,
         max_message_bytes: usize,
     ) -> io::Result<(Self, LineThreads)> {
+        let probe = probe.map(Arc::new);
         let (incoming_sender, incoming) = tokio::sync::mpsc::channel(INCOMING_CAPACITY);
         let (outgoing, to_write) = std::sync::mpsc::channel::<Value>();
         let gate = Arc::new(Mutex::new(CancelGate::default()));
@@ -186,8 +296,17 @@ impl LineTransport {
                 let gate = Arc::clone(&gate);
                 let output_broken = Arc::clone(&output_broken);
                 let broken = Arc::clone(&broken);
+                let probe = probe.clone();
+                let gone = gone.clone();
                 move || {
-                    write_all(to_write, output, &gate, &broken);
+                    write_all(to_write, output, probe.as_deref(), &gate, &broken);
+                    if broken
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .is_some()
+                    {
+                        gone.mark();
+                    }
                     output_broken.notify_one();
                 }
             })?;
@@ -195,7 +314,14 @@ impl LineTransport {
             .name("abgen-mcp-reader".into())
             .spawn({
                 let outgoing = outgoing.clone();
-                move || read_all(input, max_message_bytes, &incoming_sender, &outgoing, &gate)
+                move || {
+                    read_all(input, max_message_bytes, &incoming_sender, &outgoing, &gate);
+                    // The input ended: once the client closes the output too, nobody is left
+                    // to read the answers of calls in flight.
+                    if probe.is_some_and(|probe| probe.hung_up_within(HANG_UP_WATCH)) {
+                        gone.mark();
+                    }
+                }
             })?;
         Ok((
             Self {
@@ -347,23 +473,47 @@ fn unreadable_message(message: &Value, reason: &serde_json::Error) -> Option<Val
 }
 
 /// The writer thread: writes each message unless the gate holds it back, until the transport
-/// ends it (`null`); on a write error it records the error and stops.
+/// ends it (`null`); on a write error it records the error and stops. A result whose request
+/// has progress the client may not have read yet waits for the client to read it first.
 fn write_all(
     to_write: std::sync::mpsc::Receiver<Value>,
     mut output: impl Write,
+    mut probe: Option<&OutputProbe>,
     gate: &Mutex<CancelGate>,
     broken: &Mutex<Option<io::Error>>,
 ) {
+    // The progress tokens written since the client was last seen to have read everything.
+    let mut progress_unread = HashSet::new();
     for message in to_write {
         if message.is_null() {
             return;
         }
-        if !gate
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .lets_out(&message)
-        {
+        let (lets_out, token) = {
+            let mut gate = gate.lock().unwrap_or_else(PoisonError::into_inner);
+            let token = gate.progress_token(&message);
+            (gate.lets_out(&message), token)
+        };
+        if !lets_out {
             continue;
+        }
+        let is_progress =
+            message.get("method").and_then(Value::as_str) == Some("notifications/progress");
+        match token {
+            Some(token) if is_progress => {
+                progress_unread.insert(token);
+            }
+            Some(token) if progress_unread.contains(&token) => {
+                if let Some(watched) = probe
+                    && !wait_until_read(watched)
+                {
+                    probe = None;
+                }
+                progress_unread.clear();
+            }
+            _ => {}
+        }
+        if probe.is_none() {
+            progress_unread.clear();
         }
         if let Err(error) = write_message(&mut output, &message) {
             *broken.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
@@ -408,6 +558,18 @@ impl CancelGate {
             }
             _ => {}
         }
+    }
+
+    /// The progress token `message` is about: a progress notification's own, or the token of
+    /// the request a response answers.
+    fn progress_token(&self, message: &Value) -> Option<String> {
+        if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
+            return message["params"].get("progressToken").map(Value::to_string);
+        }
+        let id = message
+            .get("id")
+            .filter(|_| message.get("method").is_none())?;
+        self.in_flight.get(&id.to_string()).cloned().flatten()
     }
 
     /// Whether `message` may be written; a response ends its request's record.

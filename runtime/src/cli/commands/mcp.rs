@@ -7,7 +7,6 @@
 //! [`SharedKernel`] as the MCP session, so a hook renders on the session's workers. The host ends
 //! when the session does, before the kernel.
 
-use std::io::{BufReader, stdin, stdout};
 use std::num::NonZeroUsize;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -94,7 +93,7 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
         return ExitCode::from(2);
     }
     let server = McpServer::new(config, kernel, log);
-    let served = server.serve(BufReader::new(stdin()), stdout());
+    let served = server.serve_stdio();
     // The session is over: stop answering hooks (the socket file goes with the server) before
     // the kernel, and its workers, go.
     drop(warm_host);
