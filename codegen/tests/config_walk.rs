@@ -42,6 +42,12 @@ export default defineTool(
   async () => ({ shown: true }),
 );
 ";
+/// A rendered command (and, under `src/scripts/`, a rendered script): a config, a flag, a component.
+const COMMAND: &str = "import { z } from 'zod';
+export const config = { description: 'Audit.', render: { maxElapsedMs: 5000 } };
+export const inputSchema = z.object({ deep: z.boolean().default(false) });
+export default function Audit() { return null; }
+";
 const LAYOUT: &str =
     "export default function Layout({ children }: { children: unknown }) { return children; }\n";
 const EVENT: &str = "import { Agent } from '@agent-bundle/runtime';
@@ -576,6 +582,20 @@ fn supported_path_case(pattern: &str) -> Option<(Files, Check)> {
         }),
         "src/events/stop.{ts,tsx}" => (vec![("src/events/stop.tsx", STOP)], |o| {
             hook_bound(o, "stop")
+        }),
+        "src/cli/**/*.{ts,tsx}" => (vec![("src/cli/library/audit.tsx", COMMAND)], |o| {
+            route_in_manifest(o, "cli:library/audit")?;
+            command_routes(o, &["cli:library/audit"])?;
+            in_worker_entry(o, "cli:library/audit")
+        }),
+        "src/scripts/**/*.{ts,tsx,jsx}" => (vec![("src/scripts/report.tsx", COMMAND)], |o| {
+            route_in_manifest(o, "script:report")?;
+            let scripts = &o.artifact()?.manifest.cli.scripts;
+            let names: Vec<&str> = scripts.iter().map(|s| s.name.as_str()).collect();
+            (names == ["report"])
+                .then_some(())
+                .ok_or_else(|| format!("the script is `run report`: {scripts:?}"))?;
+            in_worker_entry(o, "script:report")
         }),
         "src/providers/*.{ts,tsx}" => (
             vec![

@@ -36,6 +36,8 @@ pub struct EmitInput {
     pub web: Option<abgen_runtime::manifest::Web>,
     /// The commands of the plugin's command line (`bin/<plugin>`), sorted by path.
     pub commands: Vec<abgen_runtime::manifest::CliCommand>,
+    /// The scripts `<plugin> run <name>` runs, sorted by name.
+    pub scripts: Vec<abgen_runtime::manifest::CliScript>,
 }
 
 /// One provider module.

@@ -422,7 +422,12 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
     let routes = graph
         .routes
         .iter()
-        .filter(|route| route.kind == RouteKind::Event || served(&route.server))
+        .filter(|route| {
+            matches!(
+                route.kind,
+                RouteKind::Event | RouteKind::Cli | RouteKind::Script
+            ) || served(&route.server)
+        })
         .map(|route| EmitRoute {
             id: route.id.clone(),
             kind: match route.kind {
@@ -431,6 +436,8 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
                 RouteKind::Prompt => ManifestRouteKind::Prompt,
                 RouteKind::App => ManifestRouteKind::App,
                 RouteKind::Event => ManifestRouteKind::Event,
+                RouteKind::Cli => ManifestRouteKind::Cli,
+                RouteKind::Script => ManifestRouteKind::Script,
             },
             source: route.path.clone(),
             server: route.server.clone(),
@@ -493,7 +500,8 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         // Compiled by `build_project` (`crate::apps`).
         apps: Vec::new(),
         web: config.web.clone(),
-        commands: crate::graph::mcp_commands(config, graph).0,
+        commands: crate::graph::cli_commands(config, graph).0,
+        scripts: crate::graph::cli_scripts(graph),
     }
 }
 
@@ -663,8 +671,8 @@ fn target_names(targets: Option<&[crate::project::Target]>) -> Option<Vec<String
     targets.map(|targets| targets.iter().map(|t| t.as_str().to_owned()).collect())
 }
 
-/// The worker imports every route it renders (tools, prompts, resources, events), every
-/// provider and every layout. Apps are browser documents (`crate::apps`), never worker modules.
+/// The worker imports every route it renders (tools, prompts, resources, events, commands,
+/// rendered scripts), every provider and every layout. Apps are browser documents (`crate::apps`), never worker modules.
 pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
     WorkerEntry {
         plugin: input.plugin.name.clone(),

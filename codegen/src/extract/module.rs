@@ -125,6 +125,8 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
             | ModuleKind::Prompt { .. }
             | ModuleKind::App { .. }
             | ModuleKind::Event { .. }
+            | ModuleKind::Cli { .. }
+            | ModuleKind::Script { rendered: true, .. }
     );
     let config_state = if is_route {
         read_route(

@@ -12,7 +12,7 @@ mod summary;
 mod tests;
 
 pub use build::{GraphReturn, build_graph, module_location};
-pub use commands::mcp_commands;
+pub use commands::{cli_commands, cli_scripts, mcp_commands};
 pub use ids::{EVENT_VOCABULARY, is_safe_segment, provider_key};
 pub use model::{
     FormName, LayoutNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind, RouteNode,

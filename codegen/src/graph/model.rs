@@ -67,6 +67,10 @@ pub enum RouteKind {
     Prompt,
     App,
     Event,
+    /// A rendered `src/cli/**` command.
+    Cli,
+    /// A rendered `src/scripts/<name>.tsx`.
+    Script,
 }
 
 impl RouteKind {
@@ -77,6 +81,8 @@ impl RouteKind {
             RouteKind::Prompt => "prompt",
             RouteKind::App => "app",
             RouteKind::Event => "event",
+            RouteKind::Cli => "cli",
+            RouteKind::Script => "script",
         }
     }
 }
@@ -85,14 +91,15 @@ impl RouteKind {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RouteNode {
-    /// `tool:<server>/<name>`, `event:<family>/<event>`, `event:<name>`.
+    /// `tool:<server>/<name>`, `event:<family>/<event>`, `event:<name>`, `cli:<word>/<word>`,
+    /// `script:<name>`.
     pub id: String,
     pub kind: RouteKind,
     /// Project-relative path of the module.
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
-    /// The file stem of an MCP route.
+    /// The file stem of an MCP route, the words of a command (`library/audit`), a script's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The name the MCP server registers (the last id segment).

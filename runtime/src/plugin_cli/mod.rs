@@ -17,9 +17,9 @@ use serde_json::{Value, json};
 
 use crate::document::{RenderEvent, RenderEventKind, Status};
 use crate::kernel::Invocation;
-use crate::manifest::{CliCommand, Manifest, Route};
+use crate::manifest::{CliCommand, CliProjection, Manifest, Route};
 use crate::project::cli::{CliFormat, TtyProjector, project_cli};
-use crate::terminal::{StreamKind, Terminal};
+use crate::terminal::{HostSurface, StreamKind, Terminal};
 use crate::worker::{RenderLimits, RouteKind};
 
 pub use argv::UsageError;
@@ -92,6 +92,9 @@ pub fn run(
         .iter()
         .find(|command| command.path == words);
     let Some(command) = command else {
+        if words.first().is_some_and(|word| word == "run") && !manifest.cli.scripts.is_empty() {
+            return run_script(manifest, &words[1..], rest, &global, terminal, renderer, io);
+        }
         if words.is_empty() || global.help {
             let _ = io.stderr().flush();
             let _ = io
@@ -156,18 +159,12 @@ pub fn run(
             }
         }
     }
-    let mode = if global.json {
-        OutputMode::Json
-    } else if global.ndjson {
-        OutputMode::Ndjson
-    } else if terminal.stdout.kind == StreamKind::Tty {
-        OutputMode::Tty
-    } else {
-        OutputMode::Markdown
-    };
+    let mode = global.mode(terminal);
+    let kind = route_kind(command);
     let invocation = Invocation {
-        kind: route_kind(command),
-        invocation: Some(RouteKind::Cli),
+        kind,
+        // A tool run from the command line observes `kind: 'cli'`; a command is one already.
+        invocation: (kind != RouteKind::Cli).then_some(RouteKind::Cli),
         route: route.id.clone(),
         input,
         context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
@@ -177,6 +174,100 @@ pub fn run(
         },
     };
     render_command(renderer, io, invocation, mode, terminal, &name)
+}
+
+/// `<bin> run <name>`: renders the rendered script `name` with the flags of its input schema,
+/// projected like a command, its terminal axis's surface `script`.
+fn run_script(
+    manifest: &Manifest,
+    words: &[String],
+    rest: &[String],
+    global: &Global,
+    terminal: &Terminal,
+    renderer: &mut dyn Renderer,
+    io: &mut dyn CliIo,
+) -> u8 {
+    let bin = &manifest.cli.bin;
+    let names = || {
+        manifest
+            .cli
+            .scripts
+            .iter()
+            .map(|script| script.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let script = match words {
+        [name] => manifest
+            .cli
+            .scripts
+            .iter()
+            .find(|script| &script.name == name),
+        _ => None,
+    };
+    let Some(script) = script else {
+        if words.is_empty() && global.help {
+            let _ = io.stdout().write_all(help::scripts(manifest).as_bytes());
+            return EXIT_OK;
+        }
+        let message = match words {
+            [] => format!(
+                "`run` needs the name of a script; the scripts are: {}",
+                names()
+            ),
+            _ => format!(
+                "unknown script `{}`; the scripts are: {}",
+                words.join(" "),
+                names()
+            ),
+        };
+        return usage(io, global.json, &message, bin);
+    };
+    let name = format!("{bin} run {}", script.name);
+    let Some(route) = script
+        .route
+        .as_deref()
+        .and_then(|id| manifest.routes.iter().find(|route| route.id == id))
+    else {
+        return usage(
+            io,
+            global.json,
+            &format!("the script `{}` has no route in this artifact", script.name),
+            &name,
+        );
+    };
+    let flags = argv::flags_of(input_schema(route));
+    if global.help {
+        let _ = io
+            .stdout()
+            .write_all(help::script(manifest, script, &flags).as_bytes());
+        return EXIT_OK;
+    }
+    let input = match argv::parse_input(&flags, rest) {
+        Ok(input) => input,
+        Err(UsageError(message)) => return usage(io, global.json, &message, &name),
+    };
+    let mut terminal = *terminal;
+    terminal.host_surface = HostSurface::Script;
+    let invocation = Invocation {
+        kind: RouteKind::Script,
+        invocation: None,
+        route: route.id.clone(),
+        input,
+        context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
+        limits: RenderLimits {
+            max_flight_bytes: Some(manifest.limits.render.max_bytes),
+            max_elapsed_ms: Some(render_budget(manifest, route)),
+        },
+    };
+    render_command(
+        renderer,
+        io,
+        invocation,
+        global.mode(&terminal),
+        &terminal,
+        &name,
+    )
 }
 
 /// Renders and projects one command; returns its exit code.
@@ -296,9 +387,11 @@ fn input_schema(route: &Route) -> Option<&Value> {
     route.schemas.input.as_ref()?.json_schema.as_ref()
 }
 
+/// The kind of the route a command renders: a projected tool stays a tool.
 fn route_kind(command: &CliCommand) -> RouteKind {
     match command.projection {
-        crate::manifest::CliProjection::McpCommand => RouteKind::Tool,
+        CliProjection::McpCommand | CliProjection::ToolCli => RouteKind::Tool,
+        CliProjection::Route => RouteKind::Cli,
     }
 }
 
@@ -323,6 +416,19 @@ struct Global {
 }
 
 impl Global {
+    /// The output mode: `--json`, `--ndjson`, else what stdout is.
+    fn mode(&self, terminal: &Terminal) -> OutputMode {
+        if self.json {
+            OutputMode::Json
+        } else if self.ndjson {
+            OutputMode::Ndjson
+        } else if terminal.stdout.kind == StreamKind::Tty {
+            OutputMode::Tty
+        } else {
+            OutputMode::Markdown
+        }
+    }
+
     fn take(args: &[String]) -> Global {
         let mut global = Global {
             help: false,

@@ -1,6 +1,6 @@
 /**
  * Config shapes of the routes written in the `export const config = {...} satisfies XConfig`
- * form (resources, prompts, Apps), and `appResourceUri` for linking a tool to an App.
+ * form (resources, prompts, Apps, rendered commands and scripts), and `appResourceUri` for linking a tool to an App.
  *
  * These are types for the author's editor only: the compiler reads the literal statically.
  */
@@ -20,6 +20,18 @@ export interface PromptConfig {
   readonly title?: string;
   readonly description?: string;
   readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * `export const config` of a rendered command (`src/cli/<word>/…/<word>.tsx`, the command
+ * `<plugin> <word> …`) or a rendered script (`src/scripts/<name>.tsx`, `<plugin> run <name>`).
+ * Its flags come from the module's `inputSchema` export.
+ */
+export interface CliRouteConfig {
+  /** One line for `--help`. */
+  readonly description?: string;
+  /** The render budget (seed 002 §Render budget): at most 86 400 000 ms. */
+  readonly render?: { readonly maxElapsedMs: number };
 }
 
 /** `export const config` of an MCP App route (`src/mcp/<server>/apps/<name>.tsx`). */
