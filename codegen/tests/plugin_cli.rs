@@ -113,7 +113,11 @@ const CASES: &[(&[&str], i32, &str)] = &[
         1,
         "shelve_book_unknown_id",
     ),
-    (&["shelf", "list", "--shelf", "to-read"], 0, "cli_shelf_list"),
+    (
+        &["shelf", "list", "--shelf", "to-read"],
+        0,
+        "cli_shelf_list",
+    ),
     (&["run", "reading-report"], 0, "script_reading_report"),
 ];
 
@@ -498,7 +502,10 @@ fn a_src_cli_command_and_a_rendered_script_on_a_real_terminal_and_piped() {
     let temp = tempfile::tempdir().unwrap();
     let artifact = build(temp.path());
     for (args, heading) in [
-        (&["shelf", "list", "--shelf", "finished"][..], "5 books on finished."),
+        (
+            &["shelf", "list", "--shelf", "finished"][..],
+            "5 books on finished.",
+        ),
         (&["run", "reading-report"][..], "# Reading report"),
     ] {
         let (success, raw, stderr) = in_a_pty(&artifact, args);
