@@ -583,6 +583,25 @@ fn supported_path_case(pattern: &str) -> Option<(Files, Check)> {
         "src/events/stop.{ts,tsx}" => (vec![("src/events/stop.tsx", STOP)], |o| {
             hook_bound(o, "stop")
         }),
+        "src/mcp/*/{tools,resources,prompts}/*.cli.{ts,tsx}" => (
+            vec![
+                ("src/mcp/docs/tools/search.ts", TOOL),
+                (
+                    "src/mcp/docs/tools/search.cli.ts",
+                    "export const config = { command: 'find docs', description: 'Find.' };\n",
+                ),
+            ],
+            |o| {
+                let commands = &o.artifact()?.manifest.cli.commands;
+                let found: Vec<(String, &str)> = commands
+                    .iter()
+                    .map(|c| (c.path.join(" "), c.route.as_str()))
+                    .collect();
+                (found == [("find docs".to_owned(), "tool:docs/search")])
+                    .then_some(())
+                    .ok_or_else(|| format!("the tool is the command `find docs`: {commands:?}"))
+            },
+        ),
         "src/cli/**/*.{ts,tsx}" => (vec![("src/cli/library/audit.tsx", COMMAND)], |o| {
             route_in_manifest(o, "cli:library/audit")?;
             command_routes(o, &["cli:library/audit"])?;

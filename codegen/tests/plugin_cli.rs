@@ -1,7 +1,7 @@
 //! The plugin's own command line, `bin/curator` of the built `examples/curator`: help, commands
-//! projected from its tools (`routes.mcpCommands`), its `src/cli/shelf/list.tsx` command and its
-//! rendered script `run reading-report`, with flags from their input schemas, each
-//! projection snapshotted (piped Markdown, `--json`, `--ndjson`, and the TTY projection through
+//! projected from its tools (`routes.mcpCommands`, and `find` by `search_books.cli.ts`), its
+//! `src/cli/shelf/list.tsx` command and its rendered script `run reading-report`, with flags
+//! from their input schemas, each projection snapshotted (piped Markdown, `--json`, `--ndjson`, and the TTY projection through
 //! the harness's terminal knob), usage errors and exit codes, confirmation, and a real
 //! pseudo-terminal showing the progress line drawn, redrawn in place and gone from the final
 //! screen. Needs the npm workspace installed (`npm ci`) and Node 20+.
@@ -118,6 +118,7 @@ const CASES: &[(&[&str], i32, &str)] = &[
         0,
         "cli_shelf_list",
     ),
+    (&["find", "--query", "earthsea"], 0, "tool_cli_find"),
     (&["run", "reading-report"], 0, "script_reading_report"),
 ];
 

@@ -89,6 +89,8 @@ codes! {
     AB4836 Error "malformed `config.execution`, or declared on a resource or prompt";
     AB4837 Error "a routed module value-imports a compiler-carrying framework entry, or an MCP App (or a module it imports) compiler-carrying or Node-only code";
     AB4839 Warning "schema references form a cycle; the schema is computed at run time";
+    AB4840 Error "a `<tool>.cli.ts` command-line projection beside no tool, outside `tools/`, or a second one for one tool";
+    AB4841 Error "a `<tool>.cli.ts` projection's `config` is not `{ command, description?, confirm? }` with `command` the command's words";
     AB4940 Error "provider module's default export is not a function";
     AB4941 Error "two providers share one key";
     AB4942 Error "provider key `processLifetime` is reserved";

@@ -127,6 +127,7 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
             | ModuleKind::Event { .. }
             | ModuleKind::Cli { .. }
             | ModuleKind::Script { rendered: true, .. }
+            | ModuleKind::ToolCli { .. }
     );
     let config_state = if is_route {
         read_route(

@@ -2,7 +2,9 @@
 //! `routes.mcpCommands` projects as commands, and the rendered scripts `<plugin> run` runs.
 //!
 //! Entries: [`cli_commands`] (every command, with AB4813 for paths that collide), [`mcp_commands`],
-//! [`cli_scripts`]. A `src/cli/<a>/<b>` route is the command `<a> <b>`. A tool `tool:<server>/<tool>` becomes the command `<server> <tool>`;
+//! [`cli_scripts`]. A `src/cli/<a>/<b>` route is the command `<a> <b>`; a tool's `<tool>.cli.ts`
+//! names the words of the command that runs the tool (asking first unless the tool is
+//! `readOnlyHint: true`, or as its `confirm` says). A tool `tool:<server>/<tool>` becomes the command `<server> <tool>`;
 //! `include`/`exclude` patterns match `<server>:<tool>` with `*` standing for any run of
 //! characters. A tool that is not `annotations.readOnlyHint: true` needs confirmation.
 
@@ -21,6 +23,22 @@ pub fn cli_commands(
     graph: &RouteGraph,
 ) -> (Vec<CliCommand>, Vec<Diagnostic>) {
     let (mut commands, mut diagnostics) = mcp_commands(config, graph);
+    commands.extend(graph.routes.iter().filter_map(|route| {
+        let projection = route.cli_projection.as_ref()?;
+        // A malformed `command` is AB4841 at the projection already.
+        let path = crate::extract::projection_words(projection.config.get("command")?)?;
+        Some(CliCommand {
+            path,
+            route: route.id.clone(),
+            projection: CliProjection::ToolCli,
+            confirm: projection
+                .config
+                .get("confirm")
+                .and_then(Value::as_bool)
+                .unwrap_or_else(|| !read_only(&route.config)),
+            description: description(&projection.config).or_else(|| description(&route.config)),
+        })
+    }));
     commands.extend(
         graph
             .routes
@@ -42,9 +60,16 @@ pub fn cli_commands(
     );
     commands.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.route.cmp(&b.route)));
     let source = |command: &CliCommand| {
-        graph
-            .route(&command.route)
-            .map_or_else(|| command.route.clone(), |route| route.path.clone())
+        graph.route(&command.route).map_or_else(
+            || command.route.clone(),
+            |route| match command.projection {
+                CliProjection::ToolCli => route
+                    .cli_projection
+                    .as_ref()
+                    .map_or_else(|| route.path.clone(), |projection| projection.path.clone()),
+                _ => route.path.clone(),
+            },
+        )
     };
     let mut kept: Vec<CliCommand> = Vec::with_capacity(commands.len());
     for command in commands {

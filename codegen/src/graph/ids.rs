@@ -57,6 +57,10 @@ pub enum Identity {
     ServerEntry {
         server: String,
     },
+    /// `src/mcp/<server>/tools/<tool>.cli.ts` projects the tool `tool` (its id) as a command.
+    ToolCli {
+        tool: String,
+    },
 }
 
 /// The identity of a route module.
@@ -87,6 +91,7 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
         }
         ModuleKind::Provider { name } => vec![name],
         ModuleKind::Cli { words } => words.iter().map(String::as_str).collect(),
+        ModuleKind::ToolCli { server, tool, .. } => vec![server, tool],
         ModuleKind::Script { name, .. } => name.split('/').collect(),
         // Not a module of the graph: it has no identity.
         ModuleKind::Imported => return (None, diagnostics),
@@ -151,6 +156,28 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
         return (None, diagnostics);
     }
     let identity = match kind {
+        ModuleKind::ToolCli {
+            server,
+            folder,
+            tool,
+        } => {
+            if folder != "tools" {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::AB4840,
+                        format!("`{path}` is a command-line projection under `{folder}/`"),
+                        format!(
+                            "only a tool has one: move it beside a tool as `src/mcp/{server}/tools/<tool>.cli.ts`, or rename it with a leading `_`"
+                        ),
+                    )
+                    .at(Location::file(path)),
+                );
+                return (None, diagnostics);
+            }
+            Identity::ToolCli {
+                tool: format!("tool:{server}/{tool}"),
+            }
+        }
         ModuleKind::Cli { words } => Identity::Route(RouteIdentity {
             id: format!("cli:{}", words.join("/")),
             kind: RouteKind::Cli,
@@ -221,7 +248,7 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
 }
 
 /// A word of a command path, as the manifest and the plugin's command line take it.
-fn is_command_word(word: &str) -> bool {
+pub fn is_command_word(word: &str) -> bool {
     word.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
         && word
             .chars()

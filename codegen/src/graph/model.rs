@@ -113,6 +113,19 @@ pub struct RouteNode {
     /// The static options object, without schemas.
     pub config: Map<String, Value>,
     pub schemas: RouteSchemas,
+    /// A tool's colocated `<tool>.cli.ts`: how it appears as a command. Read by the command
+    /// plan (`commands.rs`) into the manifest's `cli.commands`; not part of the graph's JSON.
+    #[serde(skip)]
+    pub cli_projection: Option<ToolCliProjection>,
+}
+
+/// A tool's `<tool>.cli.ts` projection module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCliProjection {
+    /// Project-relative path of the `.cli.ts` module.
+    pub path: String,
+    /// Its static `config`: `command`, and optionally `description` and `confirm`.
+    pub config: Map<String, Value>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

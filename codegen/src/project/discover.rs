@@ -177,9 +177,15 @@ pub fn symlink_not_followed(relative: &str, consequence: &str) -> Diagnostic {
 }
 
 fn mcp_route(folder: &str, server: &str, stem: &str) -> Option<ModuleKind> {
-    // `<tool>.cli.ts` is reserved for a tool's command-line projection, never a route.
-    if stem.ends_with(".cli") {
-        return None;
+    // `<tool>.cli.ts` is a tool's command-line projection, never a route.
+    if let Some(tool) = stem.strip_suffix(".cli") {
+        return matches!(folder, "tools" | "resources" | "prompts" | "apps").then(|| {
+            ModuleKind::ToolCli {
+                server: server.to_owned(),
+                folder: folder.to_owned(),
+                tool: tool.to_owned(),
+            }
+        });
     }
     let (server, name) = (server.to_owned(), stem.to_owned());
     match folder {
@@ -309,6 +315,14 @@ mod tests {
             })
         );
         assert_eq!(
+            classify("src/mcp/docs/tools/search.cli.ts"),
+            Some(ModuleKind::ToolCli {
+                server: "docs".into(),
+                folder: "tools".into(),
+                tool: "search".into()
+            })
+        );
+        assert_eq!(
             classify("src/cli/library/audit.tsx"),
             Some(ModuleKind::Cli {
                 words: vec!["library".into(), "audit".into()]
@@ -351,7 +365,6 @@ mod tests {
             "src/mcp/docs/helpers/search.ts",
             "src/mcp/docs/tools/search.js",
             "src/mcp/docs/tools/search.d.ts",
-            "src/mcp/docs/tools/search.cli.tsx",
             "src/mcp/docs/tools/_draft.ts",
             "src/mcp/_docs/tools/search.ts",
             "src/events/tool/after/extra.ts",

@@ -53,6 +53,13 @@ pub enum ModuleKind {
         name: String,
         rendered: bool,
     },
+    /// `src/mcp/<server>/<folder>/<tool>.cli.{ts,tsx}`: how the tool `<tool>` appears as a
+    /// command of the plugin's command line; never a route. Only `tools` holds one (AB4840).
+    ToolCli {
+        server: String,
+        folder: String,
+        tool: String,
+    },
     /// `src/mcp/<server>.{ts,tsx,mts,js,cjs}`: a handwritten stdio entry that claims the
     /// server id.
     ServerEntry {

@@ -25,6 +25,16 @@ describe('invokeCli', () => {
     assert.equal(value.books.length, 3);
   });
 
+  it('runs search_books as `find`, its search_books.cli.ts projection, with the tool’s flags', async () => {
+    const projected = await harness.invokeCli(['find', '--query', 'le guin', '--limit', '1', '--json']);
+    assert.equal(projected.exitCode, 0, projected.stderr);
+    const direct = await harness.invokeCli(['library', 'search_books', '--query', 'le guin', '--limit', '1', '--json']);
+    assert.deepEqual(JSON.parse(projected.stdout), JSON.parse(direct.stdout), 'one operation, two commands');
+    const help = await harness.invokeCli(['find', '--help']);
+    assert.match(help.stdout, /^Usage: curator find \[flags\]\n\nFind books in the catalog/);
+    assert.match(help.stdout, /--query <text>/);
+  });
+
   it('draws the progress line only on the tty knob’s terminal', async () => {
     const args = ['library', 'catalog_audit', '--checks', 'unrated'];
     const piped = await harness.invokeCli(args);

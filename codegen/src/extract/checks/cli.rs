@@ -4,7 +4,10 @@
 //! the input schema), and a default-exported route component (AB4815). `defineTool` and
 //! `events.*` are an MCP tool's and an event's forms, never a command's.
 //!
-//! Entry call: [`check_rendered_command`].
+//! A tool's `<tool>.cli.ts` projection is a static `config` alone: `command` (its words, as one
+//! string or a list), and optionally `description` and `confirm` (AB4841).
+//!
+//! Entry calls: [`check_rendered_command`], [`check_tool_projection`].
 
 use serde_json::Value;
 
@@ -75,4 +78,74 @@ pub fn check_rendered_command(context: &CheckContext<'_>, diagnostics: &mut Vec<
         );
     }
     super::mcp::check_render(context, diagnostics);
+}
+
+/// The keys of a projection's `config` abgen builds.
+const PROJECTION_KEYS: [&str; 3] = ["command", "description", "confirm"];
+
+pub fn check_tool_projection(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    if !context.config_read() {
+        return;
+    }
+    let config = &context.module.config;
+    let mut refuse = |pointer: &str, problem: String| {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4841,
+                format!("the projection's `config` {problem}"),
+                "Write `export const config = { command: 'find', description: '...' }` (`command` one or more lowercase words; `confirm: true` to ask first).",
+            )
+            .at(context.value_location(pointer)),
+        );
+    };
+    match config.get("command") {
+        None => refuse("", "has no `command`".to_owned()),
+        Some(command) => {
+            if projection_words(command).is_none() {
+                refuse(
+                    "/command",
+                    "`command` is not lowercase words (letters, digits, `-`, `_`)".to_owned(),
+                );
+            }
+        }
+    }
+    if config
+        .get("description")
+        .is_some_and(|value| !matches!(value, Value::String(text) if !text.trim().is_empty()))
+    {
+        refuse(
+            "/description",
+            "`description` is not a non-empty string".to_owned(),
+        );
+    }
+    if config
+        .get("confirm")
+        .is_some_and(|value| !value.is_boolean())
+    {
+        refuse("/confirm", "`confirm` is not a boolean".to_owned());
+    }
+    for key in config.keys() {
+        if !PROJECTION_KEYS.contains(&key.as_str()) {
+            refuse(
+                &format!("/{key}"),
+                format!(
+                    "has `{key}`, which abgen does not build (it builds `command`, `description` and `confirm`)"
+                ),
+            );
+        }
+    }
+}
+
+/// A projection's `command` as its words: `'shelf find'` or `['shelf', 'find']`.
+pub fn projection_words(command: &Value) -> Option<Vec<String>> {
+    let words: Vec<String> = match command {
+        Value::String(text) => text.split_whitespace().map(str::to_owned).collect(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<_>>()?,
+        _ => return None,
+    };
+    (!words.is_empty() && words.iter().all(|word| crate::graph::is_command_word(word)))
+        .then_some(words)
 }

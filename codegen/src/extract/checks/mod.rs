@@ -6,6 +6,7 @@
 //! silent, so one mistake yields one diagnostic.
 
 mod cli;
+pub use cli::projection_words;
 mod event;
 mod layout;
 mod mcp;
@@ -65,6 +66,7 @@ pub fn check_module(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic
         ModuleKind::Cli { .. } | ModuleKind::Script { rendered: true, .. } => {
             cli::check_rendered_command(context, diagnostics);
         }
+        ModuleKind::ToolCli { .. } => cli::check_tool_projection(context, diagnostics),
         // A plain script runs as its own Node program: no route contract applies.
         ModuleKind::Script {
             rendered: false, ..

@@ -34,6 +34,20 @@ export interface CliRouteConfig {
   readonly render?: { readonly maxElapsedMs: number };
 }
 
+/**
+ * `export const config` of a tool's command-line projection (`src/mcp/<server>/tools/<tool>.cli.ts`,
+ * beside the tool): the words of the command that runs the tool, with its flags from the tool's
+ * input schema. The module is no route; it renders the tool, observing `kind: 'cli'`.
+ */
+export interface ToolCliConfig {
+  /** The command's words: `'find'`, `'shelf find'` or `['shelf', 'find']`. */
+  readonly command: string | readonly string[];
+  /** One line for `--help`; default: the tool's description. */
+  readonly description?: string;
+  /** Ask before running (or need `--yes`); default: unless the tool is `readOnlyHint: true`. */
+  readonly confirm?: boolean;
+}
+
 /** `export const config` of an MCP App route (`src/mcp/<server>/apps/<name>.tsx`). */
 export interface AppConfig {
   /** The `ui://` URI the App's HTML is served under; tools link to it in `_meta.ui.resourceUri`. */
