@@ -67,7 +67,6 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     let mut diagnostics = config.diagnostics;
     diagnostics.extend(discovered.diagnostics);
     diagnostics.extend(loaded.diagnostics);
-    diagnostics.extend(loaded.modules.iter().filter_map(plain_script_not_built));
     let fallback = crate::bundle::fallback_node_modules();
     diagnostics.extend(crate::project::imports::check_imports(
         root,
@@ -346,31 +345,4 @@ fn nothing_to_build() -> Diagnostic {
     )
     .at(Location::file("package.json"))
     .with_note("abgen builds no empty plugin by accident: it would replace a working artifact without a word")
-}
-
-/// AB5351: a plain `src/scripts/<name>.ts` is discovered (so it is never dropped without a word)
-/// but not bundled yet; only rendered `.tsx` scripts are built. A nested one is AB4808 already.
-fn plain_script_not_built(module: &LoadedModule) -> Option<Diagnostic> {
-    let crate::project::ModuleKind::Script {
-        name,
-        rendered: false,
-    } = &module.source.kind
-    else {
-        return None;
-    };
-    if name.contains('/') {
-        return None;
-    }
-    let path = &module.source.path;
-    Some(
-        Diagnostic::new(
-            Code::AB5351,
-            format!("`{path}` is a plain script, which abgen does not build yet"),
-            format!(
-                "write it as a rendered script, `src/scripts/{name}.tsx` default-exporting a component (run as `<plugin> run {name}`), or rename it with a leading `_` to keep it out of the build"
-            ),
-        )
-        .at(Location::file(path))
-        .with_note("only rendered scripts (`.tsx`) are built; a plain script would run as its own Node program"),
-    )
 }

@@ -530,3 +530,25 @@ fn a_src_cli_command_and_a_rendered_script_on_a_real_terminal_and_piped() {
         );
     }
 }
+
+#[test]
+fn a_plain_script_keeps_its_own_stdout_and_exit_code_on_a_terminal_and_piped() {
+    let temp = tempfile::tempdir().unwrap();
+    let artifact = build(temp.path());
+    let ids =
+        "dispossessed\ninvisible-cities-en\nperiodic-table\nselfish-gene\nmythical-man-month\n";
+    let piped = curator(&artifact, &["run", "export-ids", "finished"]);
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
+    assert_eq!(text(&piped.stdout), ids, "exactly what the script wrote");
+    assert_eq!(text(&piped.stderr), "", "the script saw a pipe");
+    // Its flags are its own: `--json` reaches `main` as an argument, not the projector.
+    let flag = curator(&artifact, &["run", "export-ids", "--json"]);
+    assert_eq!(flag.status.code(), Some(1), "no shelf is called --json");
+    assert_eq!(text(&flag.stdout), "");
+    assert_eq!(text(&flag.stderr), "no book is on the shelf `--json`\n");
+    // On a terminal: the same bytes (the terminal turns `\n` into `\r\n`), no projection.
+    let (success, raw, stderr) = in_a_pty(&artifact, &["run", "export-ids", "finished"]);
+    assert!(success, "{stderr}");
+    assert_eq!(raw, ids.replace('\n', "\r\n"), "{raw:?}");
+    assert_eq!(stderr, "5 ids\n", "the script saw a terminal on stdout");
+}

@@ -22,8 +22,8 @@ use super::input::{
 use super::output::claim_output;
 use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps, human_size};
 use crate::bundle::{
-    BundleError, BundleModule, BundleRequest, Toolchain, WorkerEntry, bundle_stdio_entry,
-    bundle_worker, locate_toolchain,
+    BundleError, BundleModule, BundleRequest, Toolchain, WorkerEntry, bundle_plain_script,
+    bundle_stdio_entry, bundle_worker, locate_toolchain,
 };
 use crate::check::{CheckOptions, CheckReturn, check_project};
 use crate::diagnostics::{Code, Diagnostic};
@@ -235,6 +235,7 @@ fn bundled(
         })?,
     };
     bundle_entry_servers(&mut input, &toolchain)?;
+    bundle_plain_scripts(&mut input, &toolchain)?;
     // Apps compile after the check, so their diagnostics (AB4770–AB4772, AB4837) join its own.
     let mut diagnostics = checked.diagnostics.clone();
     if let Some(graph) = &checked.graph {
@@ -502,6 +503,15 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         web: config.web.clone(),
         commands: crate::graph::cli_commands(config, graph).0,
         scripts: crate::graph::cli_scripts(graph),
+        plain_scripts: graph
+            .plain_scripts
+            .iter()
+            .map(|script| super::input::EmitPlainScript {
+                file: crate::graph::plain_script_entry(&script.name),
+                source: script.path.clone(),
+                bundle: Vec::new(),
+            })
+            .collect(),
     }
 }
 
@@ -663,6 +673,17 @@ pub fn bundle_entry_servers(
                 vec![(file.clone(), bytes)]
             }
         };
+    }
+    Ok(())
+}
+
+/// Bundles every plain script of `input` into its own Node program (`scripts/<name>.mjs`).
+pub fn bundle_plain_scripts(
+    input: &mut EmitInput,
+    toolchain: &Toolchain,
+) -> Result<(), BuildFailure> {
+    for script in &mut input.plain_scripts {
+        script.bundle = bundle_plain_script(&input.project_root, toolchain, &script.source)?;
     }
     Ok(())
 }

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::ids::{Identity, RouteIdentity, identify};
 use super::model::{
-    FormName, LayoutNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind, RouteNode,
-    RouteSchemas, SchemaPresence, ServerModeState, ServerNode, ToolCliProjection,
+    FormName, LayoutNode, PlainScriptNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind,
+    RouteNode, RouteSchemas, SchemaPresence, ServerModeState, ServerNode, ToolCliProjection,
 };
 use crate::diagnostics::{Code, Diagnostic, Location, Span};
 use crate::extract::{RouteForm, SchemaExpr};
@@ -47,7 +47,8 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
             }
             Identity::Route(RouteIdentity { id, .. })
             | Identity::Layout { id, .. }
-            | Identity::Provider { id, .. } => id,
+            | Identity::Provider { id, .. }
+            | Identity::PlainScript { id, .. } => id,
         };
         if let Some(first) = owners.get(id) {
             diagnostics.push(duplicate_identity(&identity, id, first, module));
@@ -71,6 +72,7 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
     let mut routes = Vec::new();
     let mut layouts = Vec::new();
     let mut providers = Vec::new();
+    let mut plain_scripts = Vec::new();
     for (module, identity) in &unique {
         match identity {
             Identity::Route(RouteIdentity {
@@ -104,6 +106,10 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
                     },
                 ));
             }
+            Identity::PlainScript { name, .. } => plain_scripts.push(PlainScriptNode {
+                name: name.clone(),
+                path: module.source.path.clone(),
+            }),
             Identity::ServerEntry { .. } | Identity::ToolCli { .. } => {}
         }
     }
@@ -123,6 +129,7 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
         routes,
         layouts,
         providers,
+        plain_scripts,
     };
     GraphReturn { graph, diagnostics }
 }

@@ -108,9 +108,10 @@ pub fn cli_commands(
     (kept, diagnostics)
 }
 
-/// The rendered scripts, sorted by name: `script:<name>` is `<plugin> run <name>`.
+/// The scripts, sorted by name: `<plugin> run <name>` renders `script:<name>`, or runs a plain
+/// script's bundle, `scripts/<name>.mjs`, with node.
 pub fn cli_scripts(graph: &RouteGraph) -> Vec<CliScript> {
-    graph
+    let rendered = graph
         .routes
         .iter()
         .filter(|route| route.kind == RouteKind::Script)
@@ -120,8 +121,22 @@ pub fn cli_scripts(graph: &RouteGraph) -> Vec<CliScript> {
             route: Some(route.id.clone()),
             entry: None,
             description: description(&route.config),
-        })
-        .collect()
+        });
+    let plain = graph.plain_scripts.iter().map(|script| CliScript {
+        name: script.name.clone(),
+        kind: CliScriptKind::Plain,
+        route: None,
+        entry: Some(plain_script_entry(&script.name)),
+        description: None,
+    });
+    let mut scripts: Vec<CliScript> = rendered.chain(plain).collect();
+    scripts.sort_by(|a, b| a.name.cmp(&b.name));
+    scripts
+}
+
+/// Where a plain script's bundle lives in the artifact.
+pub fn plain_script_entry(name: &str) -> String {
+    format!("scripts/{name}.mjs")
 }
 
 fn description(config: &serde_json::Map<String, Value>) -> Option<String> {

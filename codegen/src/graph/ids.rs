@@ -57,6 +57,12 @@ pub enum Identity {
     ServerEntry {
         server: String,
     },
+    /// `src/scripts/<name>.ts`: a plain script, `script:<name>` like a rendered one (so the two
+    /// cannot share a name), bundled and run by node, never rendered.
+    PlainScript {
+        id: String,
+        name: String,
+    },
     /// `src/mcp/<server>/tools/<tool>.cli.ts` projects the tool `tool` (its id) as a command.
     ToolCli {
         tool: String,
@@ -188,7 +194,13 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
         ModuleKind::Script { name, rendered } => {
             if !rendered {
                 // A plain script never enters the renderer; it is no route of the graph.
-                return (None, diagnostics);
+                return (
+                    Some(Identity::PlainScript {
+                        id: format!("script:{name}"),
+                        name: name.clone(),
+                    }),
+                    diagnostics,
+                );
             }
             Identity::Route(RouteIdentity {
                 id: format!("script:{name}"),

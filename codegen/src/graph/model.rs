@@ -17,6 +17,18 @@ pub struct RouteGraph {
     pub routes: Vec<RouteNode>,
     pub layouts: Vec<LayoutNode>,
     pub providers: Vec<ProviderNode>,
+    /// The plain `src/scripts/<name>.ts` scripts, sorted by name: bundled and run by node, no
+    /// routes; the manifest's `cli.scripts` lists them (not part of the graph's JSON).
+    #[serde(skip)]
+    pub plain_scripts: Vec<PlainScriptNode>,
+}
+
+/// A plain script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlainScriptNode {
+    pub name: String,
+    /// Project-relative path of the module.
+    pub path: String,
 }
 
 impl RouteGraph {

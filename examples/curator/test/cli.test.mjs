@@ -90,9 +90,19 @@ describe('runScript', () => {
     assert.ok(tty.stdout.includes('# Reading report'), tty.stdout);
   });
 
+  it('runs the plain script `export-ids` with node: its own stdout, arguments and exit code', async () => {
+    const finished = await harness.runScript('export-ids', ['finished']);
+    assert.equal(finished.exitCode, 0, finished.stderr);
+    assert.equal(finished.stdout, 'dispossessed\ninvisible-cities-en\nperiodic-table\nselfish-gene\nmythical-man-month\n');
+    const attic = await harness.runScript('export-ids', ['attic'], { tty: true });
+    assert.equal(attic.exitCode, 1);
+    assert.equal(attic.stdout, '');
+    assert.equal(attic.stderr, 'no book is on the shelf `attic`\n');
+  });
+
   it('is a usage error for a script the plugin does not have', async () => {
     const missing = await harness.runScript('weekly-report');
     assert.equal(missing.exitCode, 2);
-    assert.match(missing.stderr, /unknown script `weekly-report`; the scripts are: reading-report/);
+    assert.match(missing.stderr, /unknown script `weekly-report`; the scripts are: export-ids, reading-report/);
   });
 });

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::document::{RenderEvent, RenderEventKind, Status};
 use crate::kernel::Invocation;
-use crate::manifest::{CliCommand, CliProjection, Manifest, Route};
+use crate::manifest::{CliCommand, CliProjection, CliScript, CliScriptKind, Manifest, Route};
 use crate::project::cli::{CliFormat, TtyProjector, project_cli};
 use crate::terminal::{HostSurface, StreamKind, Terminal};
 use crate::worker::{RenderLimits, RouteKind};
@@ -58,12 +58,17 @@ pub trait Renderer {
     ) -> Result<Vec<RenderEvent>, String>;
 }
 
-/// The streams and the prompt.
+/// The streams, the prompt, and the Node programs of plain scripts.
 pub trait CliIo {
     /// Asks `question` at the terminal; `None` when stdin is not a terminal.
     fn confirm(&mut self, question: &str) -> Option<bool>;
     fn stdout(&mut self) -> &mut dyn Write;
     fn stderr(&mut self) -> &mut dyn Write;
+    /// Runs a plain script's bundle `entry` (relative to the artifact root) with node and
+    /// `args`, its stdout and stderr the command's own, untouched, with `terminal` in
+    /// `AGENT_BUNDLE_TERMINAL` for its `main`; returns its exit code, or why it could not start.
+    fn run_node(&mut self, entry: &str, args: &[String], terminal: &Terminal)
+    -> Result<u8, String>;
 }
 
 /// Runs the plugin's command line `args` (without the program name) against `manifest`, with the
@@ -75,6 +80,16 @@ pub fn run(
     renderer: &mut dyn Renderer,
     io: &mut dyn CliIo,
 ) -> u8 {
+    if let [run, name, script_args @ ..] = args
+        && run == "run"
+        && let Some(script) = manifest
+            .cli
+            .scripts
+            .iter()
+            .find(|script| &script.name == name && script.kind == CliScriptKind::Plain)
+    {
+        return run_plain_script(manifest, script, script_args, terminal, io);
+    }
     let global = Global::take(args);
     if global.version {
         let _ = writeln!(
@@ -224,6 +239,8 @@ fn run_script(
         return usage(io, global.json, &message, bin);
     };
     let name = format!("{bin} run {}", script.name);
+    let mut terminal = *terminal;
+    terminal.host_surface = HostSurface::Script;
     let Some(route) = script
         .route
         .as_deref()
@@ -247,8 +264,6 @@ fn run_script(
         Ok(input) => input,
         Err(UsageError(message)) => return usage(io, global.json, &message, &name),
     };
-    let mut terminal = *terminal;
-    terminal.host_surface = HostSurface::Script;
     let invocation = Invocation {
         kind: RouteKind::Script,
         invocation: None,
@@ -268,6 +283,64 @@ fn run_script(
         &terminal,
         &name,
     )
+}
+
+/// `<bin> run <name> <args>` of a plain script: node runs its bundle with every argument after
+/// the name (flags included: they are the script's own), and its streams are the command's; it
+/// never enters the renderer. The exit code is the script's.
+fn run_plain_script(
+    manifest: &Manifest,
+    script: &CliScript,
+    args: &[String],
+    terminal: &Terminal,
+    io: &mut dyn CliIo,
+) -> u8 {
+    let name = format!("{} run {}", manifest.cli.bin, script.name);
+    let Some(entry) = &script.entry else {
+        let _ = writeln!(
+            io.stderr(),
+            "{name}: the script has no bundle in this artifact"
+        );
+        return EXIT_FAILURE;
+    };
+    let mut terminal = *terminal;
+    terminal.host_surface = HostSurface::Script;
+    match io.run_node(entry, args, &terminal) {
+        Ok(code) => code,
+        Err(message) => {
+            let _ = writeln!(io.stderr(), "{name}: {message}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+/// The node process of a plain script: `node <root>/<entry> <args>` from the artifact root, with
+/// the terminal axis value in its environment. Both `CliIo`s run it.
+pub fn plain_script_command(
+    root: &std::path::Path,
+    entry: &str,
+    args: &[String],
+    terminal: &Terminal,
+) -> Result<std::process::Command, String> {
+    let node = crate::worker::locate_node().map_err(|error| error.to_string())?;
+    let terminal = serde_json::to_string(terminal).map_err(|error| error.to_string())?;
+    let mut command = std::process::Command::new(node.path);
+    command
+        .arg(root.join(entry))
+        .args(args)
+        .current_dir(root)
+        .env("AGENT_BUNDLE_TERMINAL", terminal);
+    Ok(command)
+}
+
+/// The exit code a finished child process reports: its own, or 128 + the signal that ended it.
+pub fn child_exit_code(status: std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt as _;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => u8::try_from(code).unwrap_or(EXIT_FAILURE),
+        (None, Some(signal)) => u8::try_from(128 + signal).unwrap_or(EXIT_FAILURE),
+        (None, None) => EXIT_FAILURE,
+    }
 }
 
 /// Renders and projects one command; returns its exit code.

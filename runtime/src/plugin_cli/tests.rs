@@ -34,6 +34,7 @@ fn manifest() -> Manifest {
             {"path": ["shed", "tidy"], "route": "cli:shed/tidy", "projection": "route",
              "confirm": false, "description": "Tidy the shed"}
         ], "scripts": [
+            {"name": "sweep", "kind": "plain", "entry": "scripts/sweep.mjs"},
             {"name": "tally", "kind": "rendered", "route": "script:tally", "description": "Count the leaves"}
         ]},
         "hooks": {},
@@ -88,6 +89,8 @@ impl Renderer for Scripted {
 #[derive(Default)]
 struct Captured {
     answer: Option<bool>,
+    /// What `run_node` was asked to run.
+    ran: Option<(String, Vec<String>, Terminal)>,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
 }
@@ -101,6 +104,15 @@ impl CliIo for Captured {
     }
     fn stderr(&mut self) -> &mut dyn Write {
         &mut self.stderr
+    }
+    fn run_node(
+        &mut self,
+        entry: &str,
+        args: &[String],
+        terminal: &Terminal,
+    ) -> Result<u8, String> {
+        self.ran = Some((entry.to_owned(), args.to_vec(), *terminal));
+        Ok(3)
     }
 }
 
@@ -202,15 +214,50 @@ fn run_renders_a_rendered_script_as_kind_script_on_the_script_surface() {
     assert_eq!(code, EXIT_USAGE);
     assert!(asked.is_none());
     assert!(
-        stderr.contains("unknown script `rake`; the scripts are: tally"),
+        stderr.contains("unknown script `rake`; the scripts are: sweep, tally"),
         "{stderr}"
     );
     let (code, stdout, _, _) = run_with(&["run", "--help"], vec![], StreamKind::Pipe, None);
     assert_eq!(code, EXIT_OK);
     assert!(stdout.contains("tally  Count the leaves"), "{stdout}");
+    assert!(stdout.contains("sweep"), "{stdout}");
     let (_, stdout, _, _) = run_with(&["--help"], vec![], StreamKind::Pipe, None);
     assert!(stdout.contains("shed tidy"), "{stdout}");
     assert!(stdout.contains("run <script>"), "{stdout}");
+}
+
+#[test]
+fn run_hands_a_plain_script_every_argument_and_its_own_exit_code_without_rendering() {
+    let mut renderer = Scripted {
+        events: vec![],
+        asked: None,
+    };
+    let mut io = Captured::default();
+    let args: Vec<String> = ["run", "sweep", "--json", "north", "--help"]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect();
+    let code = run(
+        &manifest(),
+        &args,
+        &terminal(StreamKind::Pipe),
+        &mut renderer,
+        &mut io,
+    );
+    assert_eq!(code, 3, "the script's own exit code");
+    assert!(
+        renderer.asked.is_none(),
+        "a plain script never enters the renderer"
+    );
+    assert!(io.stdout.is_empty() && io.stderr.is_empty());
+    let (entry, script_args, seen) = io.ran.expect("node ran the bundle");
+    assert_eq!(entry, "scripts/sweep.mjs");
+    assert_eq!(
+        script_args,
+        ["--json", "north", "--help"],
+        "its flags are its own"
+    );
+    assert_eq!(seen.host_surface, HostSurface::Script);
 }
 
 #[test]

@@ -82,7 +82,7 @@ pub fn run(args: &HarnessArgs, printer: &Printer) -> ExitCode {
         if line.trim().is_empty() {
             continue;
         }
-        let answer = answer(&kernel, &manifest, &line);
+        let answer = answer(&kernel, &manifest, &args.artifact, &line);
         let written = serde_json::to_string(&answer)
             .map_err(std::io::Error::other)
             .and_then(|text| writeln!(stdout, "{text}"))
@@ -96,7 +96,7 @@ pub fn run(args: &HarnessArgs, printer: &Printer) -> ExitCode {
 }
 
 /// The answer to one request line.
-fn answer(kernel: &Kernel, manifest: &Manifest, line: &str) -> Value {
+fn answer(kernel: &Kernel, manifest: &Manifest, artifact: &std::path::Path, line: &str) -> Value {
     let request: Value = match serde_json::from_str(line) {
         Ok(request) => request,
         Err(error) => {
@@ -109,7 +109,7 @@ fn answer(kernel: &Kernel, manifest: &Manifest, line: &str) -> Value {
     } else if let Some(project) = request.get("project") {
         project_request(project)
     } else if let Some(cli) = request.get("cli") {
-        cli_request(kernel, manifest, cli)
+        cli_request(kernel, manifest, artifact, cli)
     } else {
         Err("a request holds `render`, `project` or `cli`".to_owned())
     };
@@ -230,7 +230,12 @@ fn project_request(project: &Value) -> Result<Value, String> {
 
 /// Runs the plugin's command line as `abgen-host cli` does, on this kernel, with the streams
 /// captured.
-fn cli_request(kernel: &Kernel, manifest: &Manifest, cli: &Value) -> Result<Value, String> {
+fn cli_request(
+    kernel: &Kernel,
+    manifest: &Manifest,
+    artifact: &std::path::Path,
+    cli: &Value,
+) -> Result<Value, String> {
     let args: Vec<String> = serde_json::from_value(cli.get("args").cloned().unwrap_or(json!([])))
         .map_err(|_| "`cli.args` is a list of strings".to_owned())?;
     let terminal: Terminal = serde_json::from_value(
@@ -241,6 +246,7 @@ fn cli_request(kernel: &Kernel, manifest: &Manifest, cli: &Value) -> Result<Valu
     .map_err(|error| format!("`cli.terminal` is not a terminal axis value: {error}"))?;
     let mut renderer = HarnessRenderer { kernel };
     let mut io = CapturedIo {
+        root: artifact.to_path_buf(),
         confirm: cli.get("confirm").and_then(Value::as_bool),
         stdout: Vec::new(),
         stderr: Vec::new(),
@@ -281,6 +287,7 @@ impl Renderer for HarnessRenderer<'_> {
 
 /// The streams of one command, kept for the answer; the prompt answers as the test said.
 struct CapturedIo {
+    root: std::path::PathBuf,
     confirm: Option<bool>,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
@@ -297,5 +304,20 @@ impl CliIo for CapturedIo {
 
     fn stderr(&mut self) -> &mut dyn Write {
         &mut self.stderr
+    }
+
+    fn run_node(
+        &mut self,
+        entry: &str,
+        args: &[String],
+        terminal: &Terminal,
+    ) -> Result<u8, String> {
+        let output = plugin_cli::plain_script_command(&self.root, entry, args, terminal)?
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|error| format!("cannot start node: {error}"))?;
+        self.stdout.extend_from_slice(&output.stdout);
+        self.stderr.extend_from_slice(&output.stderr);
+        Ok(plugin_cli::child_exit_code(output.status))
     }
 }

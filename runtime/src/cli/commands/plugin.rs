@@ -53,6 +53,7 @@ pub fn run(args: &CliArgs, printer: &Printer) -> ExitCode {
         },
     };
     let mut io = ProcessIo {
+        root: args.artifact.clone(),
         stdout: std::io::stdout(),
         stderr: std::io::stderr(),
     };
@@ -85,6 +86,7 @@ impl Renderer for KernelRenderer {
 }
 
 struct ProcessIo {
+    root: std::path::PathBuf,
     stdout: std::io::Stdout,
     stderr: std::io::Stderr,
 }
@@ -111,5 +113,19 @@ impl CliIo for ProcessIo {
 
     fn stderr(&mut self) -> &mut dyn Write {
         &mut self.stderr
+    }
+
+    /// The script inherits this process's streams: its output is never read or projected.
+    fn run_node(
+        &mut self,
+        entry: &str,
+        args: &[String],
+        terminal: &Terminal,
+    ) -> Result<u8, String> {
+        let _ = self.stdout.flush();
+        let status = plugin_cli::plain_script_command(&self.root, entry, args, terminal)?
+            .status()
+            .map_err(|error| format!("cannot start node: {error}"))?;
+        Ok(plugin_cli::child_exit_code(status))
     }
 }
