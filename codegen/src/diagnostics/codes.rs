@@ -75,7 +75,7 @@ codes! {
     AB4810 Error "route definition is not statically readable, or an MCP route misses its schemas or a function default export";
     AB4811 Error "MCP route exports `execute` or `render`";
     AB4812 Error "App route without a static non-empty `config.resourceUri`";
-    AB4813 Error "the command graph collides: a command word that is not lowercase letters, digits, `-` and `_`, two commands with one path, or a command that is also a group of commands";
+    AB4813 Error "the command graph collides: a command word that is not lowercase letters, digits, `-` and `_`, two commands with one path, a command that is also a group of commands, or a command named `web` (or `run` beside scripts)";
     AB4815 Error "a rendered `src/cli/**` command or `src/scripts/*.tsx` script breaks its contract: no function default export, exports `execute` or `render`, or a malformed `config.description`";
     AB4822 Error "`routes.mcpCommands` `include` is empty, or one of its patterns matches no generated tool";
     AB4823 Error "event route outside the event vocabulary";

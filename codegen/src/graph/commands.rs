@@ -71,8 +71,34 @@ pub fn cli_commands(
             },
         )
     };
+    let has_scripts = graph
+        .routes
+        .iter()
+        .any(|route| route.kind == RouteKind::Script)
+        || !graph.plain_scripts.is_empty();
     let mut kept: Vec<CliCommand> = Vec::with_capacity(commands.len());
     for command in commands {
+        // `web` is `abgen-host web` (the launcher's), `run` the scripts' when there are any.
+        let reserved = match command.path.first().map(String::as_str) {
+            Some("web") => Some("`web` serves the plugin's MCP Apps in a browser"),
+            Some("run") if has_scripts => Some("`run <name>` runs the plugin's scripts"),
+            _ => None,
+        };
+        if let Some(reserved) = reserved {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::AB4813,
+                    format!(
+                        "`{}` is the command `{}`, but {reserved}",
+                        source(&command),
+                        command.path.join(" ")
+                    ),
+                    "rename the command (its `src/cli/` file or folder, or the projection's `command`)",
+                )
+                .at(Location::file(source(&command))),
+            );
+            continue;
+        }
         let clash = kept.iter().find(|other| {
             other.path == command.path
                 || other.path.starts_with(&command.path)
