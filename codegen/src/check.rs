@@ -93,7 +93,7 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     // that one check reports every problem.
     let graph = build_graph(&config.config, &loaded.modules);
     diagnostics.extend(graph.diagnostics);
-    diagnostics.extend(crate::graph::mcp_commands(&config.config, &graph.graph).1);
+    diagnostics.extend(crate::graph::cli_commands(&config.config, &graph.graph).1);
     let mut sources = loaded.texts;
     sources.extend(config.texts);
     let extracted = loaded

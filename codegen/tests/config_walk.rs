@@ -9,8 +9,8 @@ use std::path::Path;
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::diagnostics::Code;
 use abgen::emit::{
-    EmitInput, EmitOptions, PlannedArtifact, bundle_entry_servers, checked_emit_input,
-    plan_artifact,
+    EmitInput, EmitOptions, PlannedArtifact, bundle_entry_servers, bundle_plain_scripts,
+    checked_emit_input, plan_artifact,
 };
 use abgen::project::support::{KeySupport, support};
 use serde_json::{Value, json};
@@ -43,6 +43,12 @@ export default defineTool(
   },
   async () => ({ shown: true }),
 );
+";
+/// A rendered command (and, under `src/scripts/`, a rendered script): a config, a flag, a component.
+const COMMAND: &str = "import { z } from 'zod';
+export const config = { description: 'Audit.', render: { maxElapsedMs: 5000 } };
+export const inputSchema = z.object({ deep: z.boolean().default(false) });
+export default function Audit() { return null; }
 ";
 const LAYOUT: &str =
     "export default function Layout({ children }: { children: unknown }) { return children; }\n";
@@ -165,6 +171,8 @@ fn run(config: &Value, files: &[(&str, &str)]) -> Outcome {
             let mut input = input;
             bundle_entry_servers(&mut input, &abgen::bundle::locate_toolchain().unwrap())
                 .expect("the entry servers bundle");
+            bundle_plain_scripts(&mut input, &abgen::bundle::locate_toolchain().unwrap())
+                .expect("the plain scripts bundle");
             let planned = plan_artifact(&input, &options).expect("the artifact plans");
             Some((input, planned))
         }
@@ -648,6 +656,53 @@ fn supported_path_case(pattern: &str) -> Option<(Files, Check)> {
         "src/events/stop.{ts,tsx}" => (vec![("src/events/stop.tsx", STOP)], |o| {
             hook_bound(o, "stop")
         }),
+        "src/mcp/*/{tools,resources,prompts}/*.cli.{ts,tsx}" => (
+            vec![
+                ("src/mcp/docs/tools/search.ts", TOOL),
+                (
+                    "src/mcp/docs/tools/search.cli.ts",
+                    "export const config = { command: 'find docs', description: 'Find.' };\n",
+                ),
+            ],
+            |o| {
+                let commands = &o.artifact()?.manifest.cli.commands;
+                let found: Vec<(String, &str)> = commands
+                    .iter()
+                    .map(|c| (c.path.join(" "), c.route.as_str()))
+                    .collect();
+                (found == [("find docs".to_owned(), "tool:docs/search")])
+                    .then_some(())
+                    .ok_or_else(|| format!("the tool is the command `find docs`: {commands:?}"))
+            },
+        ),
+        "src/cli/**/*.{ts,tsx}" => (vec![("src/cli/library/audit.tsx", COMMAND)], |o| {
+            route_in_manifest(o, "cli:library/audit")?;
+            command_routes(o, &["cli:library/audit"])?;
+            in_worker_entry(o, "cli:library/audit")
+        }),
+        "src/scripts/**/*.{ts,tsx,jsx}" => (
+            vec![
+                ("src/scripts/report.tsx", COMMAND),
+                (
+                    "src/scripts/sync.ts",
+                    "export function main() { console.log('synced'); }\n",
+                ),
+            ],
+            |o| {
+                route_in_manifest(o, "script:report")?;
+                let scripts = &o.artifact()?.manifest.cli.scripts;
+                let names: Vec<&str> = scripts.iter().map(|s| s.name.as_str()).collect();
+                (names == ["report", "sync"]).then_some(()).ok_or_else(|| {
+                    format!("the scripts are `run report` and `run sync`: {scripts:?}")
+                })?;
+                o.artifact()?
+                    .files
+                    .get("scripts/sync.mjs")
+                    .map(|_| ())
+                    .ok_or_else(|| "the plain script's bundle is not in the artifact".to_owned())?;
+                in_worker_entry(o, "script:report")
+            },
+        ),
         "src/providers/*.{ts,tsx}" => (
             vec![
                 ("src/providers/catalog.ts", PROVIDER),

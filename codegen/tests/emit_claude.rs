@@ -37,6 +37,8 @@ fn input(root: &Path) -> EmitInput {
         apps: vec![],
         web: None,
         commands: vec![],
+        scripts: vec![],
+        plain_scripts: vec![],
         project_root: root.to_owned(),
         plugin: PluginIdentity {
             name: "yard".into(),

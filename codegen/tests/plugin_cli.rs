@@ -1,6 +1,7 @@
 //! The plugin's own command line, `bin/curator` of the built `examples/curator`: help, commands
-//! projected from its tools (`routes.mcpCommands`) with flags from their input schemas, each
-//! projection snapshotted (piped Markdown, `--json`, `--ndjson`, and the TTY projection through
+//! projected from its tools (`routes.mcpCommands`, and `find` by `search_books.cli.ts`), its
+//! `src/cli/shelf/list.tsx` command and its rendered script `run reading-report`, with flags
+//! from their input schemas, each projection snapshotted (piped Markdown, `--json`, `--ndjson`, and the TTY projection through
 //! the harness's terminal knob), usage errors and exit codes, confirmation, and a real
 //! pseudo-terminal showing the progress line drawn, redrawn in place and gone from the final
 //! screen. Needs the npm workspace installed (`npm ci`) and Node 20+.
@@ -112,6 +113,13 @@ const CASES: &[(&[&str], i32, &str)] = &[
         1,
         "shelve_book_unknown_id",
     ),
+    (
+        &["shelf", "list", "--shelf", "to-read"],
+        0,
+        "cli_shelf_list",
+    ),
+    (&["find", "--query", "earthsea"], 0, "tool_cli_find"),
+    (&["run", "reading-report"], 0, "script_reading_report"),
 ];
 
 #[test]
@@ -122,6 +130,10 @@ fn help_lists_every_command_and_web() {
     assert_eq!(root.status.code(), Some(0), "{}", text(&root.stderr));
     let help = text(&root.stdout);
     assert!(help.contains("\n  web "), "{help}");
+    assert!(
+        help.contains("\n  shelf list ") && help.contains("\n  run <script> "),
+        "the src/cli command and the scripts: {help}"
+    );
     insta::assert_snapshot!("help", help);
     let command = curator(&artifact, &["library", "catalog_audit", "--help"]);
     assert_eq!(command.status.code(), Some(0));
@@ -358,13 +370,12 @@ impl Screen {
     }
 }
 
-#[test]
-fn on_a_real_terminal_the_progress_line_is_redrawn_in_place_and_gone_at_the_end() {
+/// Runs `bin/curator args` with stdout on a real pseudo-terminal of 100×30; (whether it
+/// succeeded, what the terminal received, stderr).
+fn in_a_pty(artifact: &Path, args: &[&str]) -> (bool, String, String) {
     use rustix::fs::{Mode, OFlags};
     use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
 
-    let temp = tempfile::tempdir().unwrap();
-    let artifact = build(temp.path());
     let controller = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
     grantpt(&controller).unwrap();
     unlockpt(&controller).unwrap();
@@ -384,17 +395,8 @@ fn on_a_real_terminal_the_progress_line_is_redrawn_in_place_and_gone_at_the_end(
     rustix::termios::tcsetwinsize(&terminal, size).unwrap();
 
     let mut child = Command::new(artifact.join("bin/curator"))
-        .args([
-            "library",
-            "catalog_audit",
-            "--checks",
-            "unshelved",
-            "--checks",
-            "unrated",
-            "--checks",
-            "duplicates",
-        ])
-        .current_dir(temp.path())
+        .args(args)
+        .current_dir(artifact.parent().unwrap())
         .env_remove("NODE_PATH")
         .env_remove("FORCE_COLOR")
         .env("TERM", "xterm")
@@ -434,8 +436,28 @@ fn on_a_real_terminal_the_progress_line_is_redrawn_in_place_and_gone_at_the_end(
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    assert!(status.success(), "{stderr}");
     let raw = String::from_utf8(collected.join().unwrap()).unwrap();
+    (status.success(), raw, stderr)
+}
+
+#[test]
+fn on_a_real_terminal_the_progress_line_is_redrawn_in_place_and_gone_at_the_end() {
+    let temp = tempfile::tempdir().unwrap();
+    let artifact = build(temp.path());
+    let (success, raw, stderr) = in_a_pty(
+        &artifact,
+        &[
+            "library",
+            "catalog_audit",
+            "--checks",
+            "unshelved",
+            "--checks",
+            "unrated",
+            "--checks",
+            "duplicates",
+        ],
+    );
+    assert!(success, "{stderr}");
 
     // The line appeared, and each redraw returned to the start of the line and erased it.
     assert!(
@@ -474,4 +496,59 @@ fn on_a_real_terminal_the_progress_line_is_redrawn_in_place_and_gone_at_the_end(
         shown.starts_with("# Catalog audit\n"),
         "the final document starts the screen: {shown}"
     );
+}
+
+#[test]
+fn a_src_cli_command_and_a_rendered_script_on_a_real_terminal_and_piped() {
+    let temp = tempfile::tempdir().unwrap();
+    let artifact = build(temp.path());
+    for (args, heading) in [
+        (
+            &["shelf", "list", "--shelf", "finished"][..],
+            "5 books on finished.",
+        ),
+        (&["run", "reading-report"][..], "# Reading report"),
+    ] {
+        let (success, raw, stderr) = in_a_pty(&artifact, args);
+        assert!(success, "{args:?}: {stderr}");
+        let mut screen = Screen::new();
+        screen.feed(&raw);
+        let shown = screen.text();
+        assert!(
+            shown.starts_with(heading),
+            "{args:?}: the document is what the terminal shows: {shown}"
+        );
+        let piped = curator(&artifact, args);
+        assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
+        let stdout = text(&piped.stdout);
+        assert!(stdout.starts_with(heading), "{args:?}: {stdout}");
+        assert!(!stdout.contains('\x1b'), "{args:?}: {stdout:?}");
+        assert_eq!(
+            shown.trim_end(),
+            stdout.trim_end(),
+            "{args:?}: the terminal shows the piped document"
+        );
+    }
+}
+
+#[test]
+fn a_plain_script_keeps_its_own_stdout_and_exit_code_on_a_terminal_and_piped() {
+    let temp = tempfile::tempdir().unwrap();
+    let artifact = build(temp.path());
+    let ids =
+        "dispossessed\ninvisible-cities-en\nperiodic-table\nselfish-gene\nmythical-man-month\n";
+    let piped = curator(&artifact, &["run", "export-ids", "finished"]);
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
+    assert_eq!(text(&piped.stdout), ids, "exactly what the script wrote");
+    assert_eq!(text(&piped.stderr), "", "the script saw a pipe");
+    // Its flags are its own: `--json` reaches `main` as an argument, not the projector.
+    let flag = curator(&artifact, &["run", "export-ids", "--json"]);
+    assert_eq!(flag.status.code(), Some(1), "no shelf is called --json");
+    assert_eq!(text(&flag.stdout), "");
+    assert_eq!(text(&flag.stderr), "no book is on the shelf `--json`\n");
+    // On a terminal: the same bytes (the terminal turns `\n` into `\r\n`), no projection.
+    let (success, raw, stderr) = in_a_pty(&artifact, &["run", "export-ids", "finished"]);
+    assert!(success, "{stderr}");
+    assert_eq!(raw, ids.replace('\n', "\r\n"), "{raw:?}");
+    assert_eq!(stderr, "5 ids\n", "the script saw a terminal on stdout");
 }

@@ -1,5 +1,6 @@
 //! Layouts compose around every rendered MCP route (seed 002 §Shared layouts): root layout, then
-//! the server's, then the route; the containers merge into the route's result (one result, the
+//! the server's, then the route; a rendered `src/cli/**` command and a rendered script get the
+//! root layout alone; the containers merge into the route's result (one result, the
 //! route's value) and their metadata merges key by key, the outermost winning. A route that
 //! throws fails the whole render, with no layout around it. `fixtures/projects/valid-layouts` is
 //! built (a copy) with the real `abgen-host` and rendered by `abgen-host render`. Needs the npm
@@ -58,5 +59,55 @@ fn layouts_wrap_the_route_and_a_throwing_route_has_none() {
             .as_str()
             .is_some_and(|message| message.contains("the catalog is offline")),
         "{document}"
+    );
+}
+
+/// The final document of `bin/valid-layouts <args> --ndjson`.
+fn command_document(artifact: &Path, args: &[&str]) -> Value {
+    let output = Command::new(artifact.join("bin/valid-layouts"))
+        .args(args)
+        .arg("--ndjson")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "complete", "{stdout}");
+    last["document"].clone()
+}
+
+#[test]
+fn the_root_layout_alone_wraps_a_command_and_a_rendered_script() {
+    let temp = tempfile::tempdir().unwrap();
+    let artifact = build_fixture(temp.path(), "valid-layouts");
+    assert_eq!(
+        command_document(&artifact, &["shelf", "count"]),
+        json!({
+            "version": 1,
+            "status": "success",
+            "root": {"kind": "result", "children": [
+                {"kind": "markdown", "text": "# Shelf assistant"},
+                {"kind": "markdown", "text": "3 books."},
+                {"kind": "markdown", "text": "_Answers come from the local catalog._"}
+            ]},
+            "value": {"books": 3},
+            "metadata": {"route": "cli:shelf/count", "layout": "root", "trace": "count"}
+        })
+    );
+    let script = command_document(&artifact, &["run", "tally"]);
+    assert_eq!(
+        script["metadata"],
+        json!({"route": "script:tally", "layout": "root"}),
+        "{script}"
+    );
+    assert_eq!(
+        script["root"]["children"][1],
+        json!({"kind": "markdown", "text": "Tallied."}),
+        "{script}"
     );
 }

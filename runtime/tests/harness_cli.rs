@@ -1,5 +1,6 @@
 //! `abgen-host harness` against a built test artifact: one answer a line, in order, for each
-//! request — a render's events, a projection through the MCP or CLI projector — and an `error`
+//! request — a render's events, a projection through the MCP or CLI projector, a run of the
+//! plugin's command line — and an `error`
 //! answer, never a crash, for a request it cannot serve.
 
 #[path = "hook_fixture/support.rs"]
@@ -66,7 +67,7 @@ fn answers_each_request_line_in_order() {
     );
     assert_eq!(
         answers[3],
-        json!({ "id": 4, "error": "a request holds `render` or `project`" })
+        json!({ "id": 4, "error": "a request holds `render`, `project` or `cli`" })
     );
     assert_eq!(
         answers[4],
@@ -105,5 +106,51 @@ fn answers_each_request_line_in_order() {
     assert_eq!(
         answers[2]["error"],
         "no surface `workbench`: a fixture's `surface` is `mcp` or `cli` (hooks answer through invokeHook)"
+    );
+}
+
+#[test]
+fn runs_the_plugin_command_line_with_the_given_terminal() {
+    let artifact = build_artifact("harness-cli-commands");
+    let pipe = json!({ "kind": "pipe", "color": "none" });
+    let terminal =
+        json!({ "hostSurface": "cli", "stdout": pipe, "stderr": pipe, "sharesTarget": false });
+    let stdin = [
+        json!({ "id": 1, "cli": { "args": ["--help"], "terminal": terminal } }),
+        json!({ "id": 2, "cli": { "args": ["no", "such"], "terminal": terminal } }),
+        json!({ "id": 3, "cli": { "args": ["--help"] } }),
+    ]
+    .map(|request| request.to_string())
+    .join("\n")
+        + "\n";
+    let output = abgen_host(
+        &["harness", "--artifact", artifact.to_str().unwrap()],
+        &[],
+        stdin.as_bytes(),
+    );
+    let answers: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 3, "{answers:#?}");
+    assert_eq!(answers[0]["exitCode"], 0, "{:#?}", answers[0]);
+    assert!(
+        answers[0]["stdout"].as_str().unwrap().contains("Usage: "),
+        "{:#?}",
+        answers[0]
+    );
+    assert_eq!(answers[1]["exitCode"], 2);
+    assert!(
+        answers[1]["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("unknown command `no such`"),
+        "{:#?}",
+        answers[1]
+    );
+    assert_eq!(
+        answers[2]["error"],
+        "`cli.terminal` is the terminal the command sees"
     );
 }

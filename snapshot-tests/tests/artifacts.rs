@@ -28,6 +28,10 @@ fn artifact_text(root: &Path, targets: Option<&[&str]>) -> String {
     let mut input = checked_emit_input(root, &checked, config, graph);
     // Absolute paths never reach the artifact; a fixed root keeps that visible if it changes.
     input.project_root = PathBuf::from("/project");
+    // Bundling is esbuild's: plain scripts get a stand-in, as the worker does below.
+    for script in &mut input.plain_scripts {
+        script.bundle = format!("// bundle of {} stand-in\n", script.source).into_bytes();
+    }
     // One directory per call: tests run in parallel threads, and a shared stand-in host could be
     // read while another test truncates it to rewrite it.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

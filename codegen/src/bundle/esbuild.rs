@@ -130,6 +130,34 @@ pub fn bundle_stdio_entry(
     )
 }
 
+/// A plain script's own Node program (`scripts/<name>.mjs`): the module (its top level runs with
+/// Node's own stdout and stderr), then its exported `main`, if any, called with the arguments
+/// after the script's name and the terminal axis value `abgen-host` computed for the invocation
+/// (seed 002: a plain script has no request scope, its envelope hands `main` the terminal); a
+/// number `main` returns is the exit code. Returns the bundle's bytes.
+pub fn bundle_plain_script(
+    project_root: &Path,
+    toolchain: &Toolchain,
+    source: &str,
+) -> Result<Vec<u8>, BundleError> {
+    let specifier = serde_json::to_string(&format!("./{source}")).unwrap_or_default();
+    let entry = format!(
+        "const module = await import({specifier});\n\
+         if (typeof module.main === 'function') {{\n\
+         \x20 const terminal = process.env.AGENT_BUNDLE_TERMINAL ? JSON.parse(process.env.AGENT_BUNDLE_TERMINAL) : undefined;\n\
+         \x20 const code = await module.main(process.argv.slice(2), terminal);\n\
+         \x20 if (typeof code === 'number') process.exitCode = code;\n\
+         }}\n"
+    );
+    run_esbuild(
+        project_root,
+        toolchain,
+        &entry,
+        "abgen-script.mjs",
+        "plain-script",
+    )
+}
+
 fn run_esbuild(
     project_root: &Path,
     toolchain: &Toolchain,

@@ -14,7 +14,7 @@ mod esbuild;
 pub use entry::{BundleModule, WorkerEntry, render_worker_entry};
 pub use error::{BundleError, BundleMessage, MessageKind};
 pub use esbuild::{
-    BundleRequest, NODE_ENV, NODE_MODULES_ENV, Toolchain, bundle_stdio_entry, bundle_worker,
-    fallback_node_modules, locate_toolchain,
+    BundleRequest, NODE_ENV, NODE_MODULES_ENV, Toolchain, bundle_plain_script, bundle_stdio_entry,
+    bundle_worker, fallback_node_modules, locate_toolchain,
 };
 pub(crate) use esbuild::{absolute, run_node_script};

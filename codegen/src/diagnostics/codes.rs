@@ -85,9 +85,12 @@ codes! {
     AB4804 Error "bad `routes` override";
     AB4805 Error "rejected `config` declaration shape or non-object config value";
     AB4806 Error "dynamic `config` initializer outside the static grammar";
+    AB4808 Error "a script nested below `src/scripts/` (scripts are one level: `src/scripts/<name>`)";
     AB4810 Error "route definition is not statically readable, or an MCP route misses its schemas or a function default export";
     AB4811 Error "MCP route exports `execute` or `render`";
     AB4812 Error "App route without a static non-empty `config.resourceUri`";
+    AB4813 Error "the command graph collides: a command word that is not lowercase letters, digits, `-` and `_`, two commands with one path, a command that is also a group of commands, or a command named `web` (or `run` beside scripts)";
+    AB4815 Error "a rendered `src/cli/**` command or `src/scripts/*.tsx` script breaks its contract: no function default export, exports `execute` or `render`, or a malformed `config.description`";
     AB4822 Error "`routes.mcpCommands` `include` is empty, or one of its patterns matches no generated tool";
     AB4823 Error "event route outside the event vocabulary";
     AB4824 Error "event route selects an unknown target or an unsupported event capability";
@@ -100,6 +103,8 @@ codes! {
     AB4836 Error "malformed `config.execution`, or declared on a resource or prompt";
     AB4837 Error "a routed module value-imports a compiler-carrying framework entry, or an MCP App (or a module it imports) compiler-carrying or Node-only code";
     AB4839 Warning "schema references form a cycle; the schema is computed at run time";
+    AB4840 Error "a `<tool>.cli.ts` command-line projection beside no tool, outside `tools/`, or a second one for one tool";
+    AB4841 Error "a `<tool>.cli.ts` projection's `config` is not `{ command, description?, confirm? }` with `command` the command's words";
     AB4940 Error "provider module's default export is not a function";
     AB4941 Error "two providers share one key";
     AB4942 Error "provider key `processLifetime` is reserved";

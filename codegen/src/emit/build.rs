@@ -153,6 +153,14 @@ pub fn plan_artifact(
     for app in &input.apps {
         files.add(&app.path, app.html.clone(), MODE_FILE)?;
     }
+    for script in &input.plain_scripts {
+        if script.bundle.is_empty() {
+            return Err(EmitError::ScriptNotBundled {
+                module: script.source.clone(),
+            });
+        }
+        files.add(&script.file, script.bundle.clone(), MODE_FILE)?;
+    }
     for skill in &input.skills {
         for (path, contents) in &skill.files {
             files.add(

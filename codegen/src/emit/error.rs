@@ -30,6 +30,9 @@ pub enum EmitError {
     /// point a host document at a file the artifact lacks.
     #[error("the entry of server `{server}` was not bundled; nothing was written")]
     EntryNotBundled { server: String },
+    /// Likewise for a plain script: the manifest would name a bundle the artifact lacks.
+    #[error("the plain script `{module}` was not bundled; nothing was written")]
+    ScriptNotBundled { module: String },
     #[error("refusing to write the artifact to {out}: {why}")]
     UnsafeOutputDir { out: PathBuf, why: &'static str },
     #[error("refusing to write the artifact to {out}: it is not a directory")]

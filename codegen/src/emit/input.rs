@@ -36,6 +36,21 @@ pub struct EmitInput {
     pub web: Option<abgen_runtime::manifest::Web>,
     /// The commands of the plugin's command line (`bin/<plugin>`), sorted by path.
     pub commands: Vec<abgen_runtime::manifest::CliCommand>,
+    /// The scripts `<plugin> run <name>` runs, sorted by name.
+    pub scripts: Vec<abgen_runtime::manifest::CliScript>,
+    /// The plain scripts' bundles (artifact-relative path, source module, bytes), filled by the
+    /// build; a plain script without its bytes is not emitted (a defect, not a user error).
+    pub plain_scripts: Vec<EmitPlainScript>,
+}
+
+/// One plain `src/scripts/<name>.ts`, bundled by esbuild into its own Node program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EmitPlainScript {
+    /// `scripts/<name>.mjs`.
+    pub file: String,
+    /// Project-relative, `src/scripts/<name>.ts`.
+    pub source: String,
+    pub bundle: Vec<u8>,
 }
 
 /// One provider module.

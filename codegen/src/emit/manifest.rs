@@ -63,6 +63,7 @@ pub fn build_manifest(
         cli: Cli {
             bin: input.plugin.name.clone(),
             commands: input.commands.clone(),
+            scripts: input.scripts.clone(),
         },
         hooks,
         // A route's own `render.maxElapsedMs` stays in its `config`; these are the defaults.
@@ -99,19 +100,25 @@ fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route
                     profiles: Default::default(),
                 }),
         ),
-        (None, RouteKind::Resource | RouteKind::Prompt) => {
+        (None, RouteKind::Resource | RouteKind::Prompt | RouteKind::Cli | RouteKind::Script) => {
             translated.and_then(|schemas| schemas.input.clone())
         }
         (None, _) => None,
     };
-    let is_mcp = route.kind != RouteKind::Event;
+    let is_mcp = matches!(
+        route.kind,
+        RouteKind::Tool | RouteKind::Resource | RouteKind::Prompt | RouteKind::App
+    );
     Route {
         id: route.id.clone(),
         kind: route.kind,
         source: route.source.clone(),
         wire_name: route.wire_name.clone().filter(|_| is_mcp),
         server: route.server.clone().filter(|_| is_mcp),
-        event: route.event.clone().filter(|_| !is_mcp),
+        event: route
+            .event
+            .clone()
+            .filter(|_| route.kind == RouteKind::Event),
         config,
         schemas: RouteSchemas { input, result },
     }

@@ -31,16 +31,16 @@ pub use documents::{HOST_BINARY_PATH, PLUGIN_ROOT_ENV_ANCHOR, is_plugin_root_cwd
 pub use error::{EmitError, ForeignPath};
 pub use failpoint::{FAILPOINT_ENV, Failpoint};
 pub use input::{
-    EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute,
-    EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity, selects,
+    EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitPlainScript,
+    EmitProvider, EmitRoute, EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity, selects,
 };
 pub use install::INSTALL_PATH;
 pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
     BuildFailure, BuildOptions, BuildReturn, CheckedArtifact, MCP_DIR, WORKER_BUNDLE_ENV,
-    app_sources, build_project, build_project_with, bundle_entry_servers, check_built_artifact,
-    checked_emit_input, emit_input, worker_entry,
+    app_sources, build_project, build_project_with, bundle_entry_servers, bundle_plain_scripts,
+    check_built_artifact, checked_emit_input, emit_input, worker_entry,
 };
 pub use report::{BUILD_REPORT_VERSION, BuildReport, BuildStatus, BuiltApp};
 pub use skills::{EmitSkill, SKILLS_DIR, SkillsReturn, read_skills};

@@ -22,8 +22,8 @@ use super::input::{
 use super::output::claim_output;
 use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps, human_size};
 use crate::bundle::{
-    BundleError, BundleModule, BundleRequest, Toolchain, WorkerEntry, bundle_stdio_entry,
-    bundle_worker, locate_toolchain,
+    BundleError, BundleModule, BundleRequest, Toolchain, WorkerEntry, bundle_plain_script,
+    bundle_stdio_entry, bundle_worker, locate_toolchain,
 };
 use crate::check::{CheckOptions, CheckReturn, check_project};
 use crate::diagnostics::{Code, Diagnostic};
@@ -235,6 +235,7 @@ fn bundled(
         })?,
     };
     bundle_entry_servers(&mut input, &toolchain)?;
+    bundle_plain_scripts(&mut input, &toolchain)?;
     // Apps compile after the check, so their diagnostics (AB4770–AB4772, AB4837) join its own.
     let mut diagnostics = checked.diagnostics.clone();
     if let Some(graph) = &checked.graph {
@@ -436,7 +437,12 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
     let routes = graph
         .routes
         .iter()
-        .filter(|route| route.kind == RouteKind::Event || served(&route.server))
+        .filter(|route| {
+            matches!(
+                route.kind,
+                RouteKind::Event | RouteKind::Cli | RouteKind::Script
+            ) || served(&route.server)
+        })
         .map(|route| EmitRoute {
             id: route.id.clone(),
             kind: match route.kind {
@@ -445,6 +451,8 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
                 RouteKind::Prompt => ManifestRouteKind::Prompt,
                 RouteKind::App => ManifestRouteKind::App,
                 RouteKind::Event => ManifestRouteKind::Event,
+                RouteKind::Cli => ManifestRouteKind::Cli,
+                RouteKind::Script => ManifestRouteKind::Script,
             },
             source: route.path.clone(),
             server: route.server.clone(),
@@ -507,7 +515,17 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
         // Compiled by `build_project` (`crate::apps`).
         apps: Vec::new(),
         web: config.web.clone(),
-        commands: crate::graph::mcp_commands(config, graph).0,
+        commands: crate::graph::cli_commands(config, graph).0,
+        scripts: crate::graph::cli_scripts(graph),
+        plain_scripts: graph
+            .plain_scripts
+            .iter()
+            .map(|script| super::input::EmitPlainScript {
+                file: crate::graph::plain_script_entry(&script.name),
+                source: script.path.clone(),
+                bundle: Vec::new(),
+            })
+            .collect(),
     }
 }
 
@@ -673,12 +691,23 @@ pub fn bundle_entry_servers(
     Ok(())
 }
 
+/// Bundles every plain script of `input` into its own Node program (`scripts/<name>.mjs`).
+pub fn bundle_plain_scripts(
+    input: &mut EmitInput,
+    toolchain: &Toolchain,
+) -> Result<(), BuildFailure> {
+    for script in &mut input.plain_scripts {
+        script.bundle = bundle_plain_script(&input.project_root, toolchain, &script.source)?;
+    }
+    Ok(())
+}
+
 fn target_names(targets: Option<&[crate::project::Target]>) -> Option<Vec<String>> {
     targets.map(|targets| targets.iter().map(|t| t.as_str().to_owned()).collect())
 }
 
-/// The worker imports every route it renders (tools, prompts, resources, events), every
-/// provider and every layout. Apps are browser documents (`crate::apps`), never worker modules.
+/// The worker imports every route it renders (tools, prompts, resources, events, commands,
+/// rendered scripts), every provider and every layout. Apps are browser documents (`crate::apps`), never worker modules.
 pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
     WorkerEntry {
         plugin: input.plugin.name.clone(),

@@ -12,6 +12,7 @@
 //! static grammar is a diagnostic naming the construct and its position.
 
 mod checks;
+pub use checks::projection_words;
 mod config_module;
 mod definition;
 mod entry;

@@ -125,6 +125,9 @@ pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
             | ModuleKind::Prompt { .. }
             | ModuleKind::App { .. }
             | ModuleKind::Event { .. }
+            | ModuleKind::Cli { .. }
+            | ModuleKind::Script { rendered: true, .. }
+            | ModuleKind::ToolCli { .. }
     );
     let config_state = if is_route {
         read_route(

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::ids::{Identity, RouteIdentity, identify};
 use super::model::{
-    FormName, LayoutNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind, RouteNode,
-    RouteSchemas, SchemaPresence, ServerModeState, ServerNode,
+    FormName, LayoutNode, PlainScriptNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind,
+    RouteNode, RouteSchemas, SchemaPresence, ServerModeState, ServerNode, ToolCliProjection,
 };
 use crate::diagnostics::{Code, Diagnostic, Location, Span};
 use crate::extract::{RouteForm, SchemaExpr};
@@ -30,6 +30,7 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
     let mut entries: BTreeMap<String, &LoadedModule> = BTreeMap::new();
     let mut owners: BTreeMap<String, &LoadedModule> = BTreeMap::new();
     let mut unique: Vec<(&LoadedModule, Identity)> = Vec::new();
+    let mut projections: Vec<(&LoadedModule, String)> = Vec::new();
     for module in modules {
         let (identity, found) = identify(&module.source.path, &module.source.kind);
         // A path problem is about the whole module: point at its definition when known.
@@ -40,9 +41,14 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
                 entries.entry(server.clone()).or_insert(module);
                 continue;
             }
+            Identity::ToolCli { tool } => {
+                projections.push((module, tool.clone()));
+                continue;
+            }
             Identity::Route(RouteIdentity { id, .. })
             | Identity::Layout { id, .. }
-            | Identity::Provider { id, .. } => id,
+            | Identity::Provider { id, .. }
+            | Identity::PlainScript { id, .. } => id,
         };
         if let Some(first) = owners.get(id) {
             diagnostics.push(duplicate_identity(&identity, id, first, module));
@@ -66,6 +72,7 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
     let mut routes = Vec::new();
     let mut layouts = Vec::new();
     let mut providers = Vec::new();
+    let mut plain_scripts = Vec::new();
     for (module, identity) in &unique {
         match identity {
             Identity::Route(RouteIdentity {
@@ -99,9 +106,14 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
                     },
                 ));
             }
-            Identity::ServerEntry { .. } => {}
+            Identity::PlainScript { name, .. } => plain_scripts.push(PlainScriptNode {
+                name: name.clone(),
+                path: module.source.path.clone(),
+            }),
+            Identity::ServerEntry { .. } | Identity::ToolCli { .. } => {}
         }
     }
+    attach_projections(&mut routes, &projections, &mut diagnostics);
     check_app_uris(&routes, modules, &mut diagnostics);
     let providers = check_provider_keys(providers, &mut diagnostics);
 
@@ -117,6 +129,7 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
         routes,
         layouts,
         providers,
+        plain_scripts,
     };
     GraphReturn { graph, diagnostics }
 }
@@ -404,6 +417,45 @@ fn route_node(module: &LoadedModule, route: &RouteIdentity) -> RouteNode {
             input: presence(extracted.input_schema.as_ref()),
             result: presence(extracted.result_schema.as_ref()),
         },
+        cli_projection: None,
+    }
+}
+
+/// Pairs each `<tool>.cli.ts` with its sibling tool; one without a served tool, or a second
+/// one for a tool (`.ts` beside `.tsx`), is AB4840.
+fn attach_projections(
+    routes: &mut [RouteNode],
+    projections: &[(&LoadedModule, String)],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for (module, tool) in projections {
+        let path = &module.source.path;
+        let Some(route) = routes.iter_mut().find(|route| &route.id == tool) else {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::AB4840,
+                    format!("`{path}` projects `{tool}`, which is no tool of a generated server"),
+                    "name it after a sibling tool (`<tool>.cli.ts` beside `<tool>.tsx`), or rename it with a leading `_`",
+                )
+                .at(module_location(module)),
+            );
+            continue;
+        };
+        if let Some(first) = &route.cli_projection {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::AB4840,
+                    format!("`{path}` and `{}` both project `{tool}`", first.path),
+                    "keep one of them",
+                )
+                .at(module_location(module)),
+            );
+            continue;
+        }
+        route.cli_projection = Some(ToolCliProjection {
+            path: path.clone(),
+            config: module.extracted.config.clone(),
+        });
     }
 }
 

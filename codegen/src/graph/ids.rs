@@ -57,6 +57,16 @@ pub enum Identity {
     ServerEntry {
         server: String,
     },
+    /// `src/scripts/<name>.ts`: a plain script, `script:<name>` like a rendered one (so the two
+    /// cannot share a name), bundled and run by node, never rendered.
+    PlainScript {
+        id: String,
+        name: String,
+    },
+    /// `src/mcp/<server>/tools/<tool>.cli.ts` projects the tool `tool` (its id) as a command.
+    ToolCli {
+        tool: String,
+    },
 }
 
 /// The identity of a route module.
@@ -86,6 +96,9 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
             vec![server]
         }
         ModuleKind::Provider { name } => vec![name],
+        ModuleKind::Cli { words } => words.iter().map(String::as_str).collect(),
+        ModuleKind::ToolCli { server, tool, .. } => vec![server, tool],
+        ModuleKind::Script { name, .. } => name.split('/').collect(),
         // Not a module of the graph: it has no identity.
         ModuleKind::Imported => return (None, diagnostics),
     };
@@ -119,7 +132,84 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
         );
         return (None, diagnostics);
     }
+    if let ModuleKind::Cli { words } = kind
+        && let Some(word) = words.iter().find(|word| !is_command_word(word))
+    {
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4813,
+                format!("`{word}` in `{path}` is not a command word"),
+                "rename it to lowercase letters, digits, `-` and `_`, starting with a letter or digit",
+            )
+            .at(Location::file(path))
+            .with_note("each folder and the file name under `src/cli/` are the words a user types"),
+        );
+        return (None, diagnostics);
+    }
+    if let ModuleKind::Script { name, .. } = kind
+        && name.contains('/')
+    {
+        let file = path.rsplit('/').next().unwrap_or(path);
+        diagnostics.push(
+            Diagnostic::new(
+                Code::AB4808,
+                format!("`{path}` is nested under `src/scripts/`"),
+                format!("move it to `src/scripts/{file}` (one level), or opt the folder out with a leading `_`"),
+            )
+            .at(Location::file(path))
+            .with_note("a script's file name is the name `<plugin> run <name>` takes"),
+        );
+        return (None, diagnostics);
+    }
     let identity = match kind {
+        ModuleKind::ToolCli {
+            server,
+            folder,
+            tool,
+        } => {
+            if folder != "tools" {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::AB4840,
+                        format!("`{path}` is a command-line projection under `{folder}/`"),
+                        format!(
+                            "only a tool has one: move it beside a tool as `src/mcp/{server}/tools/<tool>.cli.ts`, or rename it with a leading `_`"
+                        ),
+                    )
+                    .at(Location::file(path)),
+                );
+                return (None, diagnostics);
+            }
+            Identity::ToolCli {
+                tool: format!("tool:{server}/{tool}"),
+            }
+        }
+        ModuleKind::Cli { words } => Identity::Route(RouteIdentity {
+            id: format!("cli:{}", words.join("/")),
+            kind: RouteKind::Cli,
+            server: None,
+            name: Some(words.join("/")),
+            event: None,
+        }),
+        ModuleKind::Script { name, rendered } => {
+            if !rendered {
+                // A plain script never enters the renderer; it is no route of the graph.
+                return (
+                    Some(Identity::PlainScript {
+                        id: format!("script:{name}"),
+                        name: name.clone(),
+                    }),
+                    diagnostics,
+                );
+            }
+            Identity::Route(RouteIdentity {
+                id: format!("script:{name}"),
+                kind: RouteKind::Script,
+                server: None,
+                name: Some(name.clone()),
+                event: None,
+            })
+        }
         ModuleKind::Tool { server, name } => mcp_route(RouteKind::Tool, server, name),
         ModuleKind::Resource { server, name } => mcp_route(RouteKind::Resource, server, name),
         ModuleKind::Prompt { server, name } => mcp_route(RouteKind::Prompt, server, name),
@@ -167,6 +257,14 @@ pub fn identify(path: &str, kind: &ModuleKind) -> (Option<Identity>, Vec<Diagnos
         ModuleKind::Imported => return (None, diagnostics),
     };
     (Some(identity), diagnostics)
+}
+
+/// A word of a command path, as the manifest and the plugin's command line take it.
+pub fn is_command_word(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
 fn mcp_route(kind: RouteKind, server: &str, name: &str) -> Identity {

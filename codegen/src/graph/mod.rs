@@ -12,10 +12,10 @@ mod summary;
 mod tests;
 
 pub use build::{GraphReturn, build_graph, module_location};
-pub use commands::mcp_commands;
-pub use ids::{EVENT_VOCABULARY, is_safe_segment, provider_key};
+pub use commands::{cli_commands, cli_scripts, mcp_commands, plain_script_entry};
+pub use ids::{EVENT_VOCABULARY, is_command_word, is_safe_segment, provider_key};
 pub use model::{
-    FormName, LayoutNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind, RouteNode,
-    RouteSchemas, SchemaPresence, ServerModeState, ServerNode,
+    FormName, LayoutNode, PlainScriptNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind,
+    RouteNode, RouteSchemas, SchemaPresence, ServerModeState, ServerNode, ToolCliProjection,
 };
 pub use summary::{HostModelReads, render_routes, render_summary};

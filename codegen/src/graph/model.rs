@@ -17,6 +17,18 @@ pub struct RouteGraph {
     pub routes: Vec<RouteNode>,
     pub layouts: Vec<LayoutNode>,
     pub providers: Vec<ProviderNode>,
+    /// The plain `src/scripts/<name>.ts` scripts, sorted by name: bundled and run by node, no
+    /// routes; the manifest's `cli.scripts` lists them (not part of the graph's JSON).
+    #[serde(skip)]
+    pub plain_scripts: Vec<PlainScriptNode>,
+}
+
+/// A plain script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlainScriptNode {
+    pub name: String,
+    /// Project-relative path of the module.
+    pub path: String,
 }
 
 impl RouteGraph {
@@ -67,6 +79,10 @@ pub enum RouteKind {
     Prompt,
     App,
     Event,
+    /// A rendered `src/cli/**` command.
+    Cli,
+    /// A rendered `src/scripts/<name>.tsx`.
+    Script,
 }
 
 impl RouteKind {
@@ -77,6 +93,8 @@ impl RouteKind {
             RouteKind::Prompt => "prompt",
             RouteKind::App => "app",
             RouteKind::Event => "event",
+            RouteKind::Cli => "cli",
+            RouteKind::Script => "script",
         }
     }
 }
@@ -85,14 +103,15 @@ impl RouteKind {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RouteNode {
-    /// `tool:<server>/<name>`, `event:<family>/<event>`, `event:<name>`.
+    /// `tool:<server>/<name>`, `event:<family>/<event>`, `event:<name>`, `cli:<word>/<word>`,
+    /// `script:<name>`.
     pub id: String,
     pub kind: RouteKind,
     /// Project-relative path of the module.
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
-    /// The file stem of an MCP route.
+    /// The file stem of an MCP route, the words of a command (`library/audit`), a script's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The name the MCP server registers (the last id segment).
@@ -106,6 +125,19 @@ pub struct RouteNode {
     /// The static options object, without schemas.
     pub config: Map<String, Value>,
     pub schemas: RouteSchemas,
+    /// A tool's colocated `<tool>.cli.ts`: how it appears as a command. Read by the command
+    /// plan (`commands.rs`) into the manifest's `cli.commands`; not part of the graph's JSON.
+    #[serde(skip)]
+    pub cli_projection: Option<ToolCliProjection>,
+}
+
+/// A tool's `<tool>.cli.ts` projection module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCliProjection {
+    /// Project-relative path of the `.cli.ts` module.
+    pub path: String,
+    /// Its static `config`: `command`, and optionally `description` and `confirm`.
+    pub config: Map<String, Value>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -109,7 +109,18 @@ pub fn classify(relative: &str) -> Option<ModuleKind> {
             server: server.to_owned(),
         });
     }
+    if segments[1] == "scripts" && segments.len() > 2 {
+        return script(&segments[2..]);
+    }
     let stem = module_stem(file)?;
+    if segments[1] == "cli" && segments.len() > 2 {
+        let mut words: Vec<String> = segments[2..segments.len() - 1]
+            .iter()
+            .map(|word| (*word).to_owned())
+            .collect();
+        words.push(stem.to_owned());
+        return Some(ModuleKind::Cli { words });
+    }
     match segments[1..] {
         [_] if stem == "layout" => Some(ModuleKind::Layout(LayoutScope::Root)),
         ["mcp", server, _] if stem == "layout" => Some(ModuleKind::Layout(LayoutScope::Server {
@@ -141,6 +152,8 @@ fn holds_modules(relative: &str) -> bool {
             | ["src", "events"]
             | ["src", "events", _]
             | ["src", "providers"]
+            | ["src", "cli", ..]
+            | ["src", "scripts", ..]
     )
 }
 
@@ -164,9 +177,15 @@ pub fn symlink_not_followed(relative: &str, consequence: &str) -> Diagnostic {
 }
 
 fn mcp_route(folder: &str, server: &str, stem: &str) -> Option<ModuleKind> {
-    // `<tool>.cli.ts` is reserved for a tool's command-line projection, never a route.
-    if stem.ends_with(".cli") {
-        return None;
+    // `<tool>.cli.ts` is a tool's command-line projection, never a route.
+    if let Some(tool) = stem.strip_suffix(".cli") {
+        return matches!(folder, "tools" | "resources" | "prompts" | "apps").then(|| {
+            ModuleKind::ToolCli {
+                server: server.to_owned(),
+                folder: folder.to_owned(),
+                tool: tool.to_owned(),
+            }
+        });
     }
     let (server, name) = (server.to_owned(), stem.to_owned());
     match folder {
@@ -176,6 +195,23 @@ fn mcp_route(folder: &str, server: &str, stem: &str) -> Option<ModuleKind> {
         "apps" => Some(ModuleKind::App { server, name }),
         _ => None,
     }
+}
+
+/// A script by its path under `src/scripts/`: `.tsx`/`.jsx` render, `.ts` runs as plain Node.
+fn script(segments: &[&str]) -> Option<ModuleKind> {
+    let (file, folders) = segments.split_last()?;
+    let (stem, rendered) = [(".tsx", true), (".jsx", true), (".ts", false)]
+        .iter()
+        .find_map(|(extension, rendered)| Some((file.strip_suffix(extension)?, *rendered)))?;
+    if stem.is_empty() || stem.ends_with(".d") {
+        return None;
+    }
+    let mut name: Vec<&str> = folders.to_vec();
+    name.push(stem);
+    Some(ModuleKind::Script {
+        name: name.join("/"),
+        rendered,
+    })
 }
 
 /// The stem of a `.ts`/`.tsx` module file; declaration files (`.d.ts`) are not modules.
@@ -278,6 +314,48 @@ mod tests {
                 server: "docs".into()
             })
         );
+        assert_eq!(
+            classify("src/mcp/docs/tools/search.cli.ts"),
+            Some(ModuleKind::ToolCli {
+                server: "docs".into(),
+                folder: "tools".into(),
+                tool: "search".into()
+            })
+        );
+        assert_eq!(
+            classify("src/cli/library/audit.tsx"),
+            Some(ModuleKind::Cli {
+                words: vec!["library".into(), "audit".into()]
+            })
+        );
+        assert_eq!(
+            classify("src/cli/status.ts"),
+            Some(ModuleKind::Cli {
+                words: vec!["status".into()]
+            })
+        );
+        assert_eq!(
+            classify("src/scripts/report.tsx"),
+            Some(ModuleKind::Script {
+                name: "report".into(),
+                rendered: true
+            })
+        );
+        assert_eq!(
+            classify("src/scripts/sync.ts"),
+            Some(ModuleKind::Script {
+                name: "sync".into(),
+                rendered: false
+            })
+        );
+        assert_eq!(
+            classify("src/scripts/nested/sync.ts"),
+            Some(ModuleKind::Script {
+                name: "nested/sync".into(),
+                rendered: false
+            }),
+            "a nested script is discovered so that it can be refused"
+        );
     }
 
     #[test]
@@ -287,7 +365,6 @@ mod tests {
             "src/mcp/docs/helpers/search.ts",
             "src/mcp/docs/tools/search.js",
             "src/mcp/docs/tools/search.d.ts",
-            "src/mcp/docs/tools/search.cli.tsx",
             "src/mcp/docs/tools/_draft.ts",
             "src/mcp/_docs/tools/search.ts",
             "src/events/tool/after/extra.ts",
@@ -295,6 +372,9 @@ mod tests {
             "src/index.ts",
             "lib/mcp/docs/tools/search.ts",
             "src/providers/.hidden.ts",
+            "src/cli/library/_draft.tsx",
+            "src/cli/notes.md",
+            "src/scripts/types.d.ts",
         ] {
             assert_eq!(classify(path), None, "{path}");
         }

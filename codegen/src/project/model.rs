@@ -42,6 +42,24 @@ pub enum ModuleKind {
     Provider {
         name: String,
     },
+    /// `src/cli/<word>/…/<word>.{ts,tsx}`: a rendered command of the plugin's command line, its
+    /// path the command's words (`src/cli/library/audit.tsx` is `<plugin> library audit`).
+    Cli {
+        words: Vec<String>,
+    },
+    /// `src/scripts/<name>.{tsx,jsx}` (rendered) or `src/scripts/<name>.ts` (plain); `name` keeps
+    /// the folders of a nested script (`a/b`), which is refused (AB4808).
+    Script {
+        name: String,
+        rendered: bool,
+    },
+    /// `src/mcp/<server>/<folder>/<tool>.cli.{ts,tsx}`: how the tool `<tool>` appears as a
+    /// command of the plugin's command line; never a route. Only `tools` holds one (AB4840).
+    ToolCli {
+        server: String,
+        folder: String,
+        tool: String,
+    },
     /// `src/mcp/<server>.{ts,tsx,mts,js,cjs}`: a handwritten stdio entry that claims the
     /// server id.
     ServerEntry {

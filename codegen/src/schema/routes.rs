@@ -107,15 +107,22 @@ fn translate_route(
     set: &ModuleSet<'_>,
     loaded: &LoadedModule,
 ) -> Option<(String, RouteSchemas, Vec<Diagnostic>)> {
-    let (kind, server, name) = match &loaded.source.kind {
-        ModuleKind::Tool { server, name } => ("tool", server, name),
-        ModuleKind::Resource { server, name } => ("resource", server, name),
-        ModuleKind::Prompt { server, name } => ("prompt", server, name),
+    let (id, server) = match &loaded.source.kind {
+        ModuleKind::Tool { server, name } => (format!("tool:{server}/{name}"), server.as_str()),
+        ModuleKind::Resource { server, name } => {
+            (format!("resource:{server}/{name}"), server.as_str())
+        }
+        ModuleKind::Prompt { server, name } => (format!("prompt:{server}/{name}"), server.as_str()),
+        // A rendered command's input schema is its flags; it has no server.
+        ModuleKind::Cli { words } => (format!("cli:{}", words.join("/")), ""),
+        ModuleKind::Script {
+            name,
+            rendered: true,
+        } => (format!("script:{name}"), ""),
         _ => return None,
     };
     loaded.extracted.form.as_ref()?;
     let module = set.get(&loaded.source.path)?;
-    let id = format!("{kind}:{server}/{name}");
     let mut diagnostics = Vec::new();
     let mut translator = Translator::new(set);
     let mut route = RouteContext {
@@ -128,7 +135,7 @@ fn translate_route(
     let input = route.side(&mut translator, extracted, Io::Input);
     let output = route.side(&mut translator, extracted, Io::Output);
     let schemas = RouteSchemas {
-        server: server.clone(),
+        server: server.to_owned(),
         input_location: extracted
             .input_schema
             .as_ref()

@@ -24,9 +24,17 @@ export interface AgentLayoutProps {
   signal: AbortSignal;
 }
 
-/** `tool:library/search_books` → kind `tool`, server `library`, name `search_books`. */
+/** The route kinds an MCP server owns: their id's first path segment is the server. */
+const MCP_KINDS = new Set(['tool', 'resource', 'prompt', 'app']);
+
+/**
+ * `tool:library/search_books` → kind `tool`, server `library`, name `search_books`; a command
+ * `cli:library/audit` or a script `script:report` has no server, its name the whole path.
+ */
 export function routeIdentity(id: string): AgentRouteIdentity {
   const [kind = '', path = ''] = id.split(/:(.*)/s);
   const slash = path.indexOf('/');
-  return slash < 0 ? { id, kind, name: path } : { id, kind, serverId: path.slice(0, slash), name: path.slice(slash + 1) };
+  return slash < 0 || !MCP_KINDS.has(kind)
+    ? { id, kind, name: path }
+    : { id, kind, serverId: path.slice(0, slash), name: path.slice(slash + 1) };
 }

@@ -11,7 +11,7 @@ use super::hooks::HookTables;
 /// The manifest's file name at the artifact root.
 pub const MANIFEST_FILE_NAME: &str = "abgen.manifest.json";
 /// The manifest format version this crate reads and writes.
-pub const MANIFEST_VERSION: u32 = 5;
+pub const MANIFEST_VERSION: u32 = 6;
 /// The React version the render worker is bundled with; the worker's `hello` must match it.
 pub const REACT_VERSION: &str = "19.3.1";
 /// The version of the host ↔ worker frame protocol.
@@ -111,6 +111,35 @@ pub struct Cli {
     pub bin: String,
     /// Sorted by path.
     pub commands: Vec<CliCommand>,
+    /// What `<bin> run <name>` runs, sorted by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<CliScript>,
+}
+
+/// One script of the plugin (`<bin> run <name>`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CliScript {
+    pub name: String,
+    pub kind: CliScriptKind,
+    /// The `script:<name>` route a rendered script renders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    /// The bundle node runs for a plain script, relative to the artifact root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Whether a script renders through the kernel or runs as its own Node program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CliScriptKind {
+    /// `src/scripts/<name>.tsx`: rendered like a command, projected for where stdout goes.
+    Rendered,
+    /// `src/scripts/<name>.ts`: bundled and run by node, its stdout and stderr its own.
+    Plain,
 }
 
 /// One command of the plugin's command line.
@@ -134,6 +163,10 @@ pub struct CliCommand {
 pub enum CliProjection {
     /// `routes.mcpCommands` projects an MCP tool as `<server> <tool>`.
     McpCommand,
+    /// A rendered `src/cli/**` route, its path the command's words.
+    Route,
+    /// A tool's colocated `<tool>.cli.ts` names the command that runs it.
+    ToolCli,
 }
 
 /// Who the plugin is.
@@ -156,6 +189,10 @@ pub enum RouteKind {
     Prompt,
     App,
     Event,
+    /// A rendered `src/cli/**` command.
+    Cli,
+    /// A rendered `src/scripts/<name>.tsx`.
+    Script,
 }
 
 /// One route of the project.

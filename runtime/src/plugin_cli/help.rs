@@ -1,10 +1,11 @@
-//! `--help` of the plugin's command line: the root (every command, and `web`) and one command
-//! (its flags, from the input schema, with their defaults).
+//! `--help` of the plugin's command line: the root (every command, `run` when there are scripts,
+//! and `web`), one command or script (its flags, from the input schema, with their defaults), and
+//! `run --help` (every script).
 
 use std::fmt::Write as _;
 
 use super::argv::{Flag, FlagKind, expectation};
-use crate::manifest::{CliCommand, Manifest};
+use crate::manifest::{CliCommand, CliScript, Manifest};
 
 /// The `web` command, served by `abgen-host web`.
 const WEB: (&str, &str) = ("web", "Serve the plugin's MCP Apps in a browser");
@@ -43,6 +44,12 @@ pub fn root(manifest: &Manifest, words: &[String]) -> String {
         })
         .collect();
     if words.is_empty() {
+        if !manifest.cli.scripts.is_empty() {
+            rows.push((
+                "run <script>".to_owned(),
+                "Run one of the plugin's scripts (`run --help` lists them)".to_owned(),
+            ));
+        }
         rows.push((WEB.0.to_owned(), WEB.1.to_owned()));
     }
     table(&mut text, &rows);
@@ -61,17 +68,60 @@ pub fn root(manifest: &Manifest, words: &[String]) -> String {
 
 /// One command's help.
 pub fn command(manifest: &Manifest, command: &CliCommand, flags: &[Flag]) -> String {
-    let mut text = String::new();
+    usage_and_flags(
+        &format!("{} {}", manifest.cli.bin, command.path.join(" ")),
+        command.description.as_deref(),
+        command.confirm,
+        flags,
+    )
+}
+
+/// One script's help.
+pub fn script(manifest: &Manifest, script: &CliScript, flags: &[Flag]) -> String {
+    usage_and_flags(
+        &format!("{} run {}", manifest.cli.bin, script.name),
+        script.description.as_deref(),
+        false,
+        flags,
+    )
+}
+
+/// `run --help`: every script.
+pub fn scripts(manifest: &Manifest) -> String {
+    let bin = &manifest.cli.bin;
+    let mut text = format!("Usage: {bin} run <script> [flags]\n\nScripts:\n");
+    let rows: Vec<(String, String)> = manifest
+        .cli
+        .scripts
+        .iter()
+        .map(|script| {
+            (
+                script.name.clone(),
+                script.description.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    table(&mut text, &rows);
     let _ = writeln!(
         text,
-        "Usage: {} {} [flags]",
-        manifest.cli.bin,
-        command.path.join(" ")
+        "\nRun `{bin} run <script> --help` for a script's flags."
     );
-    if let Some(description) = &command.description {
+    text
+}
+
+/// `Usage: <usage> [flags]`, the description, and the flags.
+fn usage_and_flags(
+    usage: &str,
+    description: Option<&str>,
+    confirm: bool,
+    flags: &[Flag],
+) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "Usage: {usage} [flags]");
+    if let Some(description) = description {
         let _ = writeln!(text, "\n{description}");
     }
-    if command.confirm {
+    if confirm {
         let _ = writeln!(
             text,
             "\nThis command changes things: it asks first, or runs with --yes."
@@ -86,7 +136,7 @@ pub fn command(manifest: &Manifest, command: &CliCommand, flags: &[Flag]) -> Str
     rows.extend(
         GLOBAL_FLAGS
             .iter()
-            .filter(|(flag, _)| *flag != "--version" && (command.confirm || *flag != "--yes"))
+            .filter(|(flag, _)| *flag != "--version" && (confirm || *flag != "--yes"))
             .map(|(flag, what)| ((*flag).to_owned(), (*what).to_owned())),
     );
     table(&mut text, &rows);

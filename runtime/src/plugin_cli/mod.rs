@@ -17,9 +17,9 @@ use serde_json::{Value, json};
 
 use crate::document::{RenderEvent, RenderEventKind, Status};
 use crate::kernel::Invocation;
-use crate::manifest::{CliCommand, Manifest, Route};
+use crate::manifest::{CliCommand, CliProjection, CliScript, CliScriptKind, Manifest, Route};
 use crate::project::cli::{CliFormat, TtyProjector, project_cli};
-use crate::terminal::{StreamKind, Terminal};
+use crate::terminal::{HostSurface, StreamKind, Terminal};
 use crate::worker::{RenderLimits, RouteKind};
 
 pub use argv::UsageError;
@@ -58,12 +58,17 @@ pub trait Renderer {
     ) -> Result<Vec<RenderEvent>, String>;
 }
 
-/// The streams and the prompt.
+/// The streams, the prompt, and the Node programs of plain scripts.
 pub trait CliIo {
     /// Asks `question` at the terminal; `None` when stdin is not a terminal.
     fn confirm(&mut self, question: &str) -> Option<bool>;
     fn stdout(&mut self) -> &mut dyn Write;
     fn stderr(&mut self) -> &mut dyn Write;
+    /// Runs a plain script's bundle `entry` (relative to the artifact root) with node and
+    /// `args`, its stdout and stderr the command's own, untouched, with `terminal` in
+    /// `AGENT_BUNDLE_TERMINAL` for its `main`; returns its exit code, or why it could not start.
+    fn run_node(&mut self, entry: &str, args: &[String], terminal: &Terminal)
+    -> Result<u8, String>;
 }
 
 /// Runs the plugin's command line `args` (without the program name) against `manifest`, with the
@@ -75,6 +80,16 @@ pub fn run(
     renderer: &mut dyn Renderer,
     io: &mut dyn CliIo,
 ) -> u8 {
+    if let [run, name, script_args @ ..] = args
+        && run == "run"
+        && let Some(script) = manifest
+            .cli
+            .scripts
+            .iter()
+            .find(|script| &script.name == name && script.kind == CliScriptKind::Plain)
+    {
+        return run_plain_script(manifest, script, script_args, terminal, io);
+    }
     let global = Global::take(args);
     if global.version {
         let _ = writeln!(
@@ -92,6 +107,9 @@ pub fn run(
         .iter()
         .find(|command| command.path == words);
     let Some(command) = command else {
+        if words.first().is_some_and(|word| word == "run") && !manifest.cli.scripts.is_empty() {
+            return run_script(manifest, &words[1..], rest, &global, terminal, renderer, io);
+        }
         if words.is_empty() || global.help {
             let _ = io.stderr().flush();
             let _ = io
@@ -156,18 +174,12 @@ pub fn run(
             }
         }
     }
-    let mode = if global.json {
-        OutputMode::Json
-    } else if global.ndjson {
-        OutputMode::Ndjson
-    } else if terminal.stdout.kind == StreamKind::Tty {
-        OutputMode::Tty
-    } else {
-        OutputMode::Markdown
-    };
+    let mode = global.mode(terminal);
+    let kind = route_kind(command);
     let invocation = Invocation {
-        kind: route_kind(command),
-        invocation: Some(RouteKind::Cli),
+        kind,
+        // A tool run from the command line observes `kind: 'cli'`; a command is one already.
+        invocation: (kind != RouteKind::Cli).then_some(RouteKind::Cli),
         route: route.id.clone(),
         input,
         context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
@@ -177,6 +189,158 @@ pub fn run(
         },
     };
     render_command(renderer, io, invocation, mode, terminal, &name)
+}
+
+/// `<bin> run <name>`: renders the rendered script `name` with the flags of its input schema,
+/// projected like a command, its terminal axis's surface `script`.
+fn run_script(
+    manifest: &Manifest,
+    words: &[String],
+    rest: &[String],
+    global: &Global,
+    terminal: &Terminal,
+    renderer: &mut dyn Renderer,
+    io: &mut dyn CliIo,
+) -> u8 {
+    let bin = &manifest.cli.bin;
+    let names = || {
+        manifest
+            .cli
+            .scripts
+            .iter()
+            .map(|script| script.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let script = match words {
+        [name] => manifest
+            .cli
+            .scripts
+            .iter()
+            .find(|script| &script.name == name),
+        _ => None,
+    };
+    let Some(script) = script else {
+        if words.is_empty() && global.help {
+            let _ = io.stdout().write_all(help::scripts(manifest).as_bytes());
+            return EXIT_OK;
+        }
+        let message = match words {
+            [] => format!(
+                "`run` needs the name of a script; the scripts are: {}",
+                names()
+            ),
+            _ => format!(
+                "unknown script `{}`; the scripts are: {}",
+                words.join(" "),
+                names()
+            ),
+        };
+        return usage(io, global.json, &message, bin);
+    };
+    let name = format!("{bin} run {}", script.name);
+    let mut terminal = *terminal;
+    terminal.host_surface = HostSurface::Script;
+    let Some(route) = script
+        .route
+        .as_deref()
+        .and_then(|id| manifest.routes.iter().find(|route| route.id == id))
+    else {
+        return usage(
+            io,
+            global.json,
+            &format!("the script `{}` has no route in this artifact", script.name),
+            &name,
+        );
+    };
+    let flags = argv::flags_of(input_schema(route));
+    if global.help {
+        let _ = io
+            .stdout()
+            .write_all(help::script(manifest, script, &flags).as_bytes());
+        return EXIT_OK;
+    }
+    let input = match argv::parse_input(&flags, rest) {
+        Ok(input) => input,
+        Err(UsageError(message)) => return usage(io, global.json, &message, &name),
+    };
+    let invocation = Invocation {
+        kind: RouteKind::Script,
+        invocation: None,
+        route: route.id.clone(),
+        input,
+        context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
+        limits: RenderLimits {
+            max_flight_bytes: Some(manifest.limits.render.max_bytes),
+            max_elapsed_ms: Some(manifest.render_budget_ms(route)),
+        },
+    };
+    render_command(
+        renderer,
+        io,
+        invocation,
+        global.mode(&terminal),
+        &terminal,
+        &name,
+    )
+}
+
+/// `<bin> run <name> <args>` of a plain script: node runs its bundle with every argument after
+/// the name (flags included: they are the script's own), and its streams are the command's; it
+/// never enters the renderer. The exit code is the script's.
+fn run_plain_script(
+    manifest: &Manifest,
+    script: &CliScript,
+    args: &[String],
+    terminal: &Terminal,
+    io: &mut dyn CliIo,
+) -> u8 {
+    let name = format!("{} run {}", manifest.cli.bin, script.name);
+    let Some(entry) = &script.entry else {
+        let _ = writeln!(
+            io.stderr(),
+            "{name}: the script has no bundle in this artifact"
+        );
+        return EXIT_FAILURE;
+    };
+    let mut terminal = *terminal;
+    terminal.host_surface = HostSurface::Script;
+    match io.run_node(entry, args, &terminal) {
+        Ok(code) => code,
+        Err(message) => {
+            let _ = writeln!(io.stderr(), "{name}: {message}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+/// The node process of a plain script: `node <root>/<entry> <args>` from the artifact root, with
+/// the terminal axis value in its environment. Both `CliIo`s run it.
+pub fn plain_script_command(
+    root: &std::path::Path,
+    entry: &str,
+    args: &[String],
+    terminal: &Terminal,
+) -> Result<std::process::Command, String> {
+    let node = crate::worker::locate_node().map_err(|error| error.to_string())?;
+    let terminal = serde_json::to_string(terminal).map_err(|error| error.to_string())?;
+    let mut command = std::process::Command::new(node.path);
+    command
+        .arg(root.join(entry))
+        .args(args)
+        .current_dir(root)
+        .env("AGENT_BUNDLE_TERMINAL", terminal);
+    Ok(command)
+}
+
+/// The exit code a finished child process reports: its own, or 128 + the signal that ended it.
+pub fn child_exit_code(status: std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt as _;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => u8::try_from(code).unwrap_or(EXIT_FAILURE),
+        (None, Some(signal)) => u8::try_from(128 + signal).unwrap_or(EXIT_FAILURE),
+        (None, None) => EXIT_FAILURE,
+    }
 }
 
 /// Renders and projects one command; returns its exit code.
@@ -296,9 +460,11 @@ fn input_schema(route: &Route) -> Option<&Value> {
     route.schemas.input.as_ref()?.json_schema.as_ref()
 }
 
+/// The kind of the route a command renders: a projected tool stays a tool.
 fn route_kind(command: &CliCommand) -> RouteKind {
     match command.projection {
-        crate::manifest::CliProjection::McpCommand => RouteKind::Tool,
+        CliProjection::McpCommand | CliProjection::ToolCli => RouteKind::Tool,
+        CliProjection::Route => RouteKind::Cli,
     }
 }
 
@@ -313,6 +479,19 @@ struct Global {
 }
 
 impl Global {
+    /// The output mode: `--json`, `--ndjson`, else what stdout is.
+    fn mode(&self, terminal: &Terminal) -> OutputMode {
+        if self.json {
+            OutputMode::Json
+        } else if self.ndjson {
+            OutputMode::Ndjson
+        } else if terminal.stdout.kind == StreamKind::Tty {
+            OutputMode::Tty
+        } else {
+            OutputMode::Markdown
+        }
+    }
+
     fn take(args: &[String]) -> Global {
         let mut global = Global {
             help: false,

@@ -19,12 +19,23 @@ fn manifest() -> Manifest {
             {"id": "tool:yard/rake", "kind": "tool", "source": "src/mcp/yard/tools/rake.tsx",
              "server": "yard", "wireName": "rake", "config": {"render": {"maxElapsedMs": 1234}},
              "schemas": {"input": {"source": "static", "jsonSchema": {
-                 "type": "object", "properties": {"zone": {"type": "string"}}, "required": ["zone"]}}}}
+                 "type": "object", "properties": {"zone": {"type": "string"}}, "required": ["zone"]}}}},
+            {"id": "cli:shed/tidy", "kind": "cli", "source": "src/cli/shed/tidy.tsx",
+             "config": {"description": "Tidy the shed"},
+             "schemas": {"input": {"source": "static", "jsonSchema": {
+                 "type": "object", "properties": {"deep": {"type": "boolean", "default": false}}}}}},
+            {"id": "script:tally", "kind": "script", "source": "src/scripts/tally.tsx",
+             "config": {"render": {"maxElapsedMs": 99}}, "schemas": {}}
         ],
         "servers": [{"id": "yard", "mode": "generated", "routes": ["tool:yard/rake"]}],
         "cli": {"bin": "yard", "commands": [
             {"path": ["yard", "rake"], "route": "tool:yard/rake", "projection": "mcp-command",
-             "confirm": true, "description": "Rake leaves"}
+             "confirm": true, "description": "Rake leaves"},
+            {"path": ["shed", "tidy"], "route": "cli:shed/tidy", "projection": "route",
+             "confirm": false, "description": "Tidy the shed"}
+        ], "scripts": [
+            {"name": "sweep", "kind": "plain", "entry": "scripts/sweep.mjs"},
+            {"name": "tally", "kind": "rendered", "route": "script:tally", "description": "Count the leaves"}
         ]},
         "hooks": {},
         "limits": {"render": {"maxElapsedMs": 60000, "maxBytes": 1000}, "hookInputMaxBytes": 1000},
@@ -78,6 +89,8 @@ impl Renderer for Scripted {
 #[derive(Default)]
 struct Captured {
     answer: Option<bool>,
+    /// What `run_node` was asked to run.
+    ran: Option<(String, Vec<String>, Terminal)>,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
 }
@@ -91,6 +104,15 @@ impl CliIo for Captured {
     }
     fn stderr(&mut self) -> &mut dyn Write {
         &mut self.stderr
+    }
+    fn run_node(
+        &mut self,
+        entry: &str,
+        args: &[String],
+        terminal: &Terminal,
+    ) -> Result<u8, String> {
+        self.ran = Some((entry.to_owned(), args.to_vec(), *terminal));
+        Ok(3)
     }
 }
 
@@ -147,6 +169,95 @@ fn a_command_renders_its_tool_as_invocation_cli_with_the_terminal_and_budget() {
         "the route's render budget"
     );
     assert_eq!(asked.context["terminal"], terminal(StreamKind::Pipe).axis());
+}
+
+#[test]
+fn a_src_cli_route_renders_as_kind_cli_with_flags_from_its_input_schema() {
+    let done = complete(Document::new(text("Tidy."), None));
+    let (code, stdout, _, asked) = run_with(
+        &["shed", "tidy", "--deep"],
+        vec![done],
+        StreamKind::Pipe,
+        None,
+    );
+    assert_eq!((code, stdout.as_str()), (EXIT_OK, "Tidy.\n"));
+    let asked = asked.expect("rendered without asking: a command is no tool to confirm");
+    assert_eq!((asked.kind, asked.invocation), (RouteKind::Cli, None));
+    assert_eq!(asked.route, "cli:shed/tidy");
+    assert_eq!(asked.input, json!({"deep": true}));
+    assert_eq!(
+        asked.limits.max_elapsed_ms,
+        Some(60000),
+        "the manifest's default"
+    );
+}
+
+#[test]
+fn run_renders_a_rendered_script_as_kind_script_on_the_script_surface() {
+    let done = complete(Document::new(text("12 leaves."), Some(json!(12))));
+    let (code, stdout, _, asked) = run_with(
+        &["run", "tally", "--json"],
+        vec![done],
+        StreamKind::Tty,
+        None,
+    );
+    assert_eq!((code, stdout.as_str()), (EXIT_OK, "12\n"));
+    let asked = asked.expect("rendered");
+    assert_eq!((asked.kind, asked.invocation), (RouteKind::Script, None));
+    assert_eq!(asked.route, "script:tally");
+    assert_eq!(asked.limits.max_elapsed_ms, Some(99));
+    let mut expected = terminal(StreamKind::Tty);
+    expected.host_surface = HostSurface::Script;
+    assert_eq!(asked.context["terminal"], expected.axis());
+
+    let (code, _, stderr, asked) = run_with(&["run", "rake"], vec![], StreamKind::Pipe, None);
+    assert_eq!(code, EXIT_USAGE);
+    assert!(asked.is_none());
+    assert!(
+        stderr.contains("unknown script `rake`; the scripts are: sweep, tally"),
+        "{stderr}"
+    );
+    let (code, stdout, _, _) = run_with(&["run", "--help"], vec![], StreamKind::Pipe, None);
+    assert_eq!(code, EXIT_OK);
+    assert!(stdout.contains("tally  Count the leaves"), "{stdout}");
+    assert!(stdout.contains("sweep"), "{stdout}");
+    let (_, stdout, _, _) = run_with(&["--help"], vec![], StreamKind::Pipe, None);
+    assert!(stdout.contains("shed tidy"), "{stdout}");
+    assert!(stdout.contains("run <script>"), "{stdout}");
+}
+
+#[test]
+fn run_hands_a_plain_script_every_argument_and_its_own_exit_code_without_rendering() {
+    let mut renderer = Scripted {
+        events: vec![],
+        asked: None,
+    };
+    let mut io = Captured::default();
+    let args: Vec<String> = ["run", "sweep", "--json", "north", "--help"]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect();
+    let code = run(
+        &manifest(),
+        &args,
+        &terminal(StreamKind::Pipe),
+        &mut renderer,
+        &mut io,
+    );
+    assert_eq!(code, 3, "the script's own exit code");
+    assert!(
+        renderer.asked.is_none(),
+        "a plain script never enters the renderer"
+    );
+    assert!(io.stdout.is_empty() && io.stderr.is_empty());
+    let (entry, script_args, seen) = io.ran.expect("node ran the bundle");
+    assert_eq!(entry, "scripts/sweep.mjs");
+    assert_eq!(
+        script_args,
+        ["--json", "north", "--help"],
+        "its flags are its own"
+    );
+    assert_eq!(seen.host_surface, HostSurface::Script);
 }
 
 #[test]

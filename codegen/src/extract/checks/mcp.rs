@@ -214,7 +214,7 @@ fn check_schemas_and_handler(
     }
 }
 
-fn check_render(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
+pub(super) fn check_render(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic>) {
     let Some(render) = context.module.config.get("render") else {
         return;
     };

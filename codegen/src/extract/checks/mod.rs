@@ -1,10 +1,12 @@
-//! Per-kind contract checks on an extracted module: MCP routes, Apps, event routes, layouts and
-//! providers. Entry call: [`check_module`].
+//! Per-kind contract checks on an extracted module: MCP routes, Apps, event routes, rendered
+//! commands and scripts, layouts and providers. Entry call: [`check_module`].
 //!
 //! Invariant: checks read only the extracted model (no AST), and a check whose input was
 //! already rejected (a config that is not static, a definition that is not readable) stays
 //! silent, so one mistake yields one diagnostic.
 
+mod cli;
+pub use cli::projection_words;
 mod event;
 mod layout;
 mod mcp;
@@ -61,7 +63,16 @@ pub fn check_module(context: &CheckContext<'_>, diagnostics: &mut Vec<Diagnostic
         ModuleKind::Event { event } => event::check_event_route(event, context, diagnostics),
         ModuleKind::Layout(_) => layout::check_layout(context, diagnostics),
         ModuleKind::Provider { .. } => layout::check_provider(context, diagnostics),
-        ModuleKind::ServerEntry { .. } | ModuleKind::Imported => return,
+        ModuleKind::Cli { .. } | ModuleKind::Script { rendered: true, .. } => {
+            cli::check_rendered_command(context, diagnostics);
+        }
+        ModuleKind::ToolCli { .. } => cli::check_tool_projection(context, diagnostics),
+        // A plain script runs as its own Node program: no route contract applies.
+        ModuleKind::Script {
+            rendered: false, ..
+        }
+        | ModuleKind::ServerEntry { .. }
+        | ModuleKind::Imported => return,
     }
     let browser = matches!(context.kind, ModuleKind::App { .. });
     mcp::check_framework_imports(context, browser, diagnostics);

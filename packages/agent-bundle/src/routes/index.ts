@@ -43,5 +43,5 @@ export type {
   InexactText,
   ToolSelector,
 } from './canonical-event.js';
-export type { AppConfig, AppRouteConfig, PromptConfig, ResourceConfig } from './route-config.js';
+export type { AppConfig, AppRouteConfig, CliRouteConfig, PromptConfig, ResourceConfig, ToolCliConfig } from './route-config.js';
 export type { CanonicalEventOf, EventAlias, EventName } from './vocabulary.js';

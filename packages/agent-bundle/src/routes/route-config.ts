@@ -1,6 +1,6 @@
 /**
  * Config shapes of the routes written in the `export const config = {...} satisfies XConfig`
- * form (resources, prompts, Apps), and `appResourceUri` for linking a tool to an App.
+ * form (resources, prompts, Apps, rendered commands and scripts), and `appResourceUri` for linking a tool to an App.
  *
  * These are types for the author's editor only: the compiler reads the literal statically.
  */
@@ -20,6 +20,32 @@ export interface PromptConfig {
   readonly title?: string;
   readonly description?: string;
   readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * `export const config` of a rendered command (`src/cli/<word>/…/<word>.tsx`, the command
+ * `<plugin> <word> …`) or a rendered script (`src/scripts/<name>.tsx`, `<plugin> run <name>`).
+ * Its flags come from the module's `inputSchema` export.
+ */
+export interface CliRouteConfig {
+  /** One line for `--help`. */
+  readonly description?: string;
+  /** The render budget (seed 002 §Render budget): at most 86 400 000 ms. */
+  readonly render?: { readonly maxElapsedMs: number };
+}
+
+/**
+ * `export const config` of a tool's command-line projection (`src/mcp/<server>/tools/<tool>.cli.ts`,
+ * beside the tool): the words of the command that runs the tool, with its flags from the tool's
+ * input schema. The module is no route; it renders the tool, observing `kind: 'cli'`.
+ */
+export interface ToolCliConfig {
+  /** The command's words: `'find'`, `'shelf find'` or `['shelf', 'find']`. */
+  readonly command: string | readonly string[];
+  /** One line for `--help`; default: the tool's description. */
+  readonly description?: string;
+  /** Ask before running (or need `--yes`); default: unless the tool is `readOnlyHint: true`. */
+  readonly confirm?: boolean;
 }
 
 /** `export const config` of an MCP App route (`src/mcp/<server>/apps/<name>.tsx`). */

@@ -104,6 +104,31 @@ export interface HookOptions {
   cwd?: string;
 }
 
+/**
+ * The terminal a command sees: `true` is one shared 80×24 terminal without colour (the live
+ * progress line, then the document for the terminal), an object shapes it; absent or `false`,
+ * stdout and stderr are pipes (piped Markdown).
+ */
+export type TtyKnob = boolean | { columns?: number; rows?: number; color?: 'none' | 'basic' | '256' | 'truecolor' };
+
+export interface CliOptions {
+  tty?: TtyKnob;
+  /** Any other terminal axis value, instead of the knob's. */
+  terminal?: AgentTerminal;
+  /**
+   * The answer at the prompt of a command that changes things; absent, stdin is no terminal and
+   * such a command needs `--yes` (exit 2 without it).
+   */
+  confirm?: boolean;
+}
+
+/** What the plugin's command line printed and how it exited (0, 1 failure, 2 usage). */
+export interface CliOutput {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
 export interface HarnessOptions {
   /** The project root; default: the nearest directory at or above the working directory with a config. */
   root?: string | URL;
@@ -127,6 +152,10 @@ export declare function invokeMcpTool(
   options?: McpToolOptions,
 ): Promise<McpCallToolResult & { progress?: Record<string, unknown>[] }>;
 export declare function invokeHook(host: string, event: string, payload: unknown, options?: HookOptions): Promise<HookOutput>;
+/** `bin/<plugin> <args>`: a projected tool, a `src/cli/**` command, `--help`, … */
+export declare function invokeCli(args: readonly string[], options?: CliOptions): Promise<CliOutput>;
+/** `bin/<plugin> run <name> <args>`: a rendered `src/scripts/<name>.tsx`. */
+export declare function runScript(name: string, args?: readonly string[], options?: CliOptions): Promise<CliOutput>;
 
 /** The harness over one project; the functions above are the default harness's. */
 export interface Harness extends AsyncDisposable {
@@ -139,6 +168,8 @@ export interface Harness extends AsyncDisposable {
   openInMemoryMcpServer: typeof openInMemoryMcpServer;
   invokeMcpTool: typeof invokeMcpTool;
   invokeHook: typeof invokeHook;
+  invokeCli: typeof invokeCli;
+  runScript: typeof runScript;
   /** Ends every process of this harness and removes its temporary directory. */
   dispose(): Promise<void>;
 }

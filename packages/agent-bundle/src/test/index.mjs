@@ -307,9 +307,30 @@ export function createHarness(options = {}) {
     shared = undefined;
   }
 
-  // `invokeCli` and `runScript` belong here once the artifact has a plugin CLI: each is one more
-  // function like `invokeHook` — `build()` for the artifact, `run()` on its executable with
-  // `environment()` — returned below.
+  /**
+   * `bin/<plugin> <args>` as `abgen-host cli` runs it (the same code), rendering on the harness's
+   * kernel, with the terminal the `tty` knob shapes (or `terminal`, any other value).
+   */
+  async function invokeCli(args, cliOptions = {}) {
+    if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) {
+      throw new TypeError('invokeCli(args): args is a list of strings, the words and flags after the executable');
+    }
+    const harness = await harnessHost();
+    const answer = await harness.request({
+      cli: {
+        args,
+        terminal: cliOptions.terminal ?? syntheticTerminal(cliOptions.tty),
+        ...(cliOptions.confirm === undefined ? {} : { confirm: cliOptions.confirm }),
+      },
+    });
+    return { exitCode: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
+  }
+
+  /** `bin/<plugin> run <name> <args>`: a rendered script. */
+  async function runScript(name, args = [], cliOptions = {}) {
+    return invokeCli(['run', name, ...args], cliOptions);
+  }
+
   return {
     root,
     build: async () => (await build()).root,
@@ -319,6 +340,8 @@ export function createHarness(options = {}) {
     openInMemoryMcpServer,
     invokeMcpTool,
     invokeHook,
+    invokeCli,
+    runScript,
     dispose,
     [Symbol.asyncDispose]: dispose,
   };
@@ -346,6 +369,21 @@ function holdWhileBusy(child) {
       if (busy === 0) set(false);
     }
   };
+}
+
+/**
+ * The deterministic terminal of the `tty` knob (seed 002, §The terminal capability): `true` is
+ * one shared 80×24 terminal without colour, an object sets its `columns`, `rows` and `color`;
+ * absent or `false`, stdout and stderr are pipes, so the output is piped Markdown.
+ */
+function syntheticTerminal(tty) {
+  if (tty === undefined || tty === false) {
+    const pipe = { kind: 'pipe', color: 'none' };
+    return { hostSurface: 'cli', stdout: pipe, stderr: pipe, sharesTarget: false };
+  }
+  const shape = tty === true ? {} : tty;
+  const stream = { kind: 'tty', color: shape.color ?? 'none', columns: shape.columns ?? 80, rows: shape.rows ?? 24 };
+  return { hostSurface: 'cli', stdout: stream, stderr: stream, sharesTarget: true };
 }
 
 function toPath(value) {
@@ -383,3 +421,7 @@ export const openInMemoryMcpServer = (options) => harness().openInMemoryMcpServe
 export const invokeMcpTool = (name, args, options) => harness().invokeMcpTool(name, args, options);
 /** @type {import('./index.d.ts').invokeHook} */
 export const invokeHook = (host, event, payload, options) => harness().invokeHook(host, event, payload, options);
+/** @type {import('./index.d.ts').invokeCli} */
+export const invokeCli = (args, options) => harness().invokeCli(args, options);
+/** @type {import('./index.d.ts').runScript} */
+export const runScript = (name, args, options) => harness().runScript(name, args, options);

@@ -14,6 +14,11 @@
 //!   "acceptsAudio"?, "richFallback"?}` → `{"id", "progress": [...], "result" | "error"}`;
 //!   `{"surface": "cli", "format": "markdown" | "json" | "ndjson"}` → `{"id", "stdout",
 //!   "exitCode"}`.
+//! - `{"id", "cli": {"args", "terminal", "confirm"?}}` → `{"id", "exitCode", "stdout",
+//!   "stderr"}`: the plugin's command line (`bin/<plugin> <args>`, `run <script>` included) run
+//!   by the same code as `abgen-host cli`, rendering on this kernel, with `terminal` as the
+//!   observed terminal (the test's `tty` knob) and `confirm` the answer at a prompt (none: stdin
+//!   is no terminal, so a command that changes things needs `--yes`).
 //!
 //! A request it cannot serve is answered `{"id", "error"}`; the process ends when stdin does.
 
@@ -24,8 +29,10 @@ use std::time::{Duration, Instant};
 use abgen_runtime::document::RenderEvent;
 use abgen_runtime::kernel::{Cancel, Invocation, Kernel, artifact_kernel_config};
 use abgen_runtime::manifest::{MANIFEST_FILE_NAME, Manifest, RouteKind, read_manifest};
+use abgen_runtime::plugin_cli::{self, CliIo, Renderer};
 use abgen_runtime::project::cli::{CliFormat, project_cli};
 use abgen_runtime::project::mcp::{McpOptions, project_mcp};
+use abgen_runtime::terminal::Terminal;
 use abgen_runtime::worker::{self, RenderLimits};
 use serde_json::{Map, Value, json};
 
@@ -75,7 +82,7 @@ pub fn run(args: &HarnessArgs, printer: &Printer) -> ExitCode {
         if line.trim().is_empty() {
             continue;
         }
-        let answer = answer(&kernel, &manifest, &line);
+        let answer = answer(&kernel, &manifest, &args.artifact, &line);
         let written = serde_json::to_string(&answer)
             .map_err(std::io::Error::other)
             .and_then(|text| writeln!(stdout, "{text}"))
@@ -89,7 +96,7 @@ pub fn run(args: &HarnessArgs, printer: &Printer) -> ExitCode {
 }
 
 /// The answer to one request line.
-fn answer(kernel: &Kernel, manifest: &Manifest, line: &str) -> Value {
+fn answer(kernel: &Kernel, manifest: &Manifest, artifact: &std::path::Path, line: &str) -> Value {
     let request: Value = match serde_json::from_str(line) {
         Ok(request) => request,
         Err(error) => {
@@ -101,8 +108,10 @@ fn answer(kernel: &Kernel, manifest: &Manifest, line: &str) -> Value {
         render_request(kernel, manifest, render)
     } else if let Some(project) = request.get("project") {
         project_request(project)
+    } else if let Some(cli) = request.get("cli") {
+        cli_request(kernel, manifest, artifact, cli)
     } else {
-        Err("a request holds `render` or `project`".to_owned())
+        Err("a request holds `render`, `project` or `cli`".to_owned())
     };
     let mut answer = match body {
         Ok(Value::Object(fields)) => fields,
@@ -124,6 +133,8 @@ fn render_request(kernel: &Kernel, manifest: &Manifest, render: &Value) -> Resul
         RouteKind::Resource => worker::RouteKind::Resource,
         RouteKind::Prompt => worker::RouteKind::Prompt,
         RouteKind::Event => worker::RouteKind::Event,
+        RouteKind::Cli => worker::RouteKind::Cli,
+        RouteKind::Script => worker::RouteKind::Script,
         other => {
             return Err(format!(
                 "`{route_id}` is a {} route, which renders nowhere but in a browser",
@@ -209,5 +220,99 @@ fn project_request(project: &Value) -> Result<Value, String> {
             "no surface {}: a fixture's `surface` is `mcp` or `cli` (hooks answer through invokeHook)",
             other.map_or_else(|| "given".to_owned(), |name| format!("`{name}`"))
         )),
+    }
+}
+
+/// Runs the plugin's command line as `abgen-host cli` does, on this kernel, with the streams
+/// captured.
+fn cli_request(
+    kernel: &Kernel,
+    manifest: &Manifest,
+    artifact: &std::path::Path,
+    cli: &Value,
+) -> Result<Value, String> {
+    let args: Vec<String> = serde_json::from_value(cli.get("args").cloned().unwrap_or(json!([])))
+        .map_err(|_| "`cli.args` is a list of strings".to_owned())?;
+    let terminal: Terminal = serde_json::from_value(
+        cli.get("terminal")
+            .cloned()
+            .ok_or("`cli.terminal` is the terminal the command sees")?,
+    )
+    .map_err(|error| format!("`cli.terminal` is not a terminal axis value: {error}"))?;
+    let mut renderer = HarnessRenderer { kernel };
+    let mut io = CapturedIo {
+        root: artifact.to_path_buf(),
+        confirm: cli.get("confirm").and_then(Value::as_bool),
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+    };
+    let exit_code = plugin_cli::run(manifest, &args, &terminal, &mut renderer, &mut io);
+    Ok(json!({
+        "exitCode": exit_code,
+        "stdout": String::from_utf8_lossy(&io.stdout),
+        "stderr": String::from_utf8_lossy(&io.stderr),
+    }))
+}
+
+/// A command's render on the harness's kernel.
+struct HarnessRenderer<'k> {
+    kernel: &'k Kernel,
+}
+
+impl Renderer for HarnessRenderer<'_> {
+    fn render(
+        &mut self,
+        invocation: Invocation,
+        on_event: &mut dyn FnMut(&RenderEvent),
+    ) -> Result<Vec<RenderEvent>, String> {
+        let budget = Duration::from_millis(invocation.limits.max_elapsed_ms.unwrap_or(60_000));
+        let deadline = Instant::now() + START_ALLOWANCE + budget;
+        let rendering = self
+            .kernel
+            .render(invocation, Cancel::new(), deadline)
+            .map_err(|error| error.to_string())?;
+        let mut events = Vec::new();
+        for event in rendering {
+            on_event(&event);
+            events.push(event);
+        }
+        Ok(events)
+    }
+}
+
+/// The streams of one command, kept for the answer; the prompt answers as the test said.
+struct CapturedIo {
+    root: std::path::PathBuf,
+    confirm: Option<bool>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+impl CliIo for CapturedIo {
+    fn confirm(&mut self, _question: &str) -> Option<bool> {
+        self.confirm
+    }
+
+    fn stdout(&mut self) -> &mut dyn Write {
+        &mut self.stdout
+    }
+
+    fn stderr(&mut self) -> &mut dyn Write {
+        &mut self.stderr
+    }
+
+    fn run_node(
+        &mut self,
+        entry: &str,
+        args: &[String],
+        terminal: &Terminal,
+    ) -> Result<u8, String> {
+        let output = plugin_cli::plain_script_command(&self.root, entry, args, terminal)?
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|error| format!("cannot start node: {error}"))?;
+        self.stdout.extend_from_slice(&output.stdout);
+        self.stderr.extend_from_slice(&output.stderr);
+        Ok(plugin_cli::child_exit_code(output.status))
     }
 }

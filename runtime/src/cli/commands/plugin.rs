@@ -49,6 +49,7 @@ pub fn run(args: &CliArgs, printer: &Printer) -> ExitCode {
         artifact: Artifact::of(args.artifact.clone(), &manifest),
     };
     let mut io = ProcessIo {
+        root: args.artifact.clone(),
         stdout: std::io::stdout(),
         stderr: std::io::stderr(),
     };
@@ -81,6 +82,7 @@ impl Renderer for KernelRenderer {
 }
 
 struct ProcessIo {
+    root: std::path::PathBuf,
     stdout: std::io::Stdout,
     stderr: std::io::Stderr,
 }
@@ -107,5 +109,19 @@ impl CliIo for ProcessIo {
 
     fn stderr(&mut self) -> &mut dyn Write {
         &mut self.stderr
+    }
+
+    /// The script inherits this process's streams: its output is never read or projected.
+    fn run_node(
+        &mut self,
+        entry: &str,
+        args: &[String],
+        terminal: &Terminal,
+    ) -> Result<u8, String> {
+        let _ = self.stdout.flush();
+        let status = plugin_cli::plain_script_command(&self.root, entry, args, terminal)?
+            .status()
+            .map_err(|error| format!("cannot start node: {error}"))?;
+        Ok(plugin_cli::child_exit_code(status))
     }
 }
