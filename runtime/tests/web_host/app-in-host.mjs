@@ -226,7 +226,7 @@ try {
   // Teardown on exit: SIGTERM ends the host with 143 and every process it started; the page
   // learns it, tears the App down (the official client's onteardown runs) and says so.
   const workers = children();
-  assert.ok(workers.length >= 1, 'the host runs a render worker');
+  assert.ok(workers.length >= 2, `the host runs at least two render workers: ${workers}`);
   web.kill('SIGTERM');
   const end = await exited;
   assert.deepEqual(end, { code: 143, signal: null });
@@ -236,7 +236,8 @@ try {
   await page.locator('#status').filter({ hasText: 'stopped: the host stopped' }).waitFor({ timeout: 10_000 });
   assert.ok(consoleLines.includes('ext-apps view: torn down'), consoleLines.join('\n'));
   assert.equal(await page.locator('#app-frame').count(), 0);
-  summary.exit = { code: end.code, workersEnded: workers.length, appTornDown: true };
+  // How many workers there are follows the machine's cores; that every one ended does not.
+  summary.exit = { code: end.code, workersEnded: 'all', appTornDown: true };
 
   // `--allow call-tool` grants what the page would ask, and `--port` places the host page;
   // Ctrl-C (SIGINT) ends it with 130.
