@@ -316,6 +316,9 @@ impl LineTransport {
                 let outgoing = outgoing.clone();
                 move || {
                     read_all(input, max_message_bytes, &incoming_sender, &outgoing, &gate);
+                    // rmcp hears of the input's end now, not after the watch below.
+                    drop(incoming_sender);
+                    drop(outgoing);
                     // The input ended: once the client closes the output too, nobody is left
                     // to read the answers of calls in flight.
                     if probe.is_some_and(|probe| probe.hung_up_within(HANG_UP_WATCH)) {
