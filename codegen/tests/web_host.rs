@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use support::{build_curator, build_fixture, host_binary, repo};
+use support::{browser_summary, build_curator, build_fixture, host_binary};
 
 fn web(artifact: &Path, args: &[&str], runtime: &Path) -> Output {
     Command::new(host_binary())
@@ -31,18 +31,7 @@ fn the_official_app_client_runs_inside_the_host_in_chromium() {
     let temp = tempfile::tempdir().unwrap();
     let temp = temp.path().canonicalize().unwrap();
     let artifact = build_curator(&temp, &["claude"]);
-    let runtime = tempfile::tempdir().unwrap();
-    let output = Command::new("node")
-        .arg(repo().join("runtime/tests/web_host/app-in-host.mjs"))
-        .arg(&artifact)
-        .current_dir(repo())
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .output()
-        .expect("running node");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "app-in-host.mjs failed:\n{stderr}");
-    let summary: Value =
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    let summary = browser_summary("runtime/tests/web_host/app-in-host.mjs", &[&artifact]);
     insta::assert_json_snapshot!("web_host_summary", summary);
 }
 
@@ -56,19 +45,7 @@ fn our_app_client_works_inside_our_host_in_chromium() {
     let artifact = build_fixture(&temp, "valid-app-probe");
     let scratch = temp.join("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
-    let runtime = tempfile::tempdir().unwrap();
-    let output = Command::new("node")
-        .arg(repo().join("runtime/tests/apps/in-web-host.mjs"))
-        .arg(&artifact)
-        .arg(&scratch)
-        .current_dir(repo())
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .output()
-        .expect("running node");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "in-web-host.mjs failed:\n{stderr}");
-    let summary: Value =
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    let summary = browser_summary("runtime/tests/apps/in-web-host.mjs", &[&artifact, &scratch]);
     // The script asserts every case; these are the outcomes a reader checks first.
     assert_eq!(summary["handshake"]["echo"]["length"], 5, "{summary}");
     assert_eq!(summary["abort"], "aborted", "{summary}");
@@ -89,22 +66,10 @@ fn the_curator_shelf_viewer_renders_and_calls_inside_our_host_in_chromium() {
     let temp = temp.path().canonicalize().unwrap();
     let artifact = build_curator(&temp, &["claude"]);
     let screenshot = temp.join("shelf-viewer.png");
-    let runtime = tempfile::tempdir().unwrap();
-    let output = Command::new("node")
-        .arg(repo().join("runtime/tests/apps/curator-in-web-host.mjs"))
-        .arg(&artifact)
-        .arg(&screenshot)
-        .current_dir(repo())
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .output()
-        .expect("running node");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "curator-in-web-host.mjs failed:\n{stderr}"
+    let summary = browser_summary(
+        "runtime/tests/apps/curator-in-web-host.mjs",
+        &[&artifact, &screenshot],
     );
-    let summary: Value =
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
     assert_eq!(summary["opening"]["heading"], "reading (2)", "{summary}");
     assert_eq!(summary["called"]["heading"], "finished (5)", "{summary}");
     let png = std::fs::read(&screenshot).unwrap();

@@ -80,6 +80,22 @@ pub fn curator_copy(temp: &Path) -> PathBuf {
 
 /// `fixtures/projects/<name>` (a copy in `temp/project`) built for its config's targets into
 /// `temp/artifact` with the real `abgen-host`; returns the artifact.
+/// Runs the Chromium driver `script` (a path in the repository) with `args` and a private runtime
+/// directory, asserts that it succeeded, and returns the JSON summary it printed.
+pub fn browser_summary(script: &str, args: &[&Path]) -> Value {
+    let runtime = tempfile::tempdir().unwrap();
+    let output = Command::new("node")
+        .arg(repo().join(script))
+        .args(args)
+        .current_dir(repo())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .output()
+        .expect("running node");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{script} failed:\n{stderr}");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"))
+}
+
 pub fn build_fixture(temp: &Path, name: &str) -> PathBuf {
     let project = temp.join("project");
     copy_project(&repo().join("fixtures/projects").join(name), &project);
