@@ -11,7 +11,7 @@ mod support;
 use std::process::Command;
 
 use serde_json::Value;
-use support::{browser_summary, build_fixture, repo};
+use support::{build_fixture, node_summary, repo};
 
 #[test]
 fn the_app_client_works_in_chromium_against_the_ext_apps_host_bridge() {
@@ -20,7 +20,7 @@ fn the_app_client_works_in_chromium_against_the_ext_apps_host_bridge() {
     let artifact = build_fixture(&temp, "valid-app-probe");
     let scratch = temp.join("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
-    let summary = browser_summary("runtime/tests/apps/browser.mjs", &[&artifact, &scratch]);
+    let summary = node_summary("runtime/tests/apps/browser.mjs", &[&artifact, &scratch]);
     // The script asserts every case; these are the outcomes a reader checks first.
     assert_eq!(summary["abort"], "aborted", "{summary}");
     assert_eq!(summary["timeout"]["code"], "timeout", "{summary}");
@@ -84,7 +84,7 @@ fn the_curator_shelf_viewer_renders_and_calls_in_chromium_behind_the_ext_apps_ho
     let temp = temp.path().canonicalize().unwrap();
     let artifact = support::build_curator(&temp, &["claude"]);
     let screenshot = temp.join("shelf-viewer.png");
-    let summary = browser_summary("runtime/tests/apps/curator.mjs", &[&artifact, &screenshot]);
+    let summary = node_summary("runtime/tests/apps/curator.mjs", &[&artifact, &screenshot]);
     assert_eq!(summary["opening"]["heading"], "reading (2)", "{summary}");
     assert_eq!(summary["called"]["heading"], "finished (5)", "{summary}");
     let png = std::fs::read(&screenshot).unwrap();

@@ -6,27 +6,15 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
-use support::{build_fixture, repo};
+use support::{build_fixture, node_summary};
 
 fn read_app(artifact: &Path) -> Value {
-    let runtime = tempfile::tempdir().unwrap();
-    let output = Command::new("node")
-        .arg(repo().join("runtime/tests/mcp_client/app-resource.mjs"))
-        .arg(artifact)
-        .args(["status", "ui://mcp-app-example/status.html"])
-        .current_dir(repo())
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .output()
-        .expect("running node");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "app-resource.mjs failed:\n{stderr}"
-    );
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"))
+    node_summary(
+        "runtime/tests/mcp_client/app-resource.mjs",
+        &[&artifact, &"status", &"ui://mcp-app-example/status.html"],
+    )
 }
 
 #[test]

@@ -6,10 +6,7 @@
 
 mod support;
 
-use std::process::Command;
-
-use serde_json::Value;
-use support::{build_curator, repo};
+use support::{build_curator, node_summary};
 
 #[test]
 fn the_sdk_client_lists_and_calls_the_curator_tools() {
@@ -19,17 +16,6 @@ fn the_sdk_client_lists_and_calls_the_curator_tools() {
 
     // The script resolves the SDK from its own place in the repository (the root `node_modules`).
     // The server keeps its warm socket in the test's own runtime directory.
-    let runtime = tempfile::tempdir().unwrap();
-    let output = Command::new("node")
-        .arg(repo().join("runtime/tests/mcp_client/check.mjs"))
-        .arg(&artifact)
-        .current_dir(repo())
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .output()
-        .expect("running node");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "check.mjs failed:\n{stderr}");
-    let summary: Value =
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    let summary = node_summary("runtime/tests/mcp_client/check.mjs", &[&artifact]);
     insta::assert_json_snapshot!("mcp_sdk_summary", summary);
 }

@@ -8,14 +8,13 @@
 
 mod support;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use abgen::schema::profile::{Profile, project};
 use abgen_runtime::kernel::{Kernel, KernelConfig, artifact_kernel_config};
 use abgen_runtime::worker::RouteKind;
 use serde_json::{Value, json};
-use support::{build_fixture, repo};
+use support::{build_fixture, node_summary};
 
 #[test]
 fn run_time_schemas_are_listed_per_client_and_checked_before_the_render() {
@@ -36,28 +35,19 @@ fn run_time_schemas_are_listed_per_client_and_checked_before_the_render() {
     assert_eq!(route["schemas"]["input"], json!({"source": "runtime"}));
     assert_eq!(route["schemas"]["result"], json!({"source": "runtime"}));
 
-    let runtime = tempfile::tempdir().unwrap();
     let clients = [
         "some-inspector",
         "claude-code",
         "codex-tui",
         "cursor-vscode",
     ];
-    let output = Command::new("node")
-        .arg(repo().join("runtime/tests/mcp_client/runtime-schemas.mjs"))
-        .arg(&artifact)
-        .args(clients)
-        .current_dir(repo())
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .output()
-        .expect("running node");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "runtime-schemas.mjs failed:\n{stderr}"
+    let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&artifact];
+    args.extend(
+        clients
+            .iter()
+            .map(|client| client as &dyn AsRef<std::ffi::OsStr>),
     );
-    let seen: Value =
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
+    let seen = node_summary("runtime/tests/mcp_client/runtime-schemas.mjs", &args);
 
     // What zod prints in the worker, asked of the kernel directly: each client's listing is the
     // projection of it that its host's profile gives, by the function the compiler writes static

@@ -8,10 +8,7 @@
 
 mod support;
 
-use std::process::Command;
-
-use serde_json::Value;
-use support::{build_fixture, repo};
+use support::{build_fixture, node_summary};
 
 #[test]
 fn the_sdk_client_accepts_tuple_results_for_every_client() {
@@ -20,21 +17,14 @@ fn the_sdk_client_accepts_tuple_results_for_every_client() {
     let artifact = build_fixture(&temp, "valid-tuple-results");
 
     // The server keeps its warm socket in the test's own runtime directory.
-    let runtime = tempfile::tempdir().unwrap();
-    let output = Command::new("node")
-        .arg(repo().join("runtime/tests/mcp_client/tuple-results.mjs"))
-        .arg(&artifact)
-        .args(["some-inspector", "claude-code", "cursor-vscode"])
-        .current_dir(repo())
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .output()
-        .expect("running node");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "tuple-results.mjs failed:\n{stderr}"
+    let seen = node_summary(
+        "runtime/tests/mcp_client/tuple-results.mjs",
+        &[
+            &artifact,
+            &"some-inspector",
+            &"claude-code",
+            &"cursor-vscode",
+        ],
     );
-    let seen: Value =
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
     insta::assert_json_snapshot!("mcp_tuple_results", seen);
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use support::{browser_summary, build_curator, build_fixture, host_binary};
+use support::{build_curator, build_fixture, host_binary, node_summary};
 
 fn web(artifact: &Path, args: &[&str], runtime: &Path) -> Output {
     Command::new(host_binary())
@@ -31,7 +31,7 @@ fn the_official_app_client_runs_inside_the_host_in_chromium() {
     let temp = tempfile::tempdir().unwrap();
     let temp = temp.path().canonicalize().unwrap();
     let artifact = build_curator(&temp, &["claude"]);
-    let summary = browser_summary("runtime/tests/web_host/app-in-host.mjs", &[&artifact]);
+    let summary = node_summary("runtime/tests/web_host/app-in-host.mjs", &[&artifact]);
     insta::assert_json_snapshot!("web_host_summary", summary);
 }
 
@@ -45,7 +45,7 @@ fn our_app_client_works_inside_our_host_in_chromium() {
     let artifact = build_fixture(&temp, "valid-app-probe");
     let scratch = temp.join("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
-    let summary = browser_summary("runtime/tests/apps/in-web-host.mjs", &[&artifact, &scratch]);
+    let summary = node_summary("runtime/tests/apps/in-web-host.mjs", &[&artifact, &scratch]);
     // The script asserts every case; these are the outcomes a reader checks first.
     assert_eq!(summary["handshake"]["echo"]["length"], 5, "{summary}");
     assert_eq!(summary["abort"], "aborted", "{summary}");
@@ -66,7 +66,7 @@ fn the_curator_shelf_viewer_renders_and_calls_inside_our_host_in_chromium() {
     let temp = temp.path().canonicalize().unwrap();
     let artifact = build_curator(&temp, &["claude"]);
     let screenshot = temp.join("shelf-viewer.png");
-    let summary = browser_summary(
+    let summary = node_summary(
         "runtime/tests/apps/curator-in-web-host.mjs",
         &[&artifact, &screenshot],
     );

@@ -80,13 +80,14 @@ pub fn curator_copy(temp: &Path) -> PathBuf {
 
 /// `fixtures/projects/<name>` (a copy in `temp/project`) built for its config's targets into
 /// `temp/artifact` with the real `abgen-host`; returns the artifact.
-/// Runs the Chromium driver `script` (a path in the repository) with `args` and a private runtime
-/// directory, asserts that it succeeded, and returns the JSON summary it printed.
-pub fn browser_summary(script: &str, args: &[&Path]) -> Value {
+/// Runs the Node driver `script` (a path in the repository: a Chromium host, an SDK client) with
+/// `args` and a private runtime directory, asserts that it succeeded, and returns the JSON
+/// summary it printed.
+pub fn node_summary(script: &str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Value {
     let runtime = tempfile::tempdir().unwrap();
     let output = Command::new("node")
         .arg(repo().join(script))
-        .args(args)
+        .args(args.iter().map(|arg| arg.as_ref()))
         .current_dir(repo())
         .env("XDG_RUNTIME_DIR", runtime.path())
         .output()

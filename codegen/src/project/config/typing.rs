@@ -540,15 +540,9 @@ impl Typer<'_> {
         let targets = match fields.get("targets") {
             None => None,
             Some(value) => {
-                let names: Option<Vec<Target>> = value.as_array().and_then(|items| {
-                    items
-                        .iter()
-                        .map(|item| item.as_str().and_then(Target::parse))
-                        .collect()
-                });
-                match names {
-                    Some(targets) if !targets.is_empty() => Some(canonical(targets)),
-                    _ => {
+                match target_list(value) {
+                    Some(targets) => Some(targets),
+                    None => {
                         self.report(
                             Code::AB4333,
                             &at("targets"),
@@ -686,15 +680,9 @@ impl Typer<'_> {
     /// `targets` of one server: known target names, at least one.
     fn server_targets(&mut self, value: Option<&Value>, pointer: &str) -> Option<Vec<Target>> {
         let value = value?;
-        let names: Option<Vec<Target>> = value.as_array().and_then(|items| {
-            items
-                .iter()
-                .map(|item| item.as_str().and_then(Target::parse))
-                .collect()
-        });
-        match names {
-            Some(targets) if !targets.is_empty() => Some(canonical(targets)),
-            _ => {
+        match target_list(value) {
+            Some(targets) => Some(targets),
+            None => {
                 self.report(
                     Code::AB4305,
                     pointer,
@@ -875,6 +863,16 @@ impl Typer<'_> {
     fn locate(&self, pointer: &str) -> Option<Location> {
         locate(self.input.locations, self.input.file, pointer)
     }
+}
+
+/// A non-empty list of known target names, sorted and deduplicated; `None` for anything else.
+fn target_list(value: &Value) -> Option<Vec<Target>> {
+    let targets: Vec<Target> = value
+        .as_array()?
+        .iter()
+        .map(|item| item.as_str().and_then(Target::parse))
+        .collect::<Option<_>>()?;
+    (!targets.is_empty()).then(|| canonical(targets))
 }
 
 /// Sorted and deduplicated; an empty list (always reported already) falls back to the default.
