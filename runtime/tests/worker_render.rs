@@ -8,7 +8,7 @@ use abgen_runtime::document::{DocumentLimits, RenderEvent, RenderEventKind, Stat
 use abgen_runtime::worker::{
     Abort, RenderRequest, RouteKind, SupervisedWorker, Worker, WorkerError, WorkerMessage,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[path = "worker-fixture/support.rs"]
 mod support;
@@ -59,6 +59,7 @@ fn a_real_render_streams_progress_shell_replace_and_complete() {
             RenderEventKind::Replace { .. } => "replace",
             RenderEventKind::Error { .. } => "error",
             RenderEventKind::Complete { .. } => "complete",
+            RenderEventKind::Log { .. } => "log",
         })
         .collect();
     assert_eq!(types, ["progress", "shell", "replace", "complete"]);
@@ -466,4 +467,38 @@ fn a_component_route_receives_input_and_signal() {
         document.value,
         Some(json!({"root": "shelves", "signal": true}))
     );
+}
+
+/// `agent().log` records arrive as `log` events, in order, before the final document; data that
+/// JSON cannot hold is refused at the route's call, not sent.
+#[test]
+fn a_routes_log_records_are_log_events_in_order() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut worker = Worker::start(&bundled_worker(directory.path(), "test-artifact-digest"))
+        .expect("worker starts");
+    let (events, outcome) = render(
+        &mut worker,
+        &request(1, "tool:demo/log", json!({})),
+        Duration::from_secs(20),
+    );
+    outcome.expect("the render succeeds");
+    let logs: Vec<Value> = events
+        .iter()
+        .filter(|event| matches!(event.kind, RenderEventKind::Log { .. }))
+        .map(|event| serde_json::to_value(event).unwrap())
+        .collect();
+    assert_eq!(
+        logs,
+        [
+            json!({"type": "log", "sequence": 0, "level": "info", "message": "starting", "data": {"step": 1}}),
+            json!({"type": "log", "sequence": 1, "level": "warning", "message": "almost done"}),
+        ]
+    );
+    let RenderEventKind::Complete { document } = &events.last().unwrap().kind else {
+        panic!("the last event is complete: {events:?}");
+    };
+    let refused = document.value.as_ref().unwrap()["refused"]
+        .as_str()
+        .unwrap();
+    assert!(refused.starts_with("log data must be JSON"), "{refused}");
 }

@@ -4,7 +4,7 @@
  * AsyncLocalStorage that the worker installs around the route's handler and its render.
  *
  * Invariant: a context belongs to exactly one render; once that render has ended, progress
- * reports are refused with a `handoff-required` error instead of being sent nowhere.
+ * reports and log records are refused with a `handoff-required` error instead of being sent nowhere.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { $ZodType } from 'zod/v4/core';
@@ -18,6 +18,17 @@ export interface ProgressReport {
   total?: number;
   message?: string;
 }
+
+/** The levels a route logs at: MCP's, lowest first (critical and above are the server's own). */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
+
+/**
+ * A route's log, `agent().log`: one method per MCP level, each taking a message a person reads
+ * and optional JSON data. On MCP a record becomes `notifications/message` when the client's
+ * `logging/setLevel` asked for its level or a lower one (a client that never set a level gets
+ * none); hooks and the plugin's command line write it to stderr. Never part of the document.
+ */
+export type AgentLog = Record<LogLevel, (message: string, data?: unknown) => void>;
 
 /** Why an axis is unavailable (schemas/worker-protocol.schema.json `axis`). */
 export type AxisUnavailableCode =
@@ -156,6 +167,8 @@ export interface AgentContext {
    */
   Result: typeof AgentResult;
   progress: { report(report: ProgressReport): void };
+  /** Log records for whoever observes the render (see {@link AgentLog}). */
+  log: AgentLog;
   provider<T = unknown>(key: string): Promise<T>;
 }
 

@@ -27,6 +27,7 @@ export type {
 } from './elements.ts';
 export type {
   AgentContext,
+  AgentLog,
   AgentLineage,
   AgentNoticesView,
   AgentProviderContext,
@@ -38,6 +39,7 @@ export type {
   LineageResolution,
   LineageSubagent,
   AxisUnavailableCode,
+  LogLevel,
   ObservedAxisName,
   ProgressReport,
 } from './context.ts';

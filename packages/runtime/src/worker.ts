@@ -27,10 +27,12 @@ import {
   outsideAgentContext,
   runWithAgentContext,
   type AgentContext,
+  type AgentLog,
   type AgentProviderContext,
   type AgentTerminal,
   type Axis,
   type ObservedAxisName,
+  type LogLevel,
   type ProgressReport,
   type RouteKind,
 } from './context.ts';
@@ -41,7 +43,7 @@ import { encodeFrame, FrameReader, type Frame } from './framing.ts';
 import { resolvePluginRoot, type PluginAxisValue } from './plugin-root.ts';
 
 /** The protocol version this worker speaks. */
-export const WORKER_PROTOCOL = 5;
+export const WORKER_PROTOCOL = 6;
 
 /** What the generated worker entry passes to `startWorker`. */
 export interface WorkerOptions {
@@ -242,6 +244,11 @@ async function serveRender(
         send({ type: 'progress', id, completed: report.completed, total: report.total, message: report.message });
       },
     },
+    log: logTo((level, text, data) => {
+      if (ended) throw new HandoffRequiredError('a log record');
+      if (typeof text !== 'string') throw new TypeError(`log.${level} needs a string message`);
+      send({ type: 'log', id, level, message: text, ...(data === undefined ? {} : { data: jsonData(data) }) });
+    }),
     provider<T>(key: string): Promise<T> {
       if (ended) return Promise.reject(new HandoffRequiredError(`provider \`${key}\` requested`));
       let value = providers.get(key);
@@ -495,6 +502,26 @@ function loadProvider(options: WorkerOptions, key: string, request: AgentProvide
       ? await (module.default as (request: AgentProviderContext) => unknown)(request)
       : module.default;
   });
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error'];
+
+/** `agent().log`: one method per level, each handing its record to `record`. */
+function logTo(record: (level: LogLevel, message: string, data: unknown) => void): AgentLog {
+  return Object.freeze(
+    Object.fromEntries(LOG_LEVELS.map((level) => [level, (message: string, data?: unknown) => record(level, message, data)])),
+  ) as AgentLog;
+}
+
+/** A log record's data as the JSON the frame carries; a value JSON cannot hold is the route's error, at the call. */
+function jsonData(data: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data);
+  } catch (error) {
+    throw new TypeError(`log data must be JSON: ${messageOf(error)}`);
+  }
+  return text === undefined ? null : JSON.parse(text);
 }
 
 function wireError(code: string, message: string): WireError & Error {

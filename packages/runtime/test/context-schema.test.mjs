@@ -25,7 +25,7 @@ function assertions(protocol) {
   const context = path.join(repo, 'packages/runtime/src/context.ts');
   const terminal = protocol.$defs.terminal;
   const stream = protocol.$defs.terminalStream;
-  return `import type { AgentContext, AgentLineage, AgentTerminal, AgentTerminalStream, Axis, AxisUnavailableCode, ObservedAxisName } from ${JSON.stringify(context)};
+  return `import type { AgentContext, AgentLineage, AgentLog, AgentTerminal, AgentTerminalStream, Axis, AxisUnavailableCode, LogLevel, ObservedAxisName } from ${JSON.stringify(context)};
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Available = Extract<Axis, { state: 'available' }>;
 type Unavailable = Extract<Axis, { state: 'unavailable' }>;
@@ -45,6 +45,9 @@ export const streamKeys: Equal<keyof AgentTerminalStream, ${union(Object.keys(st
 export const streamKinds: Equal<AgentTerminalStream['kind'], ${union(stream.properties.kind.enum)}> = true;
 export const colors: Equal<AgentTerminalStream['color'], ${union(stream.properties.color.enum)}> = true;
 export const routeKinds: Equal<AgentContext['invocation']['kind'], ${union(render.properties.invocation.enum)}> = true;
+export const logLevels: Equal<LogLevel, ${union(protocol.$defs.logLevel.enum)}> = true;
+export const logMethods: Equal<keyof AgentContext['log'], ${union(protocol.$defs.logLevel.enum)}> = true;
+export const log: Equal<AgentContext['log'], AgentLog> = true;
 `;
 }
 
@@ -63,6 +66,16 @@ test('a schema the types do not follow fails the same check', () => {
   const line = source.split('\n').findIndex((text) => text.includes('const sources')) + 1;
   assert.match(output, new RegExp(`check\\.ts\\(${line},`), output);
   assert.equal(output.trim().split('\n').length, 1, output);
+});
+
+test('a log level the types do not follow fails the same check', () => {
+  const drifted = structuredClone(schema);
+  drifted.$defs.logLevel.enum.push('critical');
+  const source = assertions(drifted);
+  const { status, output } = typecheck(source, { nodeTypes: true });
+  assert.notEqual(status, 0, 'the check passed although the schema has a level the types lack');
+  const line = source.split('\n').findIndex((text) => text.includes('const logLevels')) + 1;
+  assert.match(output, new RegExp(`check\\.ts\\(${line},`), output);
 });
 
 test('a terminal axis the types do not follow fails the same check', () => {

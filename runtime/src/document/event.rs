@@ -53,6 +53,14 @@ pub enum RenderEventKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
+    /// A log record of the route (`agent().log.<level>(message, data?)`): never document
+    /// content; each surface says where it goes (MCP `notifications/message`, stderr).
+    Log {
+        level: LogLevel,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<Value>,
+    },
     /// A boundary's content arrived; `document` is the new snapshot.
     Replace {
         #[serde(rename = "boundaryId")]
@@ -69,7 +77,49 @@ pub enum RenderEventKind {
     Complete { document: Document },
 }
 
+/// The levels a route logs at (MCP's, lowest first; critical, alert and emergency are left to
+/// the server itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+}
+
+impl LogLevel {
+    /// The level's wire name (`debug`, …, `error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+        }
+    }
+}
+
 impl RenderEvent {
+    /// A log record as one stderr line (`warning: message {"data":…}`), the form hooks and the
+    /// plugin's command line print; `None` for every other event.
+    pub fn log_line(&self) -> Option<String> {
+        let RenderEventKind::Log {
+            level,
+            message,
+            data,
+        } = &self.kind
+        else {
+            return None;
+        };
+        Some(match data {
+            Some(data) => format!("{}: {message} {data}", level.as_str()),
+            None => format!("{}: {message}", level.as_str()),
+        })
+    }
+
     /// Whether this is the last event of a render.
     pub fn is_complete(&self) -> bool {
         matches!(self.kind, RenderEventKind::Complete { .. })

@@ -11,6 +11,6 @@ mod node;
 
 pub use children::Children;
 pub(crate) use children::ChildrenBuilder;
-pub use event::{RenderEvent, RenderEventKind};
+pub use event::{LogLevel, RenderEvent, RenderEventKind};
 pub use limits::DocumentLimits;
 pub use node::{BoundaryState, Document, DocumentError, Node, Status};

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Number;
+use serde_json::{Number, Value};
 
 use super::chunks::Chunks;
 use super::error::FlightError;
@@ -18,7 +18,7 @@ use super::snapshot::{
     Snapshot, SnapshotCache, build_snapshot, flatten_boundaries, visible_boundaries,
 };
 use crate::document::{
-    BoundaryState, Document, DocumentError, DocumentLimits, RenderEvent, RenderEventKind,
+    BoundaryState, Document, DocumentError, DocumentLimits, LogLevel, RenderEvent, RenderEventKind,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +118,28 @@ impl FlightDecoder {
                     completed,
                     total,
                     message,
+                },
+                &mut events,
+            );
+        }
+        events
+    }
+
+    /// A log record from the worker: an event in order with the rest, bounded by the same event
+    /// limit, so a route that logs without end fails like one that streams without end.
+    pub fn log(
+        &mut self,
+        level: LogLevel,
+        message: String,
+        data: Option<Value>,
+    ) -> Vec<RenderEvent> {
+        let mut events = Vec::new();
+        if !self.is_complete() {
+            self.emit(
+                RenderEventKind::Log {
+                    level,
+                    message,
+                    data,
                 },
                 &mut events,
             );

@@ -40,7 +40,9 @@ use super::tools::{
     resource_definition, resource_mime_type, resource_uri, server_routes, tool_definition,
 };
 use super::transport::{LineTransport, OutputProbe};
-use crate::document::{Document, DocumentError, Node, RenderEvent, RenderEventKind, Status};
+use crate::document::{
+    Document, DocumentError, LogLevel, Node, RenderEvent, RenderEventKind, Status,
+};
 use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
 use crate::manifest::{Manifest, Route, RouteKind};
 use crate::project::mcp::{
@@ -422,7 +424,10 @@ impl McpServer {
         });
         let mut progress = McpProgress::new(progress_token);
         loop {
+            // Biased: once the client cancelled or left, not one more event of this render is
+            // forwarded, even when some are already waiting.
             let event = tokio::select! {
+                biased;
                 () = context.ct.cancelled() => {
                     cancel.cancel("cancelled by the client");
                     return None;
@@ -440,6 +445,18 @@ impl McpServer {
                 if let Ok(params) = serde_json::from_value::<ProgressNotificationParam>(params) {
                     let _ = context.peer.notify_progress(params).await;
                 }
+            }
+            if let RenderEventKind::Log {
+                level,
+                message,
+                data,
+            } = &event.kind
+            {
+                let mut record = json!({"route": route.id, "message": message});
+                if let Some(data) = data {
+                    record["data"] = data.clone();
+                }
+                self.log_to_client(context, mcp_level(*level), record).await;
             }
             if let RenderEventKind::Complete { document } = event.kind {
                 return Some(Ok(document));
@@ -994,6 +1011,17 @@ fn route_error(problem: &McpProjectionError, kind: worker::RouteKind) -> ErrorDa
         }
         ("not-found" | "invalid-input", _) => ErrorData::invalid_params(problem.to_string(), None),
         _ => ErrorData::internal_error(problem.to_string(), None),
+    }
+}
+
+/// A route's log level as MCP's.
+fn mcp_level(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
     }
 }
 

@@ -354,6 +354,17 @@ fn render_command(
 ) -> u8 {
     let mut tty = TtyProjector::new(terminal.stdout.columns);
     let rendered = renderer.render(invocation, &mut |event| {
+        // A route's log records go to stderr as they arrive, whatever the output mode (stdout is
+        // the command's result); on a terminal the progress line is erased first, so the two
+        // never share a line.
+        if let Some(line) = event.log_line() {
+            if mode == OutputMode::Tty {
+                let _ = io.stdout().write_all(tty.clear().as_bytes());
+                let _ = io.stdout().flush();
+            }
+            let _ = writeln!(io.stderr(), "{name}: {line}");
+            return;
+        }
         // On a terminal the progress line is drawn as each event arrives; the final document
         // waits for `complete`, below.
         if mode == OutputMode::Tty && !event.is_complete() {

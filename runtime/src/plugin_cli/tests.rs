@@ -406,3 +406,40 @@ fn the_tty_line_is_cut_to_the_terminal_width() {
     assert_eq!(drawn, "\r\x1b[2K… a very l…");
     assert_eq!(drawn.trim_start_matches("\r\x1b[2K").chars().count(), 11);
 }
+
+#[test]
+fn a_routes_log_records_go_to_stderr_in_every_output_mode_never_into_the_result() {
+    let logged = RenderEventKind::Log {
+        level: crate::document::LogLevel::Warning,
+        message: "the bag is full".into(),
+        data: Some(json!({"bags": 2})),
+    };
+    let done = complete(Document::new(text("Raked."), Some(json!({"leaves": 3}))));
+    let (code, stdout, stderr, _) = run_with(
+        RAKE,
+        vec![logged.clone(), done.clone()],
+        StreamKind::Pipe,
+        None,
+    );
+    assert_eq!((code, stdout.as_str()), (EXIT_OK, "Raked.\n"));
+    // One line, named like the command's other stderr lines.
+    assert_eq!(
+        stderr,
+        "yard yard rake: warning: the bag is full {\"bags\":2}\n"
+    );
+
+    let (_, stdout, stderr, _) = run_with(
+        &[RAKE, &["--json"]].concat(),
+        vec![logged.clone(), done.clone()],
+        StreamKind::Pipe,
+        None,
+    );
+    assert_eq!(stdout, "{\"leaves\":3}\n");
+    assert!(stderr.contains("warning: the bag is full"), "{stderr}");
+
+    // On a terminal the record goes to stderr too, and the drawn result is unchanged.
+    let (_, stdout, stderr, _) = run_with(RAKE, vec![logged, done], StreamKind::Tty, None);
+    assert!(stdout.ends_with("Raked.\n"), "{stdout:?}");
+    assert!(!stdout.contains("bag"), "{stdout:?}");
+    assert!(stderr.contains("warning: the bag is full"), "{stderr}");
+}

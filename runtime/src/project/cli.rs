@@ -193,6 +193,8 @@ impl TtyProjector {
                 self.report_is_newer = true;
             }
             RenderEventKind::Error { .. } => {}
+            // A log record goes to stderr (`plugin_cli`), never into the progress line.
+            RenderEventKind::Log { .. } => return String::new(),
             RenderEventKind::Complete { .. } => {
                 let mut text = self.redraw(None);
                 text.push_str(

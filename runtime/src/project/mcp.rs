@@ -124,7 +124,8 @@ impl McpProgress {
             RenderEventKind::Shell { document } | RenderEventKind::Replace { document, .. } => {
                 collect_progress(&document.root, &mut reports);
             }
-            RenderEventKind::Error { .. } => {}
+            // A log record becomes `notifications/message`, not progress (`mcp/server.rs`).
+            RenderEventKind::Error { .. } | RenderEventKind::Log { .. } => {}
             RenderEventKind::Complete { .. } => self.complete = true,
         }
         reports

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The protocol revision both ends must speak.
-pub const WARM_PROTOCOL: u32 = 2;
+pub const WARM_PROTOCOL: u32 = 3;
 
 /// A render request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

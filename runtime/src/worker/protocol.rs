@@ -1,16 +1,16 @@
 //! The worker protocol's messages (schemas/worker-protocol.schema.json), as serde types.
 //!
 //! Host → worker: `render`, `abort`, `schemas`. Worker → host: `hello` (first), `flight`
-//! (+ payload), `progress`, `end`, `error`, `schemas`. Invariant: every message after `hello`
+//! (+ payload), `progress`, `log`, `end`, `error`, `schemas`. Invariant: every message after `hello`
 //! names its request `id`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
-use crate::document::DocumentError;
+use crate::document::{DocumentError, LogLevel};
 
 /// The protocol version this runtime speaks.
-pub const WORKER_PROTOCOL: u32 = 5;
+pub const WORKER_PROTOCOL: u32 = 6;
 
 /// What a worker must say in its hello for the host to accept its streams.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,6 +104,14 @@ pub enum WorkerMessage {
         total: Option<Number>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
+    },
+    /// A log record of the route (`agent().log.<level>(message, data?)`).
+    Log {
+        id: u64,
+        level: LogLevel,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<Value>,
     },
     End {
         id: u64,

@@ -295,6 +295,12 @@ impl Worker {
                     message,
                     ..
                 } => decoder.progress(completed, total, message),
+                WorkerMessage::Log {
+                    level,
+                    message,
+                    data,
+                    ..
+                } => decoder.log(level, message, data),
                 WorkerMessage::End { .. } => decoder.finish(),
                 WorkerMessage::Error { error, .. } => decoder.fail(error),
                 WorkerMessage::Hello(_) | WorkerMessage::Schemas { .. } => Vec::new(),

@@ -3,7 +3,7 @@
 import { startWorker } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 5,
+  protocol: 6,
   artifact: 'hook-test-digest',
   routes: {
     'event:tool/before': () => import('./guard.tsx'),

@@ -3,7 +3,7 @@
 import { startWorker } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 5,
+  protocol: 6,
   artifact: 'guard-test-digest',
   routes: {
     'event:tool/before': () => import('./strict-guard.tsx'),

@@ -3,7 +3,7 @@
 import { startWorker } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 5,
+  protocol: 6,
   artifact: 'lifetime-test-digest',
   routes: {
     'tool:demo/spin': () => import('./spin.tsx'),

@@ -2,7 +2,7 @@
 import { startWorker } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 5,
+  protocol: 6,
   artifact: 'test-artifact-digest',
   routes: {
     'tool:demo/greet': () => import('./greet.tsx'),
@@ -16,5 +16,6 @@ startWorker({
     'tool:demo/spin': () => import('./spin.tsx'),
     'tool:demo/spin-child': () => import('./spin-child.tsx'),
     'tool:demo/pid': () => import('./pid.tsx'),
+    'tool:demo/log': () => import('./log.tsx'),
   },
 });

@@ -110,6 +110,14 @@ export interface ToolContext<ResultSchema extends Schema = Schema> {
   readonly progress: {
     report(report: { completed: number; total?: number; message?: string }): void;
   };
+  /**
+   * The route's log, one method per MCP level: `log.info('indexed', { files: 12 })`. An MCP
+   * client that set a level (`logging/setLevel`) receives records at or above it as
+   * `notifications/message`; hooks and the command line print them on stderr.
+   */
+  readonly log: Readonly<
+    Record<'debug' | 'info' | 'notice' | 'warning' | 'error', (message: string, data?: unknown) => void>
+  >;
   /** Resolves the provider `src/providers/<key>.ts`, once per request. */
   provider<Value = unknown>(key: string): Promise<Value>;
 }

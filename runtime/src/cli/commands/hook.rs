@@ -13,7 +13,8 @@
 //! `failure` says: `open` prints nothing (the host proceeds), `closed` prints the host's native
 //! deny with a reason naming the failure. A payload that is another host's, event's or case's is
 //! not this hook's delivery and is always silence. Invariant: it always exits 0 before the
-//! binding's deadline, with at most one line on stderr. With `ABGEN_HOOK_LOG` set, the same
+//! binding's deadline, with at most one line of its own on stderr, after the route's log records
+//! (`agent().log`), one line each. With `ABGEN_HOOK_LOG` set, the same
 //! line, who answered and the envelope's top-level fields are appended to that file as one JSON
 //! line.
 
@@ -23,7 +24,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use abgen_runtime::canonical::{CanonicalEvent, selectors_match};
-use abgen_runtime::document::Document;
+use abgen_runtime::document::{Document, RenderEvent};
 use abgen_runtime::hosts::{self, DecodeInput, Decoded};
 use abgen_runtime::kernel::Invocation;
 use abgen_runtime::manifest::{
@@ -48,12 +49,15 @@ const EXIT_MARGIN: Duration = Duration::from_millis(50);
 /// to need 250 ms of that for process start and exit.
 const ANSWER_MARGIN: Duration = Duration::from_millis(200);
 
-/// What the hook prints: stdout for the host (possibly empty) and at most one line for stderr.
+/// What the hook prints: stdout for the host (possibly empty) and at most one line for stderr,
+/// after the route's log records.
 #[derive(Debug, Default)]
 struct Outcome {
     stdout: String,
     message: Option<String>,
     by: AnsweredBy,
+    /// The route's log records, as stderr lines (`RenderEvent::log_line`).
+    logs: Vec<String>,
 }
 
 /// Who rendered a delivery's answer.
@@ -119,6 +123,7 @@ impl Guard<'_> {
             stdout: output.stdout,
             message: Some(format!("{reason}; failing closed with a deny")),
             by: AnsweredBy::Nobody,
+            logs: Vec::new(),
         }
     }
 }
@@ -128,6 +133,9 @@ pub fn run(args: &HookArgs, printer: &Printer) -> ExitCode {
     let log = std::env::var_os(ABGEN_HOOK_LOG).filter(|log| !log.is_empty());
     let mut fields = log.is_some().then(Vec::new);
     let outcome = answer(args, started, fields.as_mut());
+    for line in &outcome.logs {
+        printer.message(format!("hook {} {}: {line}", args.host, args.event));
+    }
     if let Some(message) = &outcome.message {
         printer.message(format!("hook {} {}: {message}", args.host, args.event));
     }
@@ -270,9 +278,10 @@ fn answer(args: &HookArgs, started: Instant, fields: Option<&mut Vec<String>>) -
     let warm_deadline = deadline.checked_sub(kept).unwrap_or(started).max(started);
     let props = event_props(&event, binding);
     let warm = match try_warm(&root, &view.digest, route_id, &props, warm_deadline) {
-        Ok(document) => {
+        Ok((document, logs)) => {
             return Outcome {
                 by: AnsweredBy::Warm,
+                logs,
                 ..answer_document(&document, &guard, route_id)
             };
         }
@@ -298,6 +307,7 @@ fn answer(args: &HookArgs, started: Instant, fields: Option<&mut Vec<String>>) -
                 stdout: outcome.stdout,
                 message: Some(message),
                 by: AnsweredBy::Standalone,
+                logs: outcome.logs,
             }
         }
     }
@@ -337,14 +347,15 @@ fn event_props(event: &CanonicalEvent, binding: &HookBinding) -> Value {
     })
 }
 
-/// The route's final document from the warm runtime, if one answers before `deadline`.
+/// The route's final document from the warm runtime, and its log records, if one answers before
+/// `deadline`.
 fn try_warm(
     root: &std::path::Path,
     digest: &str,
     route_id: &str,
     props: &Value,
     deadline: Instant,
-) -> Result<Document, WarmError> {
+) -> Result<(Document, Vec<String>), WarmError> {
     let paths = SocketPath::candidates_for_artifact(root, digest).map_err(WarmError::Path)?;
     let request = WarmRequest {
         protocol: warm::WARM_PROTOCOL,
@@ -355,7 +366,9 @@ fn try_warm(
         event: Some(props.clone()),
         deadline_ms: u64::try_from(remaining(deadline).as_millis()).unwrap_or(u64::MAX),
     };
-    warm::final_document(warm::request_first(&paths, &request, deadline)?)
+    let events = warm::request_first(&paths, &request, deadline)?;
+    let logs = events.iter().filter_map(RenderEvent::log_line).collect();
+    Ok((warm::final_document(events)?, logs))
 }
 
 /// Renders the route on a worker started for this delivery and encodes its document; the render
@@ -397,10 +410,21 @@ fn standalone(
             ));
         }
     };
+    let logs = rendered
+        .events
+        .iter()
+        .filter_map(RenderEvent::log_line)
+        .collect();
     let Some(document) = rendered.document() else {
-        return guard.fail(&format!("{route_id}: the render never completed"));
+        return Outcome {
+            logs,
+            ..guard.fail(&format!("{route_id}: the render never completed"))
+        };
     };
-    answer_document(document, guard, route_id)
+    Outcome {
+        logs,
+        ..answer_document(document, guard, route_id)
+    }
 }
 
 /// Projects a final hook document and encodes it for the host; a document a hook cannot carry
@@ -422,6 +446,7 @@ fn answer_document(document: &Document, guard: &Guard<'_>, route_id: &str) -> Ou
         stdout: output.stdout,
         message,
         by: AnsweredBy::Nobody,
+        logs: Vec::new(),
     }
 }
 
