@@ -32,6 +32,7 @@ fn worker_messages_match_the_protocol_schema() {
             invocation: None,
             input: json!({"name": "Ada"}),
             context: Default::default(),
+            providers: Default::default(),
             limits: RenderLimits {
                 max_flight_bytes: Some(1024),
                 max_elapsed_ms: None,
@@ -110,9 +111,44 @@ fn worker_messages_match_the_protocol_schema() {
         json!({"terminal": {"state": "available", "value": "tty", "source": "guessed"}}),
         json!({"mood": {"state": "available", "value": "fine", "source": "native"}}),
         json!({"terminal": {"state": "available", "value": {"hostSurface": "cli"}, "source": "derived"}}),
+        json!({"plugin": {"state": "available", "value": {"root": "/opt/plugin"}, "source": "native"}}),
     ] {
         assert!(!validator.is_valid(&render(refused.clone())), "{refused}");
     }
+    // A test may inject the plugin axis and provider values; the host serializes what it is given.
+    let injected = serde_json::to_value(HostMessage::Render(RenderRequest {
+        id: 3,
+        route: "tool:demo/greet".into(),
+        kind: RouteKind::Tool,
+        invocation: None,
+        input: json!({}),
+        context: serde_json::Map::from_iter([(
+            "plugin".to_owned(),
+            json!({"state": "available", "source": "derived",
+                   "value": {"digest": "abc", "root": "/opt/plugin", "stateRoot": "/srv/state"}}),
+        )]),
+        providers: serde_json::Map::from_iter([("agentTopology".to_owned(), json!({"peers": []}))]),
+        limits: RenderLimits::default(),
+    }))
+    .expect("serializes");
+    assert_eq!(
+        injected["providers"],
+        json!({"agentTopology": {"peers": []}})
+    );
+    let errors: Vec<String> = validator
+        .iter_errors(&injected)
+        .map(|error| error.to_string())
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{injected} breaks the schema: {errors:?}"
+    );
+    let mut misnamed = injected.clone();
+    misnamed["providers"] = json!({"agent-topology": {}});
+    assert!(
+        !validator.is_valid(&misnamed),
+        "a provider key is camelCase"
+    );
     // The terminal axis the runtime computes is what the schema names, and a CLI invocation of
     // a tool names its invocation kind.
     let terminal = abgen_runtime::terminal::observe(
@@ -132,6 +168,7 @@ fn worker_messages_match_the_protocol_schema() {
         invocation: Some(RouteKind::Cli),
         input: json!({}),
         context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
+        providers: Default::default(),
         limits: RenderLimits::default(),
     }))
     .expect("serializes");

@@ -36,6 +36,7 @@ fn tool(route: &str, input: Value) -> Invocation {
         invocation: None,
         input,
         context: Default::default(),
+        providers: Default::default(),
         limits: Default::default(),
     }
 }

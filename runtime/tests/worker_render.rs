@@ -23,6 +23,7 @@ fn request(id: u64, route: &str, input: serde_json::Value) -> RenderRequest {
         invocation: None,
         input,
         context: Default::default(),
+        providers: Default::default(),
         limits: Default::default(),
     }
 }

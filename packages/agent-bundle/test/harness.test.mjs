@@ -2,6 +2,7 @@
 // the real kernel, its events project through the Rust projectors, and the MCP level is the
 // built server with the official SDK client — the seed's own task example included.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,7 @@ describe('route-unit: renderRoute and renderRouteEvents', () => {
       'tool:curator/settle': {},
       'tool:curator/topology': {},
       'tool:curator/wait': { holdMs: 1 },
+      'tool:curator/whereabouts': {},
     };
     for (const [id, input] of Object.entries(routes)) {
       const document = await harness.renderRoute(id, { input });
@@ -63,6 +65,70 @@ describe('route-unit: renderRoute and renderRouteEvents', () => {
     assert.deepEqual(document.value, { peers: 2, plugin: true });
     const without = await harness.renderRoute('tool:curator/topology', { input: {} });
     assert.deepEqual(without.value, { peers: 0, plugin: true });
+  });
+
+  it("gives every render the harness's own plugin axis, and takes a call's override", async () => {
+    const artifact = await harness.build();
+    const { digest } = JSON.parse(readFileSync(path.join(artifact, 'abgen.manifest.json'), 'utf8'));
+    const own = await harness.renderRoute('tool:curator/whereabouts');
+    assert.equal(own.value.plugin.state, 'available');
+    assert.equal(own.value.plugin.value.digest, digest);
+    assert.equal(own.value.plugin.value.root, artifact);
+    assert.ok(own.value.plugin.value.stateRoot.startsWith(path.dirname(artifact)), own.value.plugin.value.stateRoot);
+
+    // Fields the test leaves out are the harness's own; the value as given is `native`.
+    const moved = await harness.renderRoute('tool:curator/whereabouts', { context: { plugin: { stateRoot: '/srv/state' } } });
+    assert.deepEqual(moved.value.plugin, {
+      state: 'available',
+      value: { digest, root: artifact, stateRoot: '/srv/state' },
+      source: 'native',
+    });
+    assert.deepEqual(moved.root.children, [{ kind: 'text', text: 'State lives in /srv/state.' }]);
+    const derived = await harness.renderRoute('tool:curator/whereabouts', {
+      context: { plugin: { state: 'available', value: { root: '/opt/plugin' }, source: 'derived' } },
+    });
+    assert.deepEqual(derived.value.plugin.value.root, '/opt/plugin');
+    assert.equal(derived.value.plugin.source, 'derived');
+    const outside = await harness.renderRoute('tool:curator/whereabouts', { context: { plugin: { state: 'unavailable', reason: 'outside a generated scope' } } });
+    assert.deepEqual(outside.value.plugin, { state: 'unavailable', code: 'not-provided', reason: 'outside a generated scope' });
+  });
+
+  it('resolves an injected provider value instead of the provider module', async () => {
+    const lineage = {
+      conversation: 'c1', root: 'c0', depth: 1, resolution: 'native',
+      tree: { siblings: [{ conversation: 'from-lineage', depth: 1, startedAt: '2026-01-01T00:00:00Z', resolution: 'registry' }], children: [], roots: [] },
+    };
+    // Discovery: src/providers/agent-topology.ts reads the lineage tree.
+    const discovered = await harness.renderRoute('tool:curator/whereabouts', { context: { lineage } });
+    assert.deepEqual(discovered.value.peers, ['from-lineage']);
+    const injected = await harness.renderRoute('tool:curator/whereabouts', {
+      context: { lineage, providers: { agentTopology: { peers: [{ conversation: 'injected' }] } } },
+    });
+    assert.deepEqual(injected.value.peers, ['injected']);
+  });
+
+  it("merges a call's providers over the harness's, key by key", async (t) => {
+    const seeded = createHarness({ root, context: { providers: { agentTopology: { peers: [{ conversation: 'harness' }] } } } });
+    t.after(() => seeded.dispose());
+    const base = await seeded.renderRoute('tool:curator/whereabouts');
+    assert.deepEqual(base.value.peers, ['harness']);
+    const call = await seeded.renderRoute('tool:curator/whereabouts', { context: { providers: { agentTopology: { peers: [] } } } });
+    assert.deepEqual(call.value.peers, []);
+  });
+
+  it('refuses a provider value JSON cannot carry, and a context key that is no axis', async () => {
+    await assert.rejects(
+      harness.renderRoute('tool:curator/whereabouts', { context: { providers: { agentTopology: { peers: [], at: new Date(0) } } } }),
+      { name: 'TypeError', message: /`context\.providers\.agentTopology\.at` is a Date; an injected provider value reaches the route as JSON/ },
+    );
+    await assert.rejects(
+      harness.renderRoute('tool:curator/whereabouts', { context: { providers: { agentTopology: () => ({ peers: [] }) } } }),
+      { name: 'TypeError', message: /`context\.providers\.agentTopology` is a function/ },
+    );
+    await assert.rejects(
+      harness.renderRoute('tool:curator/whereabouts', { context: { hots: 'claude' } }),
+      { name: 'TypeError', message: /`context\.hots` is no request-context axis; a test injects `host`/ },
+    );
   });
 
   it('answers an unknown route with the routes there are', async () => {

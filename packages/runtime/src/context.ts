@@ -77,8 +77,11 @@ export interface AgentTerminal {
   sharesTarget: boolean;
 }
 
-/** The axes a surface sends in a render's `context` (the plugin axis is the worker's own). */
-export type ObservedAxisName = 'host' | 'session' | 'workspace' | 'actor' | 'lineage' | 'terminal';
+/**
+ * The axes a render's `context` may carry. No host surface sends `plugin`: the worker resolves
+ * its own, and only a test injects one.
+ */
+export type ObservedAxisName = 'host' | 'session' | 'workspace' | 'actor' | 'lineage' | 'terminal' | 'plugin';
 
 /** How a conversation was placed in its lineage: the trust level of `parent`, `root` and `depth`. */
 export type LineageResolution = 'native' | 'registry' | 'confirmed' | 'transcript' | 'inferred';

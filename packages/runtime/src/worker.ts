@@ -43,7 +43,7 @@ import { encodeFrame, FrameReader, type Frame } from './framing.ts';
 import { resolvePluginRoot, type PluginAxisValue } from './plugin-root.ts';
 
 /** The protocol version this worker speaks. */
-export const WORKER_PROTOCOL = 6;
+export const WORKER_PROTOCOL = 7;
 
 /** What the generated worker entry passes to `startWorker`. */
 export interface WorkerOptions {
@@ -75,6 +75,8 @@ interface RenderMessage {
   invocation?: RouteKind;
   input: unknown;
   context?: Record<string, unknown>;
+  /** Provider values a test injects, by key: `provider(key)` resolves to the value as given. */
+  providers?: Record<string, unknown>;
   limits?: { maxFlightBytes?: number; maxElapsedMs?: number };
 }
 
@@ -230,6 +232,7 @@ async function serveRender(
 
   let ended = false;
   const providers = new Map<string, Promise<unknown>>();
+  const injectedProviders = message.providers;
   const context: AgentContext = {
     route: { id: message.route, kind: message.kind },
     ...identityAxes(message, plugin),
@@ -252,6 +255,10 @@ async function serveRender(
     provider<T>(key: string): Promise<T> {
       if (ended) return Promise.reject(new HandoffRequiredError(`provider \`${key}\` requested`));
       let value = providers.get(key);
+      if (value === undefined && injectedProviders !== undefined && Object.hasOwn(injectedProviders, key)) {
+        value = Promise.resolve(injectedProviders[key]);
+        providers.set(key, value);
+      }
       if (value === undefined) {
         const { invocation, host, session, workspace, plugin, lineage } = context;
         value = loadProvider(options, key, { invocation, signal: controller.signal, host, session, workspace, plugin, lineage });
@@ -460,7 +467,8 @@ function identityAxes(message: RenderMessage, plugin: Axis<PluginAxisValue>): Pi
     host: axis('host'),
     session: axis('session'),
     workspace: axis('workspace'),
-    plugin,
+    // A test may inject the plugin axis; otherwise it is the worker's own, never `not-provided`.
+    plugin: isAxis(reported.plugin) ? (reported.plugin as AgentContext['plugin']) : plugin,
     actor: axis('actor'),
     // The surface sends these values whole; their shapes are the protocol's, not re-checked here.
     lineage: axis('lineage') as AgentContext['lineage'],

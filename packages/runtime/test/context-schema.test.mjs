@@ -23,9 +23,12 @@ function assertions(protocol) {
   const [available, unavailable] = protocol.$defs.axis.oneOf;
   const render = protocol.$defs.hostMessage.oneOf.find((message) => message.properties.type.const === 'render');
   const context = path.join(repo, 'packages/runtime/src/context.ts');
+  const pluginRoot = path.join(repo, 'packages/runtime/src/plugin-root.ts');
+  const pluginValue = protocol.$defs.pluginAxisValue;
   const terminal = protocol.$defs.terminal;
   const stream = protocol.$defs.terminalStream;
   return `import type { AgentContext, AgentLineage, AgentLog, AgentTerminal, AgentTerminalStream, Axis, AxisUnavailableCode, LogLevel, ObservedAxisName } from ${JSON.stringify(context)};
+import type { PluginAxisValue } from ${JSON.stringify(pluginRoot)};
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Available = Extract<Axis, { state: 'available' }>;
 type Unavailable = Extract<Axis, { state: 'unavailable' }>;
@@ -35,7 +38,10 @@ export const sources: Equal<Available['source'], ${union(available.properties.so
 export const unavailableKeys: Equal<keyof Unavailable, ${union(unavailable.required)}> = true;
 export const codes: Equal<AxisUnavailableCode, ${union(unavailable.properties.code.enum)}> = true;
 export const names: Equal<ObservedAxisName, ${union(Object.keys(render.properties.context.properties))}> = true;
-export const onTheContext: Equal<AgentContext[Exclude<ObservedAxisName, 'lineage' | 'terminal'>], Axis> = true;
+export const onTheContext: Equal<AgentContext[Exclude<ObservedAxisName, 'lineage' | 'terminal' | 'plugin'>], Axis> = true;
+export const pluginAxis: Equal<AgentContext['plugin'], Axis<PluginAxisValue>> = true;
+export const pluginKeys: Equal<keyof PluginAxisValue, ${union(Object.keys(pluginValue.properties))}> = true;
+export const pluginRequired: Equal<keyof PluginAxisValue, ${union(pluginValue.required)}> = true;
 export const lineage: Equal<AgentContext['lineage'], Axis<AgentLineage>> = true;
 export const terminalAxis: Equal<AgentContext['terminal'], Axis<AgentTerminal>> = true;
 export const terminalKeys: Equal<keyof AgentTerminal, ${union(Object.keys(terminal.properties))}> = true;

@@ -84,7 +84,7 @@ test('a worker says hello, renders over fd 4, and keeps console output off the p
   child.stdio[3].end();
   await new Promise((resolve) => child.on('exit', resolve));
 
-  assert.deepEqual(frames[0].header, { type: 'hello', protocol: 6, react: '19.3.1', artifact: 'node-test' });
+  assert.deepEqual(frames[0].header, { type: 'hello', protocol: 7, react: '19.3.1', artifact: 'node-test' });
   const types = frames.map((frame) => frame.header.type);
   assert.deepEqual(types.slice(1, 2), ['progress']);
   assert.equal(types.at(-1), 'end');

@@ -95,6 +95,9 @@ pub struct Invocation {
     pub input: Value,
     /// The request-context axes the surface observed (the worker protocol's `context`).
     pub context: Map<String, Value>,
+    /// Provider values a test injects, by key (the worker protocol's `providers`); every
+    /// surface a host reaches leaves it empty.
+    pub providers: Map<String, Value>,
     /// Bounds the worker enforces itself (it aborts the render).
     pub limits: RenderLimits,
 }

@@ -40,6 +40,10 @@ struct Job {
 }
 
 /// What a job asks of its worker.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "nearly every task is a render; boxing it would add an allocation to each"
+)]
 enum Task {
     /// A render, whose events go to its caller.
     Render {
@@ -417,6 +421,7 @@ fn run(
         invocation: invocation.invocation,
         input: invocation.input,
         context: invocation.context,
+        providers: invocation.providers,
         limits: invocation.limits,
     };
     let cancel = &job.cancel;

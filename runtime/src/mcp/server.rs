@@ -388,6 +388,7 @@ impl McpServer {
             invocation: None,
             input,
             context: observed_context(client),
+            providers: Default::default(),
             limits: RenderLimits {
                 max_flight_bytes: Some(limits.max_bytes),
                 max_elapsed_ms: Some(max_elapsed_ms),

@@ -183,6 +183,7 @@ pub fn run(
         route: route.id.clone(),
         input,
         context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
+        providers: Default::default(),
         limits: RenderLimits {
             max_flight_bytes: Some(manifest.limits.render.max_bytes),
             max_elapsed_ms: Some(manifest.render_budget_ms(route)),
@@ -270,6 +271,7 @@ fn run_script(
         route: route.id.clone(),
         input,
         context: serde_json::Map::from_iter([("terminal".to_owned(), terminal.axis())]),
+        providers: Default::default(),
         limits: RenderLimits {
             max_flight_bytes: Some(manifest.limits.render.max_bytes),
             max_elapsed_ms: Some(manifest.render_budget_ms(route)),

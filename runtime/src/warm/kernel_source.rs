@@ -66,6 +66,7 @@ fn render_on(
         invocation: None,
         input: input.unwrap_or_else(|| Value::Object(Default::default())),
         context: Default::default(),
+        providers: Default::default(),
         limits: RenderLimits {
             max_flight_bytes: u64::try_from(kernel.limits().max_bytes).ok(),
             max_elapsed_ms: u64::try_from(

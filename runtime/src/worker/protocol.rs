@@ -10,7 +10,7 @@ use serde_json::{Map, Number, Value};
 use crate::document::{DocumentError, LogLevel};
 
 /// The protocol version this runtime speaks.
-pub const WORKER_PROTOCOL: u32 = 6;
+pub const WORKER_PROTOCOL: u32 = 7;
 
 /// What a worker must say in its hello for the host to accept its streams.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +59,9 @@ pub struct RenderRequest {
     pub input: Value,
     #[serde(default)]
     pub context: Map<String, Value>,
+    /// Provider values injected by a test: `provider(key)` resolves to the value as given.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub providers: Map<String, Value>,
     #[serde(default)]
     pub limits: RenderLimits,
 }
@@ -80,6 +83,10 @@ pub struct ComputedSchemas {
 }
 
 /// Messages from the host to the worker.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a message is built, serialized into a frame and dropped; none is kept in a collection"
+)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum HostMessage {

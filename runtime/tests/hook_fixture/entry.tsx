@@ -1,9 +1,9 @@
 // The worker entry of the hook and render tests: event routes that answer with each kind of hook
 // content (and with content a hook cannot carry), one that never answers, and a tool.
-import { startWorker } from '@agent-bundle/runtime/worker';
+import { startWorker, WORKER_PROTOCOL } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 6,
+  protocol: WORKER_PROTOCOL,
   artifact: 'hook-test-digest',
   routes: {
     'event:tool/before': () => import('./guard.tsx'),

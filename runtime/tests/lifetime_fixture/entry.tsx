@@ -1,9 +1,9 @@
 // The worker entry of the process-lifetime tests: a tool and two event routes that busy-loop, so
 // the worker never runs its event loop again and only its parent can end it.
-import { startWorker } from '@agent-bundle/runtime/worker';
+import { startWorker, WORKER_PROTOCOL } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 6,
+  protocol: WORKER_PROTOCOL,
   artifact: 'lifetime-test-digest',
   routes: {
     'tool:demo/spin': () => import('./spin.tsx'),

@@ -1,8 +1,8 @@
 // The worker entry of the end-to-end test, as the compiler will generate it for a plugin.
-import { startWorker } from '@agent-bundle/runtime/worker';
+import { startWorker, WORKER_PROTOCOL } from '@agent-bundle/runtime/worker';
 
 startWorker({
-  protocol: 6,
+  protocol: WORKER_PROTOCOL,
   artifact: 'test-artifact-digest',
   routes: {
     'tool:demo/greet': () => import('./greet.tsx'),

@@ -7,7 +7,7 @@
  * then `PATH`.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import type { AgentLineage, AgentTerminal, Axis, McpCallToolResult } from '@agent-bundle/runtime';
+import type { AgentLineage, AgentTerminal, Axis, McpCallToolResult, PluginAxisValue } from '@agent-bundle/runtime';
 
 /** An axis a test injects: the value alone (available, source `native`), or the observed form. */
 export type InjectedAxis<Value = string> =
@@ -17,15 +17,29 @@ export type InjectedAxis<Value = string> =
 
 /**
  * The request-context axes a test injects, through the worker protocol's `context`: the seam
- * every surface uses. An axis left out is unavailable (`not-provided`), as in production.
+ * every surface uses. An axis left out is unavailable (`not-provided`), as in production; the
+ * plugin axis left out is the harness's own. Any other key is a `TypeError`.
  */
 export interface InjectedContext {
   host?: InjectedAxis;
   session?: InjectedAxis;
   workspace?: InjectedAxis;
   actor?: InjectedAxis;
+  /**
+   * The plugin axis. Fields an available value leaves out are the harness's own: the artifact's
+   * digest, its code root (`HarnessOptions.plugin.root`, else the built artifact) and the state
+   * root.
+   */
+  plugin?: InjectedAxis<Partial<PluginAxisValue>>;
   lineage?: InjectedAxis<AgentLineage>;
   terminal?: InjectedAxis<AgentTerminal>;
+  /**
+   * Provider values by the key routes pass to `provider(key)`: such a call resolves to the value
+   * and `src/providers/<name>.ts` is not evaluated; other keys resolve by discovery. The value
+   * reaches the route as JSON, so it is plain data (a function or a `Date` is a `TypeError`).
+   * A call's providers are merged over the harness's, key by key.
+   */
+  providers?: Record<string, unknown>;
 }
 
 /** One route render's request. */

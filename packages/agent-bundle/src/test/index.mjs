@@ -109,12 +109,17 @@ export function createHarness(options = {}) {
       ...process.env,
       XDG_RUNTIME_DIR: path.join(directory, 'run'),
       XDG_STATE_HOME: path.join(directory, 'state'),
-      AGENT_BUNDLE_STATE_ROOT: options.plugin?.stateRoot ?? path.join(directory, 'state', 'agent-bundle'),
+      AGENT_BUNDLE_STATE_ROOT: stateRoot(),
       ...extra,
     };
     if (options.plugin?.root !== undefined) env.AGENT_BUNDLE_PLUGIN_ROOT = options.plugin.root;
     else delete env.AGENT_BUNDLE_PLUGIN_ROOT;
     return env;
+  }
+
+  /** The framework state root every process of this harness gets. */
+  function stateRoot() {
+    return options.plugin?.stateRoot ?? path.join(scratch(), 'state', 'agent-bundle');
   }
 
   /** The artifact, built once on first use. */
@@ -177,20 +182,45 @@ export function createHarness(options = {}) {
     return host;
   }
 
-  /** The worker protocol's `context`: the harness's axes, then the call's, each an observed value. */
-  function renderContext(context = {}) {
-    const merged = { ...baseContext, ...context };
+  /**
+   * The worker protocol's `context` and `providers` for one render: the harness's, then the
+   * call's (an axis or provider the call names wins), each axis an observed value.
+   */
+  function renderSeams(harness, context = {}) {
     const axes = {};
-    for (const [name, value] of Object.entries(merged)) {
-      if (value === undefined || name === 'plugin') continue;
-      axes[name] = observed(name, value);
+    for (const [name, value] of Object.entries({ ...baseContext, ...context })) {
+      if (!INJECTED_CONTEXT_KEYS.includes(name)) {
+        throw new TypeError(`\`context.${name}\` is no request-context axis; a test injects ${INJECTED_CONTEXT_KEYS.map((key) => `\`${key}\``).join(', ')}`);
+      }
+      if (value === undefined || name === 'providers') continue;
+      axes[name] = name === 'plugin' ? pluginAxis(harness, value) : observed(name, value);
     }
-    return axes;
+    const providers = {};
+    for (const [key, value] of Object.entries({ ...baseContext.providers, ...context.providers })) {
+      assertJsonValue(value, `context.providers.${key}`);
+      providers[key] = value;
+    }
+    return { context: axes, providers };
+  }
+
+  /**
+   * An injected plugin axis: what the test names, the rest of an available value as the
+   * harness's own processes see it (the artifact's digest, its code root, the state root).
+   */
+  function pluginAxis(harness, value) {
+    const axis = observed('plugin', value);
+    if (axis.state === 'unavailable') return axis;
+    const own = {
+      digest: harness.manifest.digest,
+      root: options.plugin?.root ?? harness.artifact,
+      stateRoot: stateRoot(),
+    };
+    return { ...axis, value: { ...own, ...axis.value } };
   }
 
   async function renderRouteEvents(id, { input = {}, context } = {}) {
     const harness = await harnessHost();
-    const answer = await harness.request({ render: { route: id, input, context: renderContext(context) } });
+    const answer = await harness.request({ render: { route: id, input, ...renderSeams(harness, context) } });
     return answer.events;
   }
 
@@ -388,6 +418,33 @@ function syntheticTerminal(tty) {
 
 function toPath(value) {
   return value instanceof URL ? fileURLToPath(value) : String(value);
+}
+
+/** What a test's `context` may hold: the request-context axes, and provider values. */
+const INJECTED_CONTEXT_KEYS = ['host', 'session', 'workspace', 'actor', 'plugin', 'lineage', 'terminal', 'providers'];
+
+/**
+ * Throws unless `value` crosses to the render worker unchanged as JSON: an injected provider
+ * value is sent to the worker, so a function or a `Date` would silently arrive as something else.
+ */
+function assertJsonValue(value, at) {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return;
+    throw new TypeError(`\`${at}\` is ${value}, which JSON cannot carry to the render worker`);
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => assertJsonValue(item, `${at}[${index}]`));
+    return;
+  }
+  if (typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    for (const [key, item] of Object.entries(value)) assertJsonValue(item, `${at}.${key}`);
+    return;
+  }
+  const what = typeof value === 'object' ? `a ${value.constructor?.name ?? 'non-plain object'}` : `a ${typeof value}`;
+  throw new TypeError(
+    `\`${at}\` is ${what}; an injected provider value reaches the route as JSON, so give plain data (objects, arrays, strings, finite numbers, booleans, null)`,
+  );
 }
 
 /**

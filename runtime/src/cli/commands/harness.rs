@@ -6,9 +6,9 @@
 //! test gives them, and a way to run the Rust projectors over a test's events.
 //!
 //! Requests (`id` is echoed back):
-//! - `{"id", "render": {"route", "input", "context"}}` → `{"id", "events": [...]}`, the render's
-//!   events ending in one `complete`; `context` is the worker protocol's (the same axes the
-//!   surfaces send).
+//! - `{"id", "render": {"route", "input", "context", "providers"?}}` → `{"id", "events": [...]}`,
+//!   the render's events ending in one `complete`; `context` and `providers` are the worker
+//!   protocol's (the same axes the surfaces send, and the provider values a test injects).
 //! - `{"id", "project": {"events", "fixture"}}` → what a surface with the fixture's
 //!   capabilities receives: `{"surface": "mcp", "progressToken"?, "acceptsImage"?,
 //!   "acceptsAudio"?, "richFallback"?}` → `{"id", "progress": [...], "result" | "error"}`;
@@ -147,6 +147,11 @@ fn render_request(kernel: &Kernel, manifest: &Manifest, render: &Value) -> Resul
         Some(Value::Object(context)) => context.clone(),
         Some(_) => return Err("`render.context` is an object of axes".to_owned()),
     };
+    let providers = match render.get("providers") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(providers)) => providers.clone(),
+        Some(_) => return Err("`render.providers` is an object of provider values".to_owned()),
+    };
     let max_elapsed_ms = manifest.render_budget_ms(route);
     let invocation = Invocation {
         route: route.id.clone(),
@@ -154,6 +159,7 @@ fn render_request(kernel: &Kernel, manifest: &Manifest, render: &Value) -> Resul
         invocation: None,
         input: render.get("input").cloned().unwrap_or_else(|| json!({})),
         context,
+        providers,
         limits: RenderLimits {
             max_flight_bytes: Some(manifest.limits.render.max_bytes),
             max_elapsed_ms: Some(max_elapsed_ms),

@@ -387,6 +387,7 @@ fn standalone(
         invocation: None,
         input: props,
         context: Default::default(),
+        providers: Default::default(),
         limits: RenderLimits {
             max_flight_bytes: Some(artifact.max_bytes),
             max_elapsed_ms: Some(

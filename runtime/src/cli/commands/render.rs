@@ -68,6 +68,7 @@ fn render(args: &RenderArgs) -> Result<(CliOutput, Option<String>), String> {
         invocation: None,
         input,
         context: terminal_context(),
+        providers: Default::default(),
         limits: RenderLimits {
             max_flight_bytes: Some(manifest.limits.render.max_bytes),
             max_elapsed_ms: Some(max_elapsed_ms),
