@@ -17,6 +17,7 @@ pub mod graph;
 pub mod init;
 pub mod matrix;
 pub mod mcp_client;
+pub mod mcp_run;
 pub mod project;
 pub mod schema;
 pub mod simulate;

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::cli::{
     BuildArgs, CheckArgs, Cli, Commands, GenerateArgs, HooksCommand, InitArgs, InspectArgs,
-    McpArgs, McpCommand, ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
+    McpArgs, McpCommand, McpRunArgs, ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
 };
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::canonical_json::schema_to_canonical_json;
@@ -185,6 +185,7 @@ fn build_failed(
 
 fn mcp(args: &McpArgs) -> io::Result<ExitCode> {
     let (server, method, params) = match &args.command {
+        McpCommand::Run(run) => return mcp_run(run),
         McpCommand::List(server) => (server, "tools/list", serde_json::json!({})),
         McpCommand::Invoke(invoke) => {
             let input: serde_json::Value = match serde_json::from_str(&invoke.input) {
@@ -237,6 +238,7 @@ fn mcp(args: &McpArgs) -> io::Result<ExitCode> {
                 ));
                 text
             }
+            McpCommand::Run(_) => unreachable!("`mcp run` returned above"),
             McpCommand::Invoke(invoke) => {
                 let mut text = String::new();
                 for content in result["content"].as_array().into_iter().flatten() {
@@ -260,6 +262,49 @@ fn mcp(args: &McpArgs) -> io::Result<ExitCode> {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// `abgen mcp run`: becomes the server, or says why it cannot.
+fn mcp_run(args: &McpRunArgs) -> io::Result<ExitCode> {
+    use abgen::mcp_run::{
+        EnvFiles, McpRunError, OPERATOR_ENV_FILES_ENV, exec_launch, operator_env_files,
+        resolve_launch,
+    };
+    let env_files = if args.no_env {
+        EnvFiles::None
+    } else if args.env_files.is_empty() {
+        EnvFiles::Project(args.root.clone())
+    } else {
+        EnvFiles::Named(args.env_files.clone())
+    };
+    let prepared = resolve_launch(
+        &args.artifact,
+        &args.server,
+        args.target.as_deref(),
+        &|name| std::env::var(name).ok(),
+    )
+    .and_then(|launch| {
+        let mut extra = vec![(OPERATOR_ENV_FILES_ENV, operator_env_files(&env_files)?)];
+        if let Some(root) = &args.plugin_root {
+            let root = std::path::absolute(root).map_err(|error| {
+                McpRunError::Failed(format!("cannot resolve {}: {error}", root.display()))
+            })?;
+            extra.push((
+                "AGENT_BUNDLE_PLUGIN_ROOT",
+                root.to_string_lossy().into_owned(),
+            ));
+        }
+        Ok((launch, extra))
+    });
+    let error = match prepared {
+        Ok((launch, extra)) => exec_launch(&launch, &extra),
+        Err(error) => error,
+    };
+    writeln!(io::stderr().lock(), "error: {error}")?;
+    Ok(match error {
+        McpRunError::Usage(_) => ExitCode::from(2),
+        McpRunError::Failed(_) => ExitCode::FAILURE,
     })
 }
 

@@ -24,7 +24,7 @@ pub use generate::GenerateArgs;
 pub use hooks::{HooksArgs, HooksCommand, SimulateArgs};
 pub use init::InitArgs;
 pub use inspect::InspectArgs;
-pub use mcp::{McpArgs, McpCommand, McpInvokeArgs, McpServerArgs};
+pub use mcp::{McpArgs, McpCommand, McpInvokeArgs, McpRunArgs, McpServerArgs};
 pub use schema::{SchemaArgs, SchemaIo};
 
 /// Compile TypeScript agent plugins into native plugins for Claude Code, Codex and Cursor.

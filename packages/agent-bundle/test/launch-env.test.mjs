@@ -21,12 +21,14 @@ describe('agent-bundle/launch-env', () => {
   it('exports the operator layer and nothing else', () => {
     assert.deepEqual(Object.keys(launchEnv).sort(), [
       'OPERATOR_ENV_FILES',
+      'OPERATOR_ENV_FILES_ENV',
       'applyOperatorEnv',
       'operatorEnvPluginRoot',
       'parseEnvFile',
       'pluginRootEnvAnchor',
     ]);
     assert.equal(launchEnv.pluginRootEnvAnchor, 'AGENT_BUNDLE_PLUGIN_ROOT');
+    assert.equal(launchEnv.OPERATOR_ENV_FILES_ENV, 'AGENT_BUNDLE_ENV_FILES');
   });
 
   it('reads the dotenv grammar', () => {
@@ -75,6 +77,20 @@ describe('agent-bundle/launch-env', () => {
     const env = { DEFAULTED: 'manifest' };
     launchEnv.applyOperatorEnv({ pluginRoot: root, env });
     assert.deepEqual(env, { DEFAULTED: 'manifest' });
+  });
+
+  it('reads the files AGENT_BUNDLE_ENV_FILES names instead of the plugin root\'s, then forgets the variable', () => {
+    const root = pluginRoot({ '.env': 'FROM_ROOT=root\n' });
+    const project = pluginRoot({ 'first.env': 'SHARED=first\nFIRST=1\n', 'second.env': 'SHARED=second\n' });
+    const named = [join(project, 'first.env'), join(project, 'missing.env'), join(project, 'second.env')];
+    const env = { AGENT_BUNDLE_ENV_FILES: JSON.stringify(named) };
+    const result = launchEnv.applyOperatorEnv({ pluginRoot: root, env });
+    assert.deepEqual(env, { SHARED: 'second', FIRST: '1' });
+    assert.deepEqual(result.files, [named[0], named[2]]);
+
+    const none = { AGENT_BUNDLE_ENV_FILES: '[]' };
+    assert.deepEqual(launchEnv.applyOperatorEnv({ pluginRoot: root, env: none }), { files: [], applied: [] });
+    assert.deepEqual(none, {});
   });
 
   it('reads nothing where there is no file', () => {

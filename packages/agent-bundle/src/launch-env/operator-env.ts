@@ -18,6 +18,14 @@ export const pluginRootEnvAnchor = 'AGENT_BUNDLE_PLUGIN_ROOT';
 /** The operator's files, read from the plugin root in this order (a later file wins). */
 export const OPERATOR_ENV_FILES: readonly string[] = ['.env', '.env.local'];
 
+/**
+ * The environment variable naming the operator's files instead, as a JSON array of paths in
+ * order (a later file wins; `[]` reads none). `abgen mcp run` sets it to the project root's
+ * `.env` set, or to its `--env-file`s; `applyOperatorEnv` removes it once read, so the author's
+ * code never sees it.
+ */
+export const OPERATOR_ENV_FILES_ENV = 'AGENT_BUNDLE_ENV_FILES';
+
 export interface ApplyOperatorEnvOptions {
   /** The folder holding the operator's files (see `operatorEnvPluginRoot`). */
   pluginRoot: string;
@@ -109,6 +117,30 @@ export function parseEnvFile(text: string): Record<string, string> {
   return values;
 }
 
+/** The operator's files: those `OPERATOR_ENV_FILES_ENV` names, else the plugin root's. */
+function operatorEnvFiles(
+  pluginRoot: string,
+  env: Record<string, string | undefined>,
+  join: (...parts: string[]) => string,
+): string[] {
+  const named = env[OPERATOR_ENV_FILES_ENV];
+  delete env[OPERATOR_ENV_FILES_ENV];
+  if (named === undefined) {
+    return OPERATOR_ENV_FILES.map((name) => join(pluginRoot, name));
+  }
+  let files: unknown;
+  try {
+    files = JSON.parse(named);
+  } catch {
+    files = undefined;
+  }
+  if (!Array.isArray(files) || !files.every((file) => typeof file === 'string')) {
+    process.stderr.write(`${OPERATOR_ENV_FILES_ENV} is not a JSON array of paths; reading no operator files\n`);
+    return [];
+  }
+  return files;
+}
+
 /** Applies the operator's files over `env` by the precedence of this module's header. */
 export function applyOperatorEnv(options: ApplyOperatorEnvOptions): AppliedOperatorEnv {
   const env = options.env ?? process.env;
@@ -116,8 +148,7 @@ export function applyOperatorEnv(options: ApplyOperatorEnvOptions): AppliedOpera
   const path = process.getBuiltinModule('node:path');
   const composed: Record<string, string> = {};
   const files: string[] = [];
-  for (const name of OPERATOR_ENV_FILES) {
-    const file = path.join(options.pluginRoot, name);
+  for (const file of operatorEnvFiles(options.pluginRoot, env, path.join)) {
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
