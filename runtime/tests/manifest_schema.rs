@@ -73,7 +73,7 @@ fn the_schema_refuses_broken_manifests() {
         edit(&mut value);
         value
     };
-    let cases: [(&str, Value); 6] = [
+    let cases: [(&str, Value); 8] = [
         (
             "unknown top-level member",
             broken(|m| m["extra"] = json!(1)),
@@ -103,6 +103,30 @@ fn the_schema_refuses_broken_manifests() {
             }),
         ),
         (
+            "a task support that is not one of the three",
+            broken(|m| {
+                let route = m["routes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .iter_mut()
+                    .find(|route| route["kind"] == "tool")
+                    .unwrap();
+                route["config"]["execution"] = json!({ "taskSupport": "always" });
+            }),
+        ),
+        (
+            "an execution block on a resource route",
+            broken(|m| {
+                let route = m["routes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .iter_mut()
+                    .find(|route| route["kind"] == "resource")
+                    .unwrap();
+                route["config"]["execution"] = json!({ "taskSupport": "optional" });
+            }),
+        ),
+        (
             "an event route with a server",
             broken(|m| {
                 let route = m["routes"]
@@ -127,10 +151,10 @@ fn the_schema_refuses_broken_manifests() {
 fn another_manifest_version_is_refused_by_name() {
     let temp = tempfile::tempdir().unwrap();
     let manifest = temp.path().join("abgen.manifest.json");
-    std::fs::write(&manifest, r#"{"manifestVersion": 7, "hooks": {}}"#).unwrap();
+    std::fs::write(&manifest, r#"{"manifestVersion": 8, "hooks": {}}"#).unwrap();
     let error = read_hook_view(&manifest).unwrap_err();
     assert!(
-        matches!(error, ManifestReadError::Version { found: 7, .. }),
+        matches!(error, ManifestReadError::Version { found: 8, .. }),
         "{error}"
     );
     assert!(

@@ -598,3 +598,187 @@ fn an_invalid_cursor_is_invalid_params() {
         replies[1]
     );
 }
+
+/// The curator's manifest with `search_books` open to tasks and `shelve_book` requiring one
+/// (`tasks`), or with no tool that opted in (no `tasks`).
+fn tasked_manifest(tasks: bool) -> abgen_runtime::manifest::Manifest {
+    let mut manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("fixtures/manifests/curator.json")).unwrap(),
+    )
+    .unwrap();
+    for route in manifest["routes"].as_array_mut().unwrap() {
+        route["config"].as_object_mut().unwrap().remove("execution");
+        let support = match route["id"].as_str().unwrap() {
+            "tool:library/search_books" if tasks => "optional",
+            "tool:library/shelve_book" if tasks => "required",
+            _ => continue,
+        };
+        route["config"]["execution"] = json!({"taskSupport": support});
+    }
+    let path = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(path.path(), manifest.to_string()).unwrap();
+    read_manifest(path.path()).unwrap()
+}
+
+fn tasked_session(lines: &[&str]) -> Vec<Value> {
+    tasks_session(true, lines)
+}
+
+fn tasks_session(tasks: bool, lines: &[&str]) -> Vec<Value> {
+    serve_manifest(
+        tasked_manifest(tasks),
+        Cursor::new(lines.join("\n").into_bytes()),
+        DEFAULT_MAX_MESSAGE_BYTES,
+        abgen_runtime::mcp::HEARTBEAT,
+    )
+    .0
+}
+
+fn reply(replies: &[Value], id: u64) -> &Value {
+    replies
+        .iter()
+        .find(|reply| reply["id"] == id && reply.get("method").is_none())
+        .unwrap_or_else(|| panic!("no reply to {id}: {replies:#?}"))
+}
+
+fn task_call(id: u64, tool: &str, meta: Option<Value>) -> String {
+    let mut params = json!({"name": tool, "arguments": {"query": "x"}, "task": {"ttl": 1000}});
+    if let Some(meta) = meta {
+        params["_meta"] = meta;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+#[test]
+fn tasks_are_advertised_only_when_a_tool_opts_in_and_only_at_2025_11_25() {
+    let replies = tasked_session(&[&initialize("x", "2025-11-25"), INITIALIZED, LIST]);
+    assert_eq!(
+        reply(&replies, 0)["result"]["capabilities"]["tasks"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+    );
+    let listed = reply(&replies, 1);
+    assert_eq!(
+        tool(listed, "search_books").unwrap()["execution"],
+        json!({"taskSupport": "optional"})
+    );
+    assert_eq!(
+        tool(listed, "shelve_book").unwrap()["execution"],
+        json!({"taskSupport": "required"})
+    );
+    assert!(
+        tool(listed, "export_bibliography")
+            .unwrap()
+            .get("execution")
+            .is_none()
+    );
+
+    // An earlier revision has no tasks: no capability, no execution.
+    let replies = tasked_session(&[&initialize("x", "2025-06-18"), INITIALIZED, LIST]);
+    assert!(
+        reply(&replies, 0)["result"]["capabilities"]
+            .get("tasks")
+            .is_none()
+    );
+    assert!(
+        tool(reply(&replies, 1), "search_books")
+            .unwrap()
+            .get("execution")
+            .is_none()
+    );
+
+    // A server none of whose tools opted in advertises none, and answers a task-augmented call
+    // as an ordinary one.
+    let replies = tasks_session(
+        false,
+        &[
+            &initialize("x", "2025-11-25"),
+            INITIALIZED,
+            &task_call(2, "search_books", None),
+        ],
+    );
+    assert!(
+        reply(&replies, 0)["result"]["capabilities"]
+            .get("tasks")
+            .is_none()
+    );
+    let answered = &reply(&replies, 2)["result"];
+    assert!(
+        answered.get("task").is_none() && answered["content"].is_array(),
+        "{answered:#}"
+    );
+}
+
+#[test]
+fn task_calls_of_the_wrong_kind_and_unknown_ids_have_their_codes() {
+    let get = |id: u64, method: &str, task: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"taskId": task}})
+            .to_string()
+    };
+    let ordinary_required = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "shelve_book", "arguments": {}}})
+    .to_string();
+    let replies = tasked_session(&[
+        &initialize("x", "2025-11-25"),
+        INITIALIZED,
+        &task_call(2, "export_bibliography", None),
+        &ordinary_required,
+        &get(4, "tasks/get", "unknown"),
+        &get(5, "tasks/result", "unknown"),
+        &get(6, "tasks/cancel", "unknown"),
+        &task_call(7, "search_books", Some(json!({"progressToken": "p"}))),
+        r#"{"jsonrpc":"2.0","id":8,"method":"tasks/list","params":{"cursor":"bogus"}}"#,
+    ]);
+    assert_eq!(reply(&replies, 2)["error"]["code"], -32601, "{replies:#?}");
+    assert_eq!(reply(&replies, 3)["error"]["code"], -32601, "{replies:#?}");
+    for id in [4, 5, 6, 8] {
+        assert_eq!(reply(&replies, id)["error"]["code"], -32602, "{replies:#?}");
+    }
+    let created = &reply(&replies, 7)["result"]["task"];
+    assert_eq!(created["status"], "working", "{replies:#?}");
+    assert_eq!(created["ttl"], 1000);
+}
+
+#[test]
+fn a_2026_07_28_session_keeps_the_ordinary_contract() {
+    let request = |id: u64, method: &str, params: Value| {
+        let mut params = params;
+        params["_meta"] = inline_meta("x");
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+    };
+    let replies = tasked_session(&[
+        &request(1, "server/discover", json!({})),
+        &request(2, "tools/list", json!({})),
+        &request(
+            3,
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "x"}, "task": {}}),
+        ),
+        &request(
+            4,
+            "tools/call",
+            json!({"name": "shelve_book", "arguments": {}}),
+        ),
+        &request(5, "tasks/get", json!({"taskId": "anything"})),
+    ]);
+    assert!(
+        reply(&replies, 1)["result"]["capabilities"]
+            .get("tasks")
+            .is_none(),
+        "{replies:#?}"
+    );
+    assert!(
+        tool(reply(&replies, 2), "search_books")
+            .unwrap()
+            .get("execution")
+            .is_none()
+    );
+    // The task-augmented call is an ordinary one, and so is the `required` tool's.
+    for id in [3, 4] {
+        let answered = &reply(&replies, id)["result"];
+        assert!(
+            answered.get("task").is_none() && answered["content"].is_array(),
+            "{replies:#?}"
+        );
+    }
+    assert_eq!(reply(&replies, 5)["error"]["code"], -32601, "{replies:#?}");
+}

@@ -23,6 +23,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::server::{HttpSessions, Log, McpServer, ServerConfig};
+use super::tasks::{self, Session};
 use crate::kernel::SharedKernel;
 
 /// The one path the server answers on.
@@ -79,14 +80,18 @@ pub fn serve_http(
             )
             .enforce_origin_validation();
         let sessions = Arc::new(HttpSessions::default());
+        let body = BodyRules {
+            max_bytes: config.max_message_bytes,
+            offers_tasks: tasks::offers_tasks(&config.manifest, &config.server),
+        };
         let service = StreamableHttpService::new(
             {
                 let sessions = Arc::clone(&sessions);
                 move || {
-                    Ok(
+                    Ok(Session::new(
                         McpServer::new(config.clone(), Arc::clone(&kernel), Arc::clone(&log))
                             .over_http(Arc::clone(&sessions)),
-                    )
+                    ))
                 }
             },
             Arc::new(LocalSessionManager::default()),
@@ -105,7 +110,7 @@ pub fn serve_http(
                     let sessions = Arc::clone(&sessions);
                     async move {
                         Ok::<_, Infallible>(
-                            answer(&service, &sessions, token.as_deref(), request).await,
+                            answer(&service, &sessions, token.as_deref(), body, request).await,
                         )
                     }
                 });
@@ -118,13 +123,24 @@ pub fn serve_http(
     })
 }
 
+/// What a POSTed message may be, and what in it rmcp's types cannot carry (`tasks.rs`).
+#[derive(Debug, Clone, Copy)]
+struct BodyRules {
+    /// The longest message, as over stdio (`--max-message-bytes`); a longer body is refused.
+    max_bytes: usize,
+    /// Whether the server serves tasks: a call's `task` and the initialize result's
+    /// capability are carried around rmcp's types.
+    offers_tasks: bool,
+}
+
 /// One request: the path and the bearer token are checked here, everything else by rmcp. A
 /// `DELETE` that ends a session cancels its calls in flight at once (rmcp would let them run
 /// through its drain, although nobody is left to read their answers).
 async fn answer(
-    service: &StreamableHttpService<McpServer, LocalSessionManager>,
+    service: &StreamableHttpService<Session, LocalSessionManager>,
     sessions: &HttpSessions,
     token: Option<&str>,
+    body: BodyRules,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, Infallible>> {
     if request.uri().path() != MCP_PATH {
@@ -148,7 +164,21 @@ async fn answer(
     let closing = (request.method() == hyper::Method::DELETE)
         .then(|| request.headers().get("mcp-session-id").cloned())
         .flatten();
-    let response = service.handle(request).await;
+    let response = if request.method() == hyper::Method::POST && body.offers_tasks {
+        match posted_message(request, body.max_bytes).await {
+            Ok((request, initialize)) => {
+                let response = service.handle(request).await;
+                if initialize {
+                    advertise_tasks(response)
+                } else {
+                    response
+                }
+            }
+            Err(refused) => refused,
+        }
+    } else {
+        service.handle(request).await
+    };
     if let Some(id) = closing
         && response.status().is_success()
         && let Ok(id) = id.to_str()
@@ -156,6 +186,66 @@ async fn answer(
         sessions.close(id);
     }
     response
+}
+
+/// A POSTed message read whole (at most `max_bytes`), routed as `tasks::route` says, and
+/// whether it is an `initialize`; a body too long or unreadable is refused.
+async fn posted_message(
+    request: Request<Incoming>,
+    max_bytes: usize,
+) -> Result<(Request<Full<Bytes>>, bool), Response<BoxBody<Bytes, Infallible>>> {
+    let (parts, incoming) = request.into_parts();
+    let bytes = match http_body_util::Limited::new(incoming, max_bytes)
+        .collect()
+        .await
+    {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+            return Err(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the message is longer than the server's --max-message-bytes",
+            ));
+        }
+        Err(_) => {
+            return Err(plain(
+                StatusCode::BAD_REQUEST,
+                "the request body could not be read",
+            ));
+        }
+    };
+    let mut initialize = false;
+    let bytes = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(mut message) => {
+            initialize =
+                message.get("method").and_then(serde_json::Value::as_str) == Some("initialize");
+            let before = message.clone();
+            tasks::route(&mut message);
+            if message == before {
+                bytes
+            } else {
+                Bytes::from(message.to_string())
+            }
+        }
+        // rmcp answers what is not JSON.
+        Err(_) => bytes,
+    };
+    Ok((Request::from_parts(parts, Full::new(bytes)), initialize))
+}
+
+/// The initialize answer with the `tasks` capability added, frame by frame as rmcp streams it.
+fn advertise_tasks(
+    response: Response<BoxBody<Bytes, Infallible>>,
+) -> Response<BoxBody<Bytes, Infallible>> {
+    let (parts, body) = response.into_parts();
+    let body = body
+        .map_frame(|frame| match frame.into_data() {
+            Ok(data) => hyper::body::Frame::data(
+                tasks::advertise_tasks_in_body(&data).map_or(data, Bytes::from),
+            ),
+            Err(frame) => frame,
+        })
+        .boxed();
+    Response::from_parts(parts, body)
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<BoxBody<Bytes, Infallible>> {

@@ -34,6 +34,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
 
+use super::tasks::{Session, TaskEntry, Tasks, offers_tasks};
 use super::tools::{
     ClientHost, ModelView, argument_completions, client_host, excluded, has_runtime_schemas,
     invalid_arguments, is_template, match_template, model_view, prompt_definition,
@@ -121,6 +122,10 @@ pub struct McpServer {
     gone: ClientGone,
     /// Over HTTP: the process's sessions, and which one this is once a request names it.
     http_sessions: Option<(Arc<HttpSessions>, Mutex<Option<String>>)>,
+    /// Whether any tool opted in to tasks (`execution.taskSupport`).
+    offers_tasks: bool,
+    /// This session's tasks (`tasks.rs`).
+    tasks: Tasks,
 }
 
 /// Whether a session's client is gone: its output closed (stdio), or it ended its HTTP
@@ -173,6 +178,8 @@ impl McpServer {
     /// what it does through `log`.
     pub fn new(config: ServerConfig, kernel: Arc<SharedKernel>, log: Log) -> Self {
         Self {
+            offers_tasks: offers_tasks(&config.manifest, &config.server),
+            tasks: Tasks::default(),
             config,
             log,
             kernel,
@@ -250,6 +257,7 @@ impl McpServer {
             probe,
             self.gone.clone(),
             self.config.max_message_bytes,
+            self.offers_tasks,
         )?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
@@ -259,9 +267,17 @@ impl McpServer {
             let heartbeat = tokio::spawn(Arc::clone(&server).heartbeat());
             // A handshake that fails (the input ended first, or the output broke) ends the session
             // like any other end: there is nobody left to answer.
-            if let Ok(running) = rmcp::serve_server(Arc::clone(&server), transport).await {
+            if let Ok(running) =
+                rmcp::serve_server(Session::of(Arc::clone(&server)), transport).await
+            {
                 let _ = running.waiting().await;
             }
+            // The session ended: its tasks still working go with it, their renders cancelled
+            // through the kernel while this runtime still drives them.
+            server
+                .tasks
+                .end("the session ended", RUNTIME_SHUTDOWN)
+                .await;
             heartbeat.abort();
         });
         runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
@@ -316,6 +332,7 @@ impl McpServer {
     /// Renders `route` through the kernel, forwarding its progress to the client: the final
     /// document, or why there is none (`Err`), or `None` once the client cancelled. A render that
     /// failed is also told to the client as an `error` log message, when it asked for those.
+    #[expect(clippy::too_many_arguments, reason = "one render's whole description")]
     async fn render(
         &self,
         route: &Route,
@@ -324,9 +341,10 @@ impl McpServer {
         progress_token: Option<Value>,
         client: &Client,
         context: &RequestContext<RoleServer>,
+        task: Option<&TaskEntry>,
     ) -> Option<Result<Document, String>> {
         let rendered = self
-            .render_once(route, kind, input, progress_token, client, context)
+            .render_once(route, kind, input, progress_token, client, context, task)
             .await;
         let failure = match &rendered {
             Some(Err(message)) => Some(message.clone()),
@@ -342,6 +360,7 @@ impl McpServer {
                 context,
                 LoggingLevel::Error,
                 json!({"route": route.id, "error": message}),
+                task,
             )
             .await;
         }
@@ -349,12 +368,14 @@ impl McpServer {
     }
 
     /// Sends `data` as a `notifications/message` at `level`, if the session asked for messages of
-    /// that level (`logging/setLevel`); a session that never asked gets none.
+    /// that level (`logging/setLevel`); a session that never asked gets none. A task's message
+    /// carries the related-task `_meta`.
     async fn log_to_client(
         &self,
         context: &RequestContext<RoleServer>,
         level: LoggingLevel,
         data: Value,
+        task: Option<&TaskEntry>,
     ) {
         let wanted = *self
             .log_level
@@ -363,10 +384,14 @@ impl McpServer {
         if wanted.is_some_and(|wanted| severity(level) >= severity(wanted)) {
             let mut message = LoggingMessageNotificationParam::new(level, data);
             message.logger = Some(format!("abgen/{}", self.config.server));
+            message.meta = task.and_then(|task| serde_json::from_value(task.related_meta()).ok());
             let _ = context.peer.notify_logging_message(message).await;
         }
     }
 
+    /// One render of `route`; `task`, when the render is a task's: its cancel (not the request's)
+    /// stops it, its progress is recorded, and what reaches the client carries its `_meta`.
+    #[expect(clippy::too_many_arguments, reason = "one render's whole description")]
     async fn render_once(
         &self,
         route: &Route,
@@ -375,6 +400,7 @@ impl McpServer {
         progress_token: Option<Value>,
         client: &Client,
         context: &RequestContext<RoleServer>,
+        task: Option<&TaskEntry>,
     ) -> Option<Result<Document, String>> {
         let kernel = match self.kernel() {
             Ok(kernel) => kernel,
@@ -424,12 +450,21 @@ impl McpServer {
             }
         });
         let mut progress = McpProgress::new(progress_token);
+        // A task observes its progress whether or not the client asked to be told of it.
+        let mut observed = task.map(|_| McpProgress::new(Some(Value::Null)));
+        let stopped = async {
+            match task {
+                Some(task) => task.cancelled().await,
+                None => context.ct.cancelled().await,
+            }
+        };
+        tokio::pin!(stopped);
         loop {
             // Biased: once the client cancelled or left, not one more event of this render is
             // forwarded, even when some are already waiting.
             let event = tokio::select! {
                 biased;
-                () = context.ct.cancelled() => {
+                () = &mut stopped => {
                     cancel.cancel("cancelled by the client");
                     return None;
                 }
@@ -442,7 +477,15 @@ impl McpServer {
             let Some(Some(event)) = event else {
                 return Some(Err("the render never completed".to_owned()));
             };
-            for params in progress.on_event(&event) {
+            if let (Some(observed), Some(task)) = (&mut observed, task) {
+                for params in observed.on_event(&event) {
+                    task.observe_progress(&params);
+                }
+            }
+            for mut params in progress.on_event(&event) {
+                if let Some(task) = task {
+                    params["_meta"] = task.related_meta();
+                }
                 if let Ok(params) = serde_json::from_value::<ProgressNotificationParam>(params) {
                     let _ = context.peer.notify_progress(params).await;
                 }
@@ -457,7 +500,8 @@ impl McpServer {
                 if let Some(data) = data {
                     record["data"] = data.clone();
                 }
-                self.log_to_client(context, mcp_level(*level), record).await;
+                self.log_to_client(context, mcp_level(*level), record, task)
+                    .await;
             }
             if let RenderEventKind::Complete { document } = event.kind {
                 return Some(Ok(document));
@@ -499,6 +543,7 @@ impl McpServer {
                 options.progress_token.clone(),
                 client,
                 context,
+                None,
             )
             .await;
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
@@ -818,7 +863,25 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let client = Client::of(&context);
+        // A cancelled call's answer is never written; rmcp drops it.
+        let result = self
+            .call(request, &context, None)
+            .await?
+            .unwrap_or_else(|| tool_result(&tool_error("cancelled by the client")));
+        Ok(result.into())
+    }
+}
+
+impl McpServer {
+    /// One `tools/call`, ordinary or a task's (`task`): the result, the JSON-RPC error it
+    /// answers with, or `None` once the client (or `tasks/cancel`) cancelled it.
+    pub(super) async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        task: Option<&TaskEntry>,
+    ) -> Result<Option<CallToolResult>, ErrorData> {
+        let client = Client::of(context);
         let Some(route) = self.named(RouteKind::Tool, &request.name, &client) else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool: {}", request.name),
@@ -839,7 +902,7 @@ impl ServerHandler for McpServer {
         let options = McpOptions {
             value_as_text: view == ModelView::ValueAsContent,
             value_in_meta: view == ModelView::ValueInMeta,
-            ..self.options(&client, &context)
+            ..self.options(&client, context)
         };
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         let rendered = self
@@ -849,7 +912,8 @@ impl ServerHandler for McpServer {
                 arguments,
                 options.progress_token.clone(),
                 &client,
-                &context,
+                context,
+                task,
             )
             .await;
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
@@ -857,8 +921,7 @@ impl ServerHandler for McpServer {
             Some(Ok(document)) => call_tool_result(&document, &options)
                 .unwrap_or_else(|projection| tool_error(&projection.to_string())),
             Some(Err(message)) => tool_error(&message),
-            // A cancelled call's answer is never written; rmcp drops it.
-            None => tool_error("cancelled by the client"),
+            None => return Ok(None),
         };
         let result = serde_json::from_value::<CallToolResult>(reply).map_err(|error| {
             ErrorData::internal_error(format!("the call's result is not valid: {error}"), None)
@@ -867,8 +930,49 @@ impl ServerHandler for McpServer {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .answered += 1;
-        Ok(result.into())
+        Ok(Some(result))
     }
+
+    /// The call of a task: what `tasks/result` answers (the result as JSON, or the error), or
+    /// `None` once the task was cancelled.
+    pub(super) async fn call_as_task(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        task: &TaskEntry,
+    ) -> Option<Result<Value, ErrorData>> {
+        match self.call(request, context, Some(task)).await {
+            Ok(Some(result)) => Some(serde_json::to_value(result).map_err(|error| {
+                ErrorData::internal_error(format!("the call's result is not valid: {error}"), None)
+            })),
+            Ok(None) => None,
+            Err(error) => Some(Err(error)),
+        }
+    }
+
+    /// Whether any tool of this server opted in to tasks.
+    pub(super) fn offers_tasks(&self) -> bool {
+        self.offers_tasks
+    }
+
+    /// This session's tasks.
+    pub(super) fn tasks(&self) -> &Tasks {
+        &self.tasks
+    }
+
+    /// The tool route named `name` that `context`'s client sees.
+    pub(super) fn tool_route(
+        &self,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<&Route> {
+        self.named(RouteKind::Tool, name, &Client::of(context))
+    }
+}
+
+/// A result JSON as rmcp's type (a tool error always fits).
+fn tool_result(reply: &Value) -> CallToolResult {
+    serde_json::from_value(reply.clone()).unwrap_or_else(|_| CallToolResult::error(Vec::new()))
 }
 
 /// What an MCP session observes of a call's context: the host, derived from the client's name
@@ -907,7 +1011,7 @@ pub const PAGE_SIZE: usize = 100;
 /// cursor of the next page, if there is one. A cursor is opaque to clients: the list it pages and
 /// the offset it starts at, base64url-encoded; one this server could not have handed out for
 /// this list (not ours, another list's, past the end) is invalid params (-32602).
-fn page<T>(
+pub(super) fn page<T>(
     items: Vec<T>,
     list: &str,
     cursor: Option<&PaginatedRequestParams>,

@@ -15,6 +15,7 @@ use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
 
 use super::server::ClientGone;
+use super::tasks;
 use serde_json::{Value, json};
 
 /// JSON-RPC error codes the transport answers with (rmcp answers the rest).
@@ -243,6 +244,9 @@ pub struct LineTransport {
     incoming: tokio::sync::mpsc::Receiver<ClientJsonRpcMessage>,
     outgoing: Option<std::sync::mpsc::Sender<Value>>,
     output_broken: Arc<tokio::sync::Notify>,
+    /// Whether the server serves tasks: its initialize result then names the capability, which
+    /// rmcp's types cannot carry (`tasks.rs`).
+    offers_tasks: bool,
 }
 
 /// The threads behind a [`LineTransport`]: who started them, and how they end.
@@ -283,6 +287,7 @@ impl LineTransport {
         probe: Option<OutputProbe>,
         gone: ClientGone,
         max_message_bytes: usize,
+        offers_tasks: bool,
     ) -> io::Result<(Self, LineThreads)> {
         let probe = probe.map(Arc::new);
         let (incoming_sender, incoming) = tokio::sync::mpsc::channel(INCOMING_CAPACITY);
@@ -315,7 +320,14 @@ impl LineTransport {
             .spawn({
                 let outgoing = outgoing.clone();
                 move || {
-                    read_all(input, max_message_bytes, &incoming_sender, &outgoing, &gate);
+                    read_all(
+                        input,
+                        max_message_bytes,
+                        offers_tasks,
+                        &incoming_sender,
+                        &outgoing,
+                        &gate,
+                    );
                     // rmcp hears of the input's end now, not after the watch below.
                     drop(incoming_sender);
                     drop(outgoing);
@@ -331,6 +343,7 @@ impl LineTransport {
                 incoming,
                 outgoing: Some(outgoing),
                 output_broken,
+                offers_tasks,
             },
             LineThreads {
                 reader,
@@ -349,9 +362,13 @@ impl Transport<RoleServer> for LineTransport {
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let sent = match (&self.outgoing, serde_json::to_value(&item)) {
-            (Some(outgoing), Ok(message)) => outgoing
-                .send(message)
-                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the output is closed")),
+            (Some(outgoing), Ok(mut message)) => {
+                if self.offers_tasks {
+                    tasks::advertise_tasks(&mut message);
+                }
+                outgoing.send(message)
+            }
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the output is closed")),
             (None, _) => Err(io::Error::new(
                 io::ErrorKind::NotConnected,
                 "the transport is closed",
@@ -395,6 +412,7 @@ impl Drop for LineTransport {
 fn read_all(
     mut input: impl BufRead,
     max_message_bytes: usize,
+    offers_tasks: bool,
     incoming: &tokio::sync::mpsc::Sender<ClientJsonRpcMessage>,
     outgoing: &std::sync::mpsc::Sender<Value>,
     gate: &Mutex<CancelGate>,
@@ -413,7 +431,12 @@ fn read_all(
                 ));
                 continue;
             }
-            Incoming::Message(message) => message,
+            Incoming::Message(mut message) => {
+                if offers_tasks {
+                    tasks::route(&mut message);
+                }
+                message
+            }
         };
         let method = message.get("method").and_then(Value::as_str);
         let is_request = method.is_some() && message.get("id").is_some();
