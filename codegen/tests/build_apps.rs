@@ -364,7 +364,7 @@ fn a_template_replaces_the_shell_and_gets_lang_and_title_only_when_it_has_none()
 }
 
 /// The seed's config-declared App (seed 002 §MCP Apps) on the seed layout's server: an entry
-/// outside `apps/`, an HTML template and a target restriction.
+/// beside its HTML template in `views/`, outside `src/`, and a target restriction.
 const DECLARED_CONFIG: &str = "import { defineConfig } from 'agent-bundle/config';
 
 export default defineConfig({
@@ -373,7 +373,7 @@ export default defineConfig({
       status: {
         apps: {
           panel: {
-            entry: './src/views/status-panel.ts',
+            entry: './views/status-panel.ts',
             resourceUri: 'ui://mcp-app-example/panel.html',
             targets: ['portable'],
             template: './views/status-panel.html',
@@ -391,8 +391,8 @@ fn declared_fixture() -> Fixture {
     let fixture = Fixture::copy("valid-app-seed-layout");
     fixture.write("agent-bundle.config.ts", DECLARED_CONFIG);
     fixture.write(
-        "src/views/status-panel.ts",
-        "import { mountStatusPanel } from '../mcp/status/apps/StatusPanel.tsx';\n\nmountStatusPanel(document.getElementById('panel-root')!);\n",
+        "views/status-panel.ts",
+        "import { mountStatusPanel } from '../src/mcp/status/apps/StatusPanel.tsx';\n\nmountStatusPanel(document.getElementById('panel-root')!);\n",
     );
     fixture.write(
         "views/status-panel.html",
@@ -433,7 +433,7 @@ fn a_config_declared_app_compiles_like_a_conventional_one_with_its_template_and_
         .iter()
         .find(|route| route["id"] == "app:status/panel")
         .unwrap_or_else(|| panic!("no declared App route: {}", manifest["routes"]));
-    assert_eq!(route["source"], "src/views/status-panel.ts");
+    assert_eq!(route["source"], "views/status-panel.ts");
     assert_eq!(
         route["config"],
         serde_json::json!({
@@ -470,7 +470,7 @@ fn a_declared_app_whose_files_are_missing_or_whose_name_is_taken_is_reported_at_
     );
     assert_eq!(found[0].2, Some(12), "at the `template` key: {found:?}");
 
-    std::fs::remove_file(fixture.project.join("src/views/status-panel.ts")).unwrap();
+    std::fs::remove_file(fixture.project.join("views/status-panel.ts")).unwrap();
     let found = check(&fixture);
     assert_eq!(found[0].0, Code::AB4328, "{found:?}");
     assert_eq!(found[0].2, Some(9), "at the `entry` key: {found:?}");

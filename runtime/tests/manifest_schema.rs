@@ -73,7 +73,7 @@ fn the_schema_refuses_broken_manifests() {
         edit(&mut value);
         value
     };
-    let cases: [(&str, Value); 8] = [
+    let cases: [(&str, Value); 10] = [
         (
             "unknown top-level member",
             broken(|m| m["extra"] = json!(1)),
@@ -127,6 +127,30 @@ fn the_schema_refuses_broken_manifests() {
             }),
         ),
         (
+            "a tool whose module is outside src/",
+            broken(|m| {
+                let route = m["routes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .iter_mut()
+                    .find(|route| route["kind"] == "tool")
+                    .unwrap();
+                route["source"] = json!("views/search.tsx");
+            }),
+        ),
+        (
+            "an App whose entry escapes the project",
+            broken(|m| {
+                let route = m["routes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .iter_mut()
+                    .find(|route| route["kind"] == "app")
+                    .unwrap();
+                route["source"] = json!("../views/viewer.tsx");
+            }),
+        ),
+        (
             "an event route with a server",
             broken(|m| {
                 let route = m["routes"]
@@ -151,10 +175,10 @@ fn the_schema_refuses_broken_manifests() {
 fn another_manifest_version_is_refused_by_name() {
     let temp = tempfile::tempdir().unwrap();
     let manifest = temp.path().join("abgen.manifest.json");
-    std::fs::write(&manifest, r#"{"manifestVersion": 8, "hooks": {}}"#).unwrap();
+    std::fs::write(&manifest, r#"{"manifestVersion": 9, "hooks": {}}"#).unwrap();
     let error = read_hook_view(&manifest).unwrap_err();
     assert!(
-        matches!(error, ManifestReadError::Version { found: 8, .. }),
+        matches!(error, ManifestReadError::Version { found: 9, .. }),
         "{error}"
     );
     assert!(

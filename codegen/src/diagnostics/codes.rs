@@ -61,7 +61,7 @@ codes! {
     AB4324 Error "a declared App's name is not `^[a-z][a-z0-9-]*$`";
     AB4325 Error "a declared App has the name of an App route of the same server";
     AB4326 Error "a declared App is not an object";
-    AB4327 Error "a declared App's `entry` is not a module path under the project's `src/`";
+    AB4327 Error "a declared App's `entry` is not a module path inside the project";
     AB4328 Error "a declared App's `entry` file does not exist";
     AB4329 Error "a declared App's `resourceUri` is not a `ui://` URI";
     AB4331 Error "a declared App's `template` is not an `.html`/`.htm` path inside the project";

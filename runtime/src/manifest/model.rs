@@ -11,7 +11,7 @@ use super::hooks::HookTables;
 /// The manifest's file name at the artifact root.
 pub const MANIFEST_FILE_NAME: &str = "abgen.manifest.json";
 /// The manifest format version this crate reads and writes.
-pub const MANIFEST_VERSION: u32 = 7;
+pub const MANIFEST_VERSION: u32 = 8;
 /// The React version the render worker is bundled with; the worker's `hello` must match it.
 pub const REACT_VERSION: &str = "19.3.1";
 /// The version of the host ↔ worker frame protocol.

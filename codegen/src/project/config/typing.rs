@@ -480,24 +480,21 @@ impl Typer<'_> {
             .and_then(Value::as_str)
             .map(project_path)
         {
-            Some(Ok(path)) if is_module_path(&path) && path.starts_with("src/") => Some(path),
+            // A declared entry may live anywhere in the project (seed 002's `./views/…`).
+            Some(Ok(path)) if is_module_path(&path) => Some(path),
             found => {
                 let reason = match found {
                     None => "is not a non-empty string".to_owned(),
                     Some(Err(reason)) => reason,
-                    Some(Ok(path)) if !is_module_path(&path) => {
-                        format!("`{path}` is not a .ts, .tsx, .js, .jsx or .mts module")
-                    }
-                    // The manifest names every route module under `src/`.
                     Some(Ok(path)) => {
-                        format!("`{path}` is not under `src/`, where route modules live")
+                        format!("`{path}` is not a .ts, .tsx, .js, .jsx or .mts module")
                     }
                 };
                 self.report(
                     Code::AB4327,
                     &at("entry"),
                     &format!("the `entry` of App `{name}` {reason}"),
-                    "name the App's module under the project's `src/`, e.g. `entry: './src/views/status-panel.ts'`",
+                    "name the App's module inside the project, e.g. `entry: './views/status-panel.ts'`",
                 );
                 None
             }
