@@ -151,19 +151,31 @@ describe('projection: projectTargetCapabilities runs the Rust projectors', () =>
 });
 
 describe('mcp-in-memory: openInMemoryMcpServer', () => {
-  // The seed's task example (tools/call with `task`, then tasks/result) is type-checked in
-  // fixtures/seed-002/snippets/tasks.test.ts; the generated server does not serve the Tasks
-  // utility yet, so here the same tool is called the ordinary way a client without tasks calls it.
-  it("calls the seed's task-supporting tool over the real protocol", async (t) => {
+  // The seed's task example (fixtures/seed-002/snippets/tasks.test.ts, type-checked there), run:
+  // a task-augmented tools/call answered with a task at once, then tasks/result.
+  it("runs the seed's task example over the real protocol", async (t) => {
     // Node 20 has no `await using`: the session is disposed through the same Symbol.asyncDispose.
     const session = await harness.openInMemoryMcpServer({ server: 'curator' });
     t.after(() => session[Symbol.asyncDispose]());
-    const result = await session.client.request({
+    const asked = performance.now();
+    const created = await session.client.request({
       method: 'tools/call',
-      params: { arguments: { holdMs: 200 }, name: 'wait' },
+      params: { arguments: { holdMs: 400 }, name: 'wait', task: { ttl: 60_000 } },
+    }, specTypeSchemas.CreateTaskResult);
+    assert.ok(performance.now() - asked < 400, 'the task is created before the tool settles');
+    assert.equal(created.task.status, 'working');
+    const result = await session.client.request({
+      method: 'tasks/result',
+      params: { taskId: created.task.taskId },
     }, specTypeSchemas.CallToolResult);
     assert.deepEqual(result.structuredContent, { found: true });
-    assert.deepEqual(result.content, [{ type: 'text', text: 'Held for 200 ms.' }]);
+    assert.deepEqual(result.content, [{ type: 'text', text: 'Held for 400 ms.' }]);
+    // A client without tasks calls the same tool the ordinary way.
+    const ordinary = await session.client.request({
+      method: 'tools/call',
+      params: { arguments: { holdMs: 1 }, name: 'wait' },
+    }, specTypeSchemas.CallToolResult);
+    assert.deepEqual(ordinary.structuredContent, { found: true });
   });
 
   it('lists the tools of a server and calls one with invokeMcpTool', async (t) => {
