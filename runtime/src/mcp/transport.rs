@@ -187,7 +187,7 @@ fn socket_unread(_socket: std::os::fd::BorrowedFd<'_>) -> Option<u64> {
     None
 }
 
-/// The longest a result waits for the client to read its request's progress first: a client
+/// The longest a response waits for the client to read its progress or log records first: a client
 /// that reads nothing for this long gets the result anyway.
 const PROGRESS_READ_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 
@@ -500,7 +500,9 @@ fn unreadable_message(message: &Value, reason: &serde_json::Error) -> Option<Val
 
 /// The writer thread: writes each message unless the gate holds it back, until the transport
 /// ends it (`null`); on a write error it records the error and stops. A result whose request
-/// has progress the client may not have read yet waits for the client to read it first.
+/// has progress the client may not have read yet, and any response after a log record the
+/// client may not have read yet, waits for the client to read it first: the SDK handles a
+/// response at once but a notification read with it a microtask later (typescript-sdk#2580).
 fn write_all(
     to_write: std::sync::mpsc::Receiver<Value>,
     mut output: impl Write,
@@ -510,6 +512,8 @@ fn write_all(
 ) {
     // The progress tokens written since the client was last seen to have read everything.
     let mut progress_unread = HashSet::new();
+    // Whether a log record (`notifications/message`, which names no request) was written since.
+    let mut log_unread = false;
     for message in to_write {
         if message.is_null() {
             return;
@@ -522,24 +526,32 @@ fn write_all(
         if !lets_out {
             continue;
         }
-        let is_progress =
-            message.get("method").and_then(Value::as_str) == Some("notifications/progress");
-        match token {
-            Some(token) if is_progress => {
+        let method = message.get("method").and_then(Value::as_str);
+        let waits = match (method, token) {
+            (Some("notifications/progress"), Some(token)) => {
                 progress_unread.insert(token);
+                false
             }
-            Some(token) if progress_unread.contains(&token) => {
-                if let Some(watched) = probe
-                    && !wait_until_read(watched)
-                {
-                    probe = None;
-                }
-                progress_unread.clear();
+            (Some("notifications/message"), _) => {
+                log_unread = true;
+                false
             }
-            _ => {}
+            (Some(_), _) => false,
+            (None, Some(token)) if progress_unread.contains(&token) => true,
+            (None, _) => log_unread && message.get("id").is_some(),
+        };
+        if waits {
+            if let Some(watched) = probe
+                && !wait_until_read(watched)
+            {
+                probe = None;
+            }
+            progress_unread.clear();
+            log_unread = false;
         }
         if probe.is_none() {
             progress_unread.clear();
+            log_unread = false;
         }
         if let Err(error) = write_message(&mut output, &message) {
             *broken.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
