@@ -64,6 +64,7 @@ fn the_official_conformance_suite_passes_but_for_the_listed_scenarios() {
     for scenario in [
         "server-initialize",
         "tools-call-with-progress",
+        "tools-call-with-logging",
         "resources-templates-read",
         "prompts-get-embedded-resource",
         "dns-rebinding-protection",
