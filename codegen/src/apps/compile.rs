@@ -7,7 +7,10 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::bundle::{BundleError, Toolchain, absolute, run_node_script};
+use crate::bundle::{
+    BundleError, ScriptCache, Toolchain, absolute, reported_inputs, run_node_script,
+    without_inputs_line,
+};
 use crate::diagnostics::{Code, Diagnostic, Location, Severity, Span};
 pub use crate::project::config::AppSourceMap;
 
@@ -114,6 +117,27 @@ pub fn compile_apps(
     source_map: AppSourceMap,
     sources: &BTreeMap<String, String>,
 ) -> Result<CompiledApps, BundleError> {
+    compile_apps_reusing(
+        project_root,
+        toolchain,
+        apps,
+        profile,
+        source_map,
+        sources,
+        None,
+    )
+}
+
+/// [`compile_apps`], reusing `cache`'s document of every App none of whose files changed.
+pub fn compile_apps_reusing(
+    project_root: &Path,
+    toolchain: &Toolchain,
+    apps: &[AppSource],
+    profile: AppProfile,
+    source_map: AppSourceMap,
+    sources: &BTreeMap<String, String>,
+    cache: Option<&ScriptCache>,
+) -> Result<CompiledApps, BundleError> {
     let mut output = CompiledApps::default();
     if apps.is_empty() {
         return Ok(output);
@@ -123,7 +147,7 @@ pub fn compile_apps(
     let mut sorted: Vec<&AppSource> = apps.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for app in sorted {
-        let report = run_app_script(&project_root, &toolchain, app, profile, source_map)?;
+        let report = run_app_script(&project_root, &toolchain, app, profile, source_map, cache)?;
         for warning in &report.warnings {
             output
                 .diagnostics
@@ -160,6 +184,7 @@ fn run_app_script(
     app: &AppSource,
     profile: AppProfile,
     source_map: AppSourceMap,
+    cache: Option<&ScriptCache>,
 ) -> Result<Report, BundleError> {
     let payload = serde_json::json!({
         "name": app.name,
@@ -179,8 +204,14 @@ fn run_app_script(
             AppSourceMap::External => "external".into(),
         },
     });
-    let run = run_node_script(APP_SCRIPT, &payload, project_root)?;
+    let key = ScriptCache::key(APP_SCRIPT, &payload);
     let what = || format!("the MCP App `{}`", app.name);
+    if let Some(stdout) = cache.and_then(|cache| cache.get(&key))
+        && let Ok(report) = serde_json::from_slice(&stdout)
+    {
+        return Ok(report);
+    }
+    let run = run_node_script(APP_SCRIPT, &payload, project_root)?;
     // The script reports compile errors in its JSON; anything else is it failing to run.
     if !run.completed() {
         return Err(BundleError::script_failed(
@@ -192,15 +223,22 @@ fn run_app_script(
             },
         ));
     }
-    serde_json::from_slice(&run.stdout).map_err(|error| {
+    let report: Report = serde_json::from_slice(&run.stdout).map_err(|error| {
         BundleError::script_failed(
             what(),
             format!(
                 "the compiler's report is not JSON ({error}): {}",
-                run.stderr.trim_end()
+                without_inputs_line(&run.stderr).trim_end()
             ),
         )
-    })
+    })?;
+    // Only a document is kept: a failed compile runs again, so its diagnostics come back.
+    if report.ok
+        && let (Some(cache), Some(inputs)) = (cache, reported_inputs(&run.stderr))
+    {
+        cache.keep(key, &run.stdout, project_root, &inputs);
+    }
+    Ok(report)
 }
 
 /// AB4770 (an error), AB4771 (a warning) or AB4837 (a compiler-carrying import), at the
