@@ -147,7 +147,26 @@ pub fn compile_apps_reusing(
     let mut sorted: Vec<&AppSource> = apps.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for app in sorted {
-        let report = run_app_script(&project_root, &toolchain, app, profile, source_map, cache)?;
+        let mut report =
+            run_app_script(&project_root, &toolchain, app, profile, source_map, cache)?;
+        // Seed 002: a readable document the hosts would refuse is recompiled with the production
+        // profile, so the preview keeps rendering it; AB4772 says so.
+        if profile == AppProfile::Development && report.ok && report.bytes > SIZE_BOUND_BYTES {
+            let development_bytes = report.bytes;
+            report = run_app_script(
+                &project_root,
+                &toolchain,
+                app,
+                AppProfile::Production,
+                source_map,
+                cache,
+            )?;
+            if report.ok {
+                output
+                    .diagnostics
+                    .push(production_fallback(app, development_bytes, report.bytes));
+            }
+        }
         for warning in &report.warnings {
             output
                 .diagnostics
@@ -161,6 +180,8 @@ pub fn compile_apps_reusing(
             }
             continue;
         }
+        // The 1 MiB advisory is production's even when a development build ships a production
+        // document; the 2 MiB bound holds in both.
         if let Some(advisory) = size_advisory(app, &report, profile) {
             output.diagnostics.push(advisory);
         }
@@ -364,6 +385,23 @@ fn size_advisory(app: &AppSource, report: &Report, profile: AppProfile) -> Optio
         .at(Location::file(&app.entry))
         .with_note("hosts refuse an App document over 2 MiB, and the view stops rendering there"),
     )
+}
+
+/// AB4772: the readable development document of an App crossed the 2 MiB hosts accept, so the
+/// production one was shipped instead.
+fn production_fallback(app: &AppSource, development_bytes: u64, shipped_bytes: u64) -> Diagnostic {
+    Diagnostic::new(
+        Code::AB4772,
+        format!(
+            "MCP App \"{}\"'s readable development document is {}, over the 2 MiB hosts accept; it was compiled with the production profile instead ({})",
+            app.name,
+            human_size(development_bytes),
+            human_size(shipped_bytes)
+        ),
+        "Nothing to do for the preview to render; to read the App's code in the browser again, trim what its largest modules pull in (`abgen build` names them when its production document reaches 1 MiB).",
+    )
+    .at(Location::file(&app.entry))
+    .with_note("hosts refuse an App document over 2 MiB, and the view stops rendering there")
 }
 
 /// `12.3 kB`, `1.20 MB`: decimal units, as the build line prints them.
