@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use abgen::apps::AppProfile;
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::cli::{
-    BuildArgs, CheckArgs, Cli, Commands, DevArgs, GenerateArgs, HooksCommand, InitArgs,
+    BuildArgs, CheckArgs, Cli, Commands, DevArgs, DevCommand, GenerateArgs, HooksCommand, InitArgs,
     InspectArgs, McpArgs, McpCommand, ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
 };
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
@@ -68,7 +68,7 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
         return build_check(args, &options);
     }
     if args.watch {
-        return watch(options, AppProfile::Production, DEFAULT_DEBOUNCE);
+        return watch(options, AppProfile::Production, DEFAULT_DEBOUNCE, false);
     }
     let stderr = io::stderr();
     let color = ColorChoice::for_terminal(stderr.is_terminal());
@@ -111,6 +111,20 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
 const DEFAULT_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(20);
 
 fn dev(args: &DevArgs) -> io::Result<ExitCode> {
+    if let Some(DevCommand::Proxy(proxy)) = &args.command {
+        let options = abgen::dev::ProxyOptions {
+            root: proxy.root.clone(),
+            server: proxy.server.clone(),
+        };
+        let color = ColorChoice::for_terminal(io::stderr().is_terminal());
+        // The proxy reports each failure once, as `abgen check` prints a diagnostic.
+        let report = Box::new(move |diagnostic: &abgen::diagnostics::Diagnostic| {
+            let text = render_pretty(std::slice::from_ref(diagnostic), &Default::default(), color);
+            let _ = io::stderr().lock().write_all(text.as_bytes());
+        });
+        abgen::dev::run_proxy(options, report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let options = BuildOptions {
         root: args
             .project
@@ -123,15 +137,18 @@ fn dev(args: &DevArgs) -> io::Result<ExitCode> {
         node_modules: None,
     };
     let debounce = std::time::Duration::from_millis(args.debounce_ms);
-    watch(options, AppProfile::Development, debounce)
+    watch(options, AppProfile::Development, debounce, true)
 }
 
 /// `abgen dev` and `abgen build --watch`: build, then rebuild on every change until stopped,
-/// printing each build's line and its diagnostics when they change.
+/// printing each build's line and its diagnostics when they change. With `dev_lock` (`abgen
+/// dev`), the project's development lock names each good build's epoch for `abgen dev proxy`,
+/// and is removed at the end.
 fn watch(
     options: BuildOptions,
     profile: AppProfile,
     debounce: std::time::Duration,
+    dev_lock: bool,
 ) -> io::Result<ExitCode> {
     use abgen::dev::{StopSignals, WatchOptions, watch_project};
     let stderr = io::stderr();
@@ -147,6 +164,7 @@ fn watch(
         options.root.display()
     )?;
     let mut built_once = false;
+    let lock_root = options.root.clone();
     let mut report = |report: abgen::dev::WatchReport<'_>| -> io::Result<()> {
         let diagnostics = match report.outcome {
             Ok(built) => built.diagnostics.clone(),
@@ -173,6 +191,25 @@ fn watch(
         match report.outcome {
             Ok(built) => {
                 built_once = true;
+                if dev_lock {
+                    let lock = abgen::dev::DevLock {
+                        version: abgen::dev::DEV_LOCK_VERSION,
+                        pid: std::process::id(),
+                        out: built
+                            .emitted
+                            .out_dir
+                            .canonicalize()
+                            .unwrap_or_else(|_| built.emitted.out_dir.clone()),
+                        digest: built.emitted.artifact.manifest.digest.clone(),
+                    };
+                    if let Err(error) = abgen::dev::write_dev_lock(&lock_root, &lock) {
+                        writeln!(
+                            stderr.lock(),
+                            "warning: cannot write {}: {error}; `abgen dev proxy` will not see this build",
+                            abgen::dev::dev_lock_path(&lock_root).display()
+                        )?;
+                    }
+                }
                 let files = built.emitted.artifact.manifest.files.len() + 1;
                 let mut stdout = io::stdout().lock();
                 writeln!(
@@ -201,7 +238,11 @@ fn watch(
         profile,
         debounce,
     };
-    match watch_project(&options, &mut || signals.should_stop(), &mut report) {
+    let watched = watch_project(&options, &mut || signals.should_stop(), &mut report);
+    if dev_lock {
+        abgen::dev::remove_dev_lock(&options.build.root, std::process::id());
+    }
+    match watched {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error) => {
             if let Some(error) = error.report_error() {

@@ -21,7 +21,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub use build::BuildArgs;
 pub use check::CheckArgs;
-pub use dev::DevArgs;
+pub use dev::{DevArgs, DevCommand, DevProxyArgs};
 pub use generate::GenerateArgs;
 pub use hooks::{HooksArgs, HooksCommand, SimulateArgs};
 pub use init::InitArgs;
