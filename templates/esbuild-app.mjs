@@ -132,6 +132,10 @@ try {
     .flatMap(([, output]) => Object.entries(output.inputs))
     .map(([path, input]) => ({ path: modulePath(path), bytes: input.bytesInOutput }))
     .sort((a, b) => b.bytes - a.bytes || a.path.localeCompare(b.path));
+  // The files esbuild read (and the template), so a watch loop can tell when this App is stale.
+  const inputs = Object.keys(result.metafile.inputs);
+  if (request.template !== null) inputs.push(request.template);
+  process.stderr.write(`abgen-inputs:${JSON.stringify(inputs)}\n`);
   process.stdout.write(JSON.stringify({
     ok: true,
     html,

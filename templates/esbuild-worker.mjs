@@ -115,6 +115,8 @@ try {
   ];
   if (errors.length > 0) fail(errors);
   process.stdout.write(text);
+  // The files esbuild read, so a watch loop can tell when this bundle is stale.
+  process.stderr.write(`abgen-inputs:${JSON.stringify(Object.keys(result.metafile.inputs))}\n`);
 } catch (error) {
   fail((error.errors ?? [{ text: String(error) }]).map((message) => ({
     kind: 'esbuild',

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use crate::diagnostics::{self, Code, Diagnostic, Location};
 use crate::graph::{RouteGraph, build_graph};
 use crate::project::{
-    FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules, load_config,
-    load_modules,
+    ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules,
+    load_config, load_modules_reusing,
 };
 use crate::schema::{RouteSchemas, check_host_profiles, translate_routes};
 
@@ -58,15 +58,29 @@ pub fn check_project(options: &CheckOptions) -> CheckReturn {
 
 /// Checks the project at `options.root`, reading every file through `reader`.
 pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> CheckReturn {
+    check_project_reusing(options, reader, None)
+}
+
+/// [`check_project_with`], reusing `cache`'s extraction of every module whose text did not
+/// change since the cache last saw it (what a watch loop's rebuild does).
+pub fn check_project_reusing(
+    options: &CheckOptions,
+    reader: &dyn SourceReader,
+    cache: Option<&ExtractionCache>,
+) -> CheckReturn {
     let root = options.root.as_path();
     let config = load_config(root, reader, options.targets.as_deref());
     let discovered = discover_modules(root);
-    let mut loaded = load_modules(discovered.modules, reader);
+    if let Some(cache) = cache {
+        let paths: Vec<&str> = discovered.modules.iter().map(|m| m.path.as_str()).collect();
+        cache.retain(&paths);
+    }
+    let mut loaded = load_modules_reusing(discovered.modules, reader, cache);
     crate::apps::split_view_modules(&mut loaded.modules, &mut loaded.diagnostics);
     // Apps declared in config load beside the discovered modules, as App modules of their server.
     let (declared, declared_diagnostics) =
         crate::apps::declared_app_modules(root, &config.config, &loaded.modules);
-    let declared = load_modules(declared, reader);
+    let declared = load_modules_reusing(declared, reader, None);
     loaded.modules.extend(declared.modules);
     loaded
         .modules

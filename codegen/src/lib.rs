@@ -10,6 +10,7 @@ pub mod apps;
 pub mod bundle;
 pub mod check;
 pub mod cli;
+pub mod dev;
 pub mod diagnostics;
 pub mod emit;
 pub mod extract;

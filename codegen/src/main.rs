@@ -8,10 +8,11 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use abgen::apps::AppProfile;
 use abgen::check::{CheckOptions, CheckReturn, check_project};
 use abgen::cli::{
-    BuildArgs, CheckArgs, Cli, Commands, GenerateArgs, HooksCommand, InitArgs, InspectArgs,
-    McpArgs, McpCommand, McpRunArgs, ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
+    BuildArgs, CheckArgs, Cli, Commands, DevArgs, DevCommand, GenerateArgs, HooksCommand, InitArgs,
+    InspectArgs, McpArgs, McpCommand, McpRunArgs, ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
 };
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::canonical_json::schema_to_canonical_json;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         Commands::Schema(args) => schema(&args),
         Commands::Init(args) => init(&args),
         Commands::Mcp(args) => mcp(&args),
+        Commands::Dev(args) => dev(&args),
         Commands::Hooks(args) => match args.command {
             HooksCommand::Simulate(args) => simulate(&args),
         },
@@ -64,6 +66,9 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
     };
     if args.check {
         return build_check(args, &options);
+    }
+    if args.watch {
+        return watch(options, AppProfile::Production, DEFAULT_DEBOUNCE, false);
     }
     let stderr = io::stderr();
     let color = ColorChoice::for_terminal(stderr.is_terminal());
@@ -99,6 +104,153 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(failure) => build_failed(args, &options, &failure),
+    }
+}
+
+/// How long a change must be quiet before `build --watch` rebuilds (`abgen dev --debounce-ms`).
+const DEFAULT_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(20);
+
+fn dev(args: &DevArgs) -> io::Result<ExitCode> {
+    if let Some(DevCommand::Proxy(proxy)) = &args.command {
+        let options = abgen::dev::ProxyOptions {
+            root: proxy.root.clone(),
+            server: proxy.server.clone(),
+        };
+        let color = ColorChoice::for_terminal(io::stderr().is_terminal());
+        // The proxy reports each failure once, as `abgen check` prints a diagnostic.
+        let report = Box::new(move |diagnostic: &abgen::diagnostics::Diagnostic| {
+            let text = render_pretty(std::slice::from_ref(diagnostic), &Default::default(), color);
+            let _ = io::stderr().lock().write_all(text.as_bytes());
+        });
+        abgen::dev::run_proxy(options, report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = BuildOptions {
+        root: args
+            .project
+            .root
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(".")),
+        targets: args.project.targets.clone(),
+        out: args.out.clone(),
+        host_binary: None,
+        node_modules: None,
+    };
+    let debounce = std::time::Duration::from_millis(args.debounce_ms);
+    watch(options, AppProfile::Development, debounce, true)
+}
+
+/// `abgen dev` and `abgen build --watch`: build, then rebuild on every change until stopped,
+/// printing each build's line and its diagnostics when they change. With `dev_lock` (`abgen
+/// dev`), the project's development lock names each good build's epoch for `abgen dev proxy`,
+/// and is removed at the end.
+fn watch(
+    options: BuildOptions,
+    profile: AppProfile,
+    debounce: std::time::Duration,
+    dev_lock: bool,
+) -> io::Result<ExitCode> {
+    use abgen::dev::{StopSignals, WatchOptions, watch_project};
+    let stderr = io::stderr();
+    let color = ColorChoice::for_terminal(stderr.is_terminal());
+    let mut signals = StopSignals::install()?;
+    let out = options
+        .out
+        .clone()
+        .unwrap_or_else(|| options.root.join("artifact"));
+    writeln!(
+        stderr.lock(),
+        "watching {} (Ctrl-C stops)",
+        options.root.display()
+    )?;
+    let mut built_once = false;
+    let lock_root = options.root.clone();
+    let mut report = |report: abgen::dev::WatchReport<'_>| -> io::Result<()> {
+        let diagnostics = match report.outcome {
+            Ok(built) => built.diagnostics.clone(),
+            Err(failure) => failure.diagnostics(),
+        };
+        if report.diagnostics_changed {
+            let text = if diagnostics.is_empty() {
+                if report.first {
+                    String::new()
+                } else {
+                    "no diagnostics\n".to_owned()
+                }
+            } else {
+                let sources = match report.outcome {
+                    Ok(built) => built.sources.clone(),
+                    Err(BuildFailure::Diagnostics { sources, .. }) => sources.clone(),
+                    Err(_) => Default::default(),
+                };
+                render_pretty(&diagnostics, &sources, color)
+            };
+            stderr.lock().write_all(text.as_bytes())?;
+        }
+        let millis = report.elapsed.as_millis();
+        match report.outcome {
+            Ok(built) => {
+                built_once = true;
+                if dev_lock {
+                    let lock = abgen::dev::DevLock {
+                        version: abgen::dev::DEV_LOCK_VERSION,
+                        pid: std::process::id(),
+                        out: built
+                            .emitted
+                            .out_dir
+                            .canonicalize()
+                            .unwrap_or_else(|_| built.emitted.out_dir.clone()),
+                        digest: built.emitted.artifact.manifest.digest.clone(),
+                    };
+                    if let Err(error) = abgen::dev::write_dev_lock(&lock_root, &lock) {
+                        writeln!(
+                            stderr.lock(),
+                            "warning: cannot write {}: {error}; `abgen dev proxy` will not see this build",
+                            abgen::dev::dev_lock_path(&lock_root).display()
+                        )?;
+                    }
+                }
+                let files = built.emitted.artifact.manifest.files.len() + 1;
+                let mut stdout = io::stdout().lock();
+                writeln!(
+                    stdout,
+                    "built {} ({files} files) in {millis} ms",
+                    built.emitted.out_dir.display()
+                )?;
+                for app in built.app_lines() {
+                    writeln!(stdout, "{app}")?;
+                }
+                stdout.flush()
+            }
+            Err(_) if built_once => writeln!(
+                stderr.lock(),
+                "build failed in {millis} ms; {} keeps the last good artifact",
+                out.display()
+            ),
+            Err(_) => writeln!(
+                stderr.lock(),
+                "build failed in {millis} ms; nothing is built yet"
+            ),
+        }
+    };
+    let options = WatchOptions {
+        build: options,
+        profile,
+        debounce,
+    };
+    let watched = watch_project(&options, &mut || signals.should_stop(), &mut report);
+    if dev_lock {
+        abgen::dev::remove_dev_lock(&options.build.root, std::process::id());
+    }
+    match watched {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(error) => {
+            if let Some(error) = error.report_error() {
+                return Err(io::Error::new(error.kind(), error.to_string()));
+            }
+            writeln!(stderr.lock(), "error: {error}")?;
+            Ok(ExitCode::FAILURE)
+        }
     }
 }
 

@@ -10,8 +10,9 @@ mod support;
 
 use std::process::Command;
 
+use abgen::apps::AppProfile;
 use serde_json::Value;
-use support::{build_fixture, node_summary, repo};
+use support::{build_fixture, build_fixture_with, node_summary, repo};
 
 #[test]
 fn the_app_client_works_in_chromium_against_the_ext_apps_host_bridge() {
@@ -22,6 +23,46 @@ fn the_app_client_works_in_chromium_against_the_ext_apps_host_bridge() {
     std::fs::create_dir_all(&scratch).unwrap();
     let summary = node_summary("runtime/tests/apps/browser.mjs", &[&artifact, &scratch]);
     // The script asserts every case; these are the outcomes a reader checks first.
+    assert_eq!(summary["abort"], "aborted", "{summary}");
+    assert_eq!(summary["timeout"]["code"], "timeout", "{summary}");
+    assert_eq!(summary["serverSawCancelled"], 2, "{summary}");
+    assert_eq!(summary["rebind"]["old"], "connection-rebound", "{summary}");
+    assert_eq!(summary["afterTeardown"], "disposed", "{summary}");
+}
+
+#[test]
+fn a_development_document_is_readable_and_works_in_chromium_as_the_production_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let temp = temp.path().canonicalize().unwrap();
+    let production = build_fixture(&temp.join("production"), "valid-app-probe");
+    let artifact = build_fixture_with(
+        &temp.join("dev"),
+        "valid-app-probe",
+        AppProfile::Development,
+    );
+    let readable = std::fs::read_to_string(artifact.join("mcp-apps/probe.html")).unwrap();
+    let minified = std::fs::read_to_string(production.join("mcp-apps/probe.html")).unwrap();
+    // Unminified, with the modules' own names and one marker per module; no source map.
+    assert!(
+        2 * readable.len() > 3 * minified.len(),
+        "{} against {}",
+        readable.len(),
+        minified.len()
+    );
+    assert!(
+        readable.contains("function createAppClient("),
+        "real identifiers"
+    );
+    assert!(!minified.contains("function createAppClient("));
+    assert!(
+        readable.contains("\n// src/mcp/desk/apps/probe.ts\n"),
+        "a module marker"
+    );
+    assert!(readable.contains("packages/agent-bundle/src/app/client.ts\n"));
+    assert!(!readable.contains("sourceMappingURL"));
+    let scratch = temp.join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let summary = node_summary("runtime/tests/apps/browser.mjs", &[&artifact, &scratch]);
     assert_eq!(summary["abort"], "aborted", "{summary}");
     assert_eq!(summary["timeout"]["code"], "timeout", "{summary}");
     assert_eq!(summary["serverSawCancelled"], 2, "{summary}");

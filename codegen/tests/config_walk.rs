@@ -169,10 +169,18 @@ fn run(config: &Value, files: &[(&str, &str)]) -> Outcome {
                 worker_bundle: Vec::new(),
             };
             let mut input = input;
-            bundle_entry_servers(&mut input, &abgen::bundle::locate_toolchain().unwrap())
-                .expect("the entry servers bundle");
-            bundle_plain_scripts(&mut input, &abgen::bundle::locate_toolchain().unwrap())
-                .expect("the plain scripts bundle");
+            bundle_entry_servers(
+                &mut input,
+                &abgen::bundle::locate_toolchain().unwrap(),
+                None,
+            )
+            .expect("the entry servers bundle");
+            bundle_plain_scripts(
+                &mut input,
+                &abgen::bundle::locate_toolchain().unwrap(),
+                None,
+            )
+            .expect("the plain scripts bundle");
             let planned = plan_artifact(&input, &options).expect("the artifact plans");
             Some((input, planned))
         }

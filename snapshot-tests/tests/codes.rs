@@ -1,15 +1,16 @@
 //! Every code in the diagnostic table has at least one fixture project that fires it
 //! (`fixtures/projects/<code lowercase>-<case>/`), so no code exists only on paper; the fixture
 //! driver (`projects.rs`) proves each such folder fires exactly its code. Codes about `--out` and
-//! bundling come from `abgen build` alone, which a fixture's `check` never reaches: each names
-//! the test that makes a build report it.
+//! bundling come from `abgen build` alone, and those of `abgen dev proxy` from a running
+//! development server, which a fixture's `check` never reaches: each names the test that makes
+//! abgen report it.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use abgen::diagnostics::Code;
 
-/// Codes only `abgen build` reports, with the test file that fires each.
+/// Codes only `abgen build` (or `abgen dev proxy`) reports, with the test file that fires each.
 const BUILD_CODES: &[(&str, &str)] = &[
     ("AB5340", "codegen/tests/build_output.rs"),
     ("AB5341", "codegen/tests/build_output.rs"),
@@ -21,6 +22,8 @@ const BUILD_CODES: &[(&str, &str)] = &[
     ("AB5364", "codegen/tests/build_report.rs"),
     ("AB5366", "codegen/tests/init.rs"),
     ("AB5369", "codegen/tests/build_report.rs"),
+    ("AB8024", "codegen/tests/dev_proxy.rs"),
+    ("AB8025", "codegen/tests/dev_proxy.rs"),
 ];
 
 #[test]

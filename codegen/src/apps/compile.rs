@@ -7,7 +7,10 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::bundle::{BundleError, Toolchain, absolute, run_node_script};
+use crate::bundle::{
+    BundleError, ScriptCache, Toolchain, absolute, reported_inputs, run_node_script,
+    without_inputs_line,
+};
 use crate::diagnostics::{Code, Diagnostic, Location, Severity, Span};
 pub use crate::project::config::AppSourceMap;
 
@@ -114,6 +117,27 @@ pub fn compile_apps(
     source_map: AppSourceMap,
     sources: &BTreeMap<String, String>,
 ) -> Result<CompiledApps, BundleError> {
+    compile_apps_reusing(
+        project_root,
+        toolchain,
+        apps,
+        profile,
+        source_map,
+        sources,
+        None,
+    )
+}
+
+/// [`compile_apps`], reusing `cache`'s document of every App none of whose files changed.
+pub fn compile_apps_reusing(
+    project_root: &Path,
+    toolchain: &Toolchain,
+    apps: &[AppSource],
+    profile: AppProfile,
+    source_map: AppSourceMap,
+    sources: &BTreeMap<String, String>,
+    cache: Option<&ScriptCache>,
+) -> Result<CompiledApps, BundleError> {
     let mut output = CompiledApps::default();
     if apps.is_empty() {
         return Ok(output);
@@ -123,7 +147,26 @@ pub fn compile_apps(
     let mut sorted: Vec<&AppSource> = apps.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     for app in sorted {
-        let report = run_app_script(&project_root, &toolchain, app, profile, source_map)?;
+        let mut report =
+            run_app_script(&project_root, &toolchain, app, profile, source_map, cache)?;
+        // Seed 002: a readable document the hosts would refuse is recompiled with the production
+        // profile, so the preview keeps rendering it; AB4772 says so.
+        if profile == AppProfile::Development && report.ok && report.bytes > SIZE_BOUND_BYTES {
+            let development_bytes = report.bytes;
+            report = run_app_script(
+                &project_root,
+                &toolchain,
+                app,
+                AppProfile::Production,
+                source_map,
+                cache,
+            )?;
+            if report.ok {
+                output
+                    .diagnostics
+                    .push(production_fallback(app, development_bytes, report.bytes));
+            }
+        }
         for warning in &report.warnings {
             output
                 .diagnostics
@@ -137,6 +180,8 @@ pub fn compile_apps(
             }
             continue;
         }
+        // The 1 MiB advisory is production's even when a development build ships a production
+        // document; the 2 MiB bound holds in both.
         if let Some(advisory) = size_advisory(app, &report, profile) {
             output.diagnostics.push(advisory);
         }
@@ -160,6 +205,7 @@ fn run_app_script(
     app: &AppSource,
     profile: AppProfile,
     source_map: AppSourceMap,
+    cache: Option<&ScriptCache>,
 ) -> Result<Report, BundleError> {
     let payload = serde_json::json!({
         "name": app.name,
@@ -179,8 +225,14 @@ fn run_app_script(
             AppSourceMap::External => "external".into(),
         },
     });
-    let run = run_node_script(APP_SCRIPT, &payload, project_root)?;
+    let key = ScriptCache::key(APP_SCRIPT, &payload);
     let what = || format!("the MCP App `{}`", app.name);
+    if let Some(stdout) = cache.and_then(|cache| cache.get(&key))
+        && let Ok(report) = serde_json::from_slice(&stdout)
+    {
+        return Ok(report);
+    }
+    let run = run_node_script(APP_SCRIPT, &payload, project_root)?;
     // The script reports compile errors in its JSON; anything else is it failing to run.
     if !run.completed() {
         return Err(BundleError::script_failed(
@@ -192,15 +244,22 @@ fn run_app_script(
             },
         ));
     }
-    serde_json::from_slice(&run.stdout).map_err(|error| {
+    let report: Report = serde_json::from_slice(&run.stdout).map_err(|error| {
         BundleError::script_failed(
             what(),
             format!(
                 "the compiler's report is not JSON ({error}): {}",
-                run.stderr.trim_end()
+                without_inputs_line(&run.stderr).trim_end()
             ),
         )
-    })
+    })?;
+    // Only a document is kept: a failed compile runs again, so its diagnostics come back.
+    if report.ok
+        && let (Some(cache), Some(inputs)) = (cache, reported_inputs(&run.stderr))
+    {
+        cache.keep(key, &run.stdout, project_root, &inputs);
+    }
+    Ok(report)
 }
 
 /// AB4770 (an error), AB4771 (a warning) or AB4837 (a compiler-carrying import), at the
@@ -326,6 +385,23 @@ fn size_advisory(app: &AppSource, report: &Report, profile: AppProfile) -> Optio
         .at(Location::file(&app.entry))
         .with_note("hosts refuse an App document over 2 MiB, and the view stops rendering there"),
     )
+}
+
+/// AB4772: the readable development document of an App crossed the 2 MiB hosts accept, so the
+/// production one was shipped instead.
+fn production_fallback(app: &AppSource, development_bytes: u64, shipped_bytes: u64) -> Diagnostic {
+    Diagnostic::new(
+        Code::AB4772,
+        format!(
+            "MCP App \"{}\"'s readable development document is {}, over the 2 MiB hosts accept; it was compiled with the production profile instead ({})",
+            app.name,
+            human_size(development_bytes),
+            human_size(shipped_bytes)
+        ),
+        "Nothing to do for the preview to render; to read the App's code in the browser again, trim what its largest modules pull in (`abgen build` names them when its production document reaches 1 MiB).",
+    )
+    .at(Location::file(&app.entry))
+    .with_note("hosts refuse an App document over 2 MiB, and the view stops rendering there")
 }
 
 /// `12.3 kB`, `1.20 MB`: decimal units, as the build line prints them.

@@ -16,7 +16,7 @@ mod views;
 
 pub use compile::{
     APPS_DIR, AppProfile, AppSource, AppSourceMap, CompiledApp, CompiledApps, SIZE_ADVISORY_BYTES,
-    SIZE_BOUND_BYTES, compile_apps, human_size,
+    SIZE_BOUND_BYTES, compile_apps, compile_apps_reusing, human_size,
 };
 pub use declared::{apply_app_declarations, declared_app, declared_app_modules};
 pub use views::split_view_modules;

@@ -12,6 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 
+use super::cache::{ScriptCache, reported_inputs};
 use super::entry::{WorkerEntry, render_worker_entry};
 use super::error::BundleError;
 
@@ -85,6 +86,15 @@ pub fn locate_toolchain() -> Result<Toolchain, BundleError> {
 
 /// Bundles the worker and returns the bytes of `runtime/worker.mjs`.
 pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
+    bundle_worker_reusing(request, None)
+}
+
+/// [`bundle_worker`], reusing `cache`'s bundle when neither the entry nor any file it read
+/// changed.
+pub fn bundle_worker_reusing(
+    request: &BundleRequest,
+    cache: Option<&ScriptCache>,
+) -> Result<Vec<u8>, BundleError> {
     let entry = render_worker_entry(&request.entry)?;
     run_esbuild(
         &request.project_root,
@@ -92,6 +102,7 @@ pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
         &entry,
         "abgen-worker-entry.mjs",
         "worker",
+        cache,
     )
 }
 
@@ -108,6 +119,7 @@ pub fn bundle_stdio_entry(
     server: &str,
     source: &str,
     manifest_env: &BTreeMap<String, String>,
+    cache: Option<&ScriptCache>,
 ) -> Result<Vec<u8>, BundleError> {
     let specifier = serde_json::to_string(&format!("./{source}")).unwrap_or_default();
     let name = serde_json::to_string(server).unwrap_or_default();
@@ -127,6 +139,7 @@ pub fn bundle_stdio_entry(
         &entry,
         &format!("abgen-mcp-{server}.mjs"),
         "stdio-entry",
+        cache,
     )
 }
 
@@ -139,6 +152,7 @@ pub fn bundle_plain_script(
     project_root: &Path,
     toolchain: &Toolchain,
     source: &str,
+    cache: Option<&ScriptCache>,
 ) -> Result<Vec<u8>, BundleError> {
     let specifier = serde_json::to_string(&format!("./{source}")).unwrap_or_default();
     let entry = format!(
@@ -155,6 +169,7 @@ pub fn bundle_plain_script(
         &entry,
         "abgen-script.mjs",
         "plain-script",
+        cache,
     )
 }
 
@@ -164,6 +179,7 @@ fn run_esbuild(
     entry: &str,
     sourcefile: &str,
     kind: &str,
+    cache: Option<&ScriptCache>,
 ) -> Result<Vec<u8>, BundleError> {
     let toolchain = toolchain.resolved()?;
     let project_root = absolute(project_root);
@@ -176,6 +192,10 @@ fn run_esbuild(
         "kind": kind,
         "react": abgen_runtime::manifest::REACT_VERSION,
     });
+    let key = ScriptCache::key(ESBUILD_SCRIPT, &payload);
+    if let Some(bundle) = cache.and_then(|cache| cache.get(&key)) {
+        return Ok(bundle);
+    }
     let run = run_node_script(ESBUILD_SCRIPT, &payload, &project_root)?;
     if !run.completed() || run.stdout.is_empty() {
         let what = if kind == "worker" {
@@ -184,6 +204,9 @@ fn run_esbuild(
             format!("the stdio entry `{sourcefile}`")
         };
         return Err(BundleError::from_script(what, &run.stderr, run.status));
+    }
+    if let (Some(cache), Some(inputs)) = (cache, reported_inputs(&run.stderr)) {
+        cache.keep(key, &run.stdout, &project_root, &inputs);
     }
     Ok(run.stdout)
 }

@@ -7,14 +7,17 @@
 //! Invariant: the same request gives the same bytes: esbuild runs with the project root as its
 //! working directory, and route specifiers are project-relative.
 
+mod cache;
 mod entry;
 mod error;
 mod esbuild;
 
+pub use cache::ScriptCache;
+pub(crate) use cache::{reported_inputs, without_inputs_line};
 pub use entry::{BundleModule, WorkerEntry, render_worker_entry};
 pub use error::{BundleError, BundleMessage, MessageKind};
 pub use esbuild::{
     BundleRequest, NODE_ENV, NODE_MODULES_ENV, Toolchain, bundle_plain_script, bundle_stdio_entry,
-    bundle_worker, fallback_node_modules, locate_toolchain,
+    bundle_worker, bundle_worker_reusing, fallback_node_modules, locate_toolchain,
 };
 pub(crate) use esbuild::{absolute, run_node_script};

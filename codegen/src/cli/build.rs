@@ -29,4 +29,11 @@ pub struct BuildArgs {
     /// (`schemas/build-report.schema.json`).
     #[arg(long)]
     pub json: bool,
+
+    /// Build, then rebuild after every change of the project's files until Ctrl-C (SIGINT),
+    /// SIGTERM or the end of a piped standard input. Production App documents, as a plain
+    /// build; `abgen dev` is the same loop with readable ones. A failed rebuild keeps the last
+    /// good artifact; diagnostics print when they change.
+    #[arg(long, conflicts_with_all = ["check", "json"])]
+    pub watch: bool,
 }

@@ -7,6 +7,7 @@
 
 mod build;
 mod check;
+mod dev;
 mod generate;
 mod hooks;
 mod init;
@@ -20,6 +21,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub use build::BuildArgs;
 pub use check::CheckArgs;
+pub use dev::{DevArgs, DevCommand, DevProxyArgs};
 pub use generate::GenerateArgs;
 pub use hooks::{HooksArgs, HooksCommand, SimulateArgs};
 pub use init::InitArgs;
@@ -73,6 +75,14 @@ pub enum Commands {
     Init(InitArgs),
     /// Ask a built artifact's MCP server what a host would: `mcp list`, `mcp invoke`.
     Mcp(McpArgs),
+    /// Build for development and rebuild on every change: readable App documents.
+    ///
+    /// Builds like `abgen build` (into `<root>/artifact` unless `--out`), with App documents
+    /// unminified, then watches the project and rebuilds what a change reaches once the change
+    /// is quiet. A failed rebuild keeps the last good artifact; diagnostics print when they
+    /// change. Runs until Ctrl-C (SIGINT), SIGTERM or the end of a piped standard input; exits 0
+    /// then, 1 when the loop could not start.
+    Dev(DevArgs),
 }
 
 /// Where the project is and which hosts it is built for; shared by every project command.

@@ -2,7 +2,8 @@
 //!
 //! agent-bundle's codes keep their meaning (so its docs transfer); abgen-only checks use
 //! AB5100–AB5999: AB51xx static schemas, AB52xx host profiles and the host matrix, AB53xx
-//! bundling, run time and the compiler's own input handling.
+//! bundling, run time and the compiler's own input handling. AB80xx are agent-bundle's
+//! development-server codes, with its meaning.
 
 use super::Severity;
 
@@ -158,4 +159,6 @@ codes! {
     AB5365 Error "an import the project cannot resolve: a package that is not installed, or a relative path that names no file";
     AB5366 Error "`abgen init` would replace a file, or was given a name that is not a plugin name";
     AB5369 Error "the build failed in abgen itself: a file it could not read or write, or an internal error";
+    AB8024 Error "`abgen dev proxy`: the development epoch a request needs is gone (its artifact removed, its runtime ended or not starting)";
+    AB8025 Error "`abgen dev proxy`: no development server (no `abgen dev` runs for the project)";
 }

@@ -20,17 +20,17 @@ use super::input::{
     EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
 };
 use super::output::claim_output;
-use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps, human_size};
+use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps_reusing, human_size};
 use crate::bundle::{
-    BundleError, BundleModule, BundleRequest, Toolchain, WorkerEntry, bundle_plain_script,
-    bundle_stdio_entry, bundle_worker, locate_toolchain,
+    BundleError, BundleModule, BundleRequest, ScriptCache, Toolchain, WorkerEntry,
+    bundle_plain_script, bundle_stdio_entry, bundle_worker_reusing, locate_toolchain,
 };
-use crate::check::{CheckOptions, CheckReturn, check_project};
+use crate::check::{CheckOptions, CheckReturn, check_project, check_project_reusing};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::extract::DefaultExport;
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
-use crate::project::ProjectConfig;
 use crate::project::config::Author;
+use crate::project::{ExtractionCache, FsReader, ProjectConfig};
 
 /// The environment variable naming a prebuilt worker bundle to ship instead of bundling one.
 pub const WORKER_BUNDLE_ENV: &str = "ABGEN_WORKER_BUNDLE";
@@ -94,6 +94,15 @@ impl BuildFailure {
     }
 }
 
+/// What one build keeps for the next build of the same project, so that a rebuild redoes only
+/// what a change reaches: each module's extraction (by its text) and each bundle and App
+/// document (by its request and the files the bundler read).
+#[derive(Debug, Default)]
+pub struct BuildCache {
+    pub extraction: ExtractionCache,
+    pub scripts: ScriptCache,
+}
+
 /// Checks, bundles and emits the project at `options.root`, with production App documents
 /// (minified, no source maps), as `abgen build` ships them.
 pub fn build_project(options: &BuildOptions) -> Result<BuildReturn, BuildFailure> {
@@ -105,10 +114,24 @@ pub fn build_project_with(
     options: &BuildOptions,
     app_profile: AppProfile,
 ) -> Result<BuildReturn, BuildFailure> {
-    let checked = check_project(&CheckOptions {
-        root: options.root.clone(),
-        targets: options.targets.clone(),
-    });
+    build_project_reusing(options, app_profile, None)
+}
+
+/// [`build_project_with`], reusing what `cache` kept from an earlier build of the project (and
+/// keeping this build's work in it): the rebuild of a watch loop.
+pub fn build_project_reusing(
+    options: &BuildOptions,
+    app_profile: AppProfile,
+    cache: Option<&BuildCache>,
+) -> Result<BuildReturn, BuildFailure> {
+    let checked = check_project_reusing(
+        &CheckOptions {
+            root: options.root.clone(),
+            targets: options.targets.clone(),
+        },
+        &FsReader,
+        cache.map(|cache| &cache.extraction),
+    );
     let input = buildable_input(options, &checked)?;
     // The output is claimed before the slow steps, so a refusal comes at once, and held to the
     // end, so a second build of the same output waits for this one.
@@ -121,7 +144,14 @@ pub fn build_project_with(
         input,
         emit_options,
         diagnostics,
-    } = bundled(options, input, &checked, out, app_profile)?;
+    } = bundled(
+        options,
+        input,
+        &checked,
+        out,
+        app_profile,
+        cache.map(|cache| &cache.scripts),
+    )?;
     let emitted = match emit_claimed(&input, &emit_options, &claim) {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
@@ -167,6 +197,7 @@ pub fn check_built_artifact(options: &BuildOptions) -> Result<CheckedArtifact, B
         &checked,
         out.clone(),
         AppProfile::Production,
+        None,
     )?;
     let artifact = plan_artifact(&input, &emit_options)?;
     let comparison = compare_with_directory(&artifact, &out)?;
@@ -218,6 +249,7 @@ fn bundled(
     checked: &CheckReturn,
     out: PathBuf,
     app_profile: AppProfile,
+    cache: Option<&ScriptCache>,
 ) -> Result<Bundled, BuildFailure> {
     let toolchain = match &options.node_modules {
         Some(node_modules) => Toolchain::at(node_modules),
@@ -228,18 +260,21 @@ fn bundled(
         Some(path) => {
             std::fs::read(&path).map_err(EmitError::io("read the worker bundle at", path))?
         }
-        None => bundle_worker(&BundleRequest {
-            project_root: input.project_root.clone(),
-            entry: worker_entry(&input),
-            toolchain: toolchain.clone(),
-        })?,
+        None => bundle_worker_reusing(
+            &BundleRequest {
+                project_root: input.project_root.clone(),
+                entry: worker_entry(&input),
+                toolchain: toolchain.clone(),
+            },
+            cache,
+        )?,
     };
-    bundle_entry_servers(&mut input, &toolchain)?;
-    bundle_plain_scripts(&mut input, &toolchain)?;
+    bundle_entry_servers(&mut input, &toolchain, cache)?;
+    bundle_plain_scripts(&mut input, &toolchain, cache)?;
     // Apps compile after the check, so their diagnostics (AB4770–AB4772, AB4837) join its own.
     let mut diagnostics = checked.diagnostics.clone();
     if let Some(graph) = &checked.graph {
-        let compiled = compile_apps(
+        let compiled = compile_apps_reusing(
             &input.project_root,
             &toolchain,
             &app_sources(&input, checked, graph),
@@ -249,6 +284,7 @@ fn bundled(
                 .as_ref()
                 .map_or_else(Default::default, |config| config.app_source_map),
             &checked.sources,
+            cache,
         )?;
         diagnostics.extend(compiled.diagnostics);
         crate::diagnostics::sort(&mut diagnostics);
@@ -660,10 +696,11 @@ fn conventional_entries(
         .collect()
 }
 
-/// Bundles (or reads) the file of every entry server of `input`.
+/// Bundles (or reads) the file of every entry server of `input`, reusing `cache`'s bundles.
 pub fn bundle_entry_servers(
     input: &mut EmitInput,
     toolchain: &Toolchain,
+    cache: Option<&ScriptCache>,
 ) -> Result<(), BuildFailure> {
     let root = input.project_root.clone();
     for server in &mut input.declared {
@@ -676,7 +713,7 @@ pub fn bundle_entry_servers(
                     EmitLaunch::Remote { .. } => &no_env,
                 };
                 let bundle =
-                    bundle_stdio_entry(&root, toolchain, &server.id, source, manifest_env)?;
+                    bundle_stdio_entry(&root, toolchain, &server.id, source, manifest_env, cache)?;
                 vec![(file.clone(), bundle)]
             }
             EmitEntry::Prebuilt { source, file } => {
@@ -691,13 +728,15 @@ pub fn bundle_entry_servers(
     Ok(())
 }
 
-/// Bundles every plain script of `input` into its own Node program (`scripts/<name>.mjs`).
+/// Bundles every plain script of `input` into its own Node program (`scripts/<name>.mjs`),
+/// reusing `cache`'s bundles.
 pub fn bundle_plain_scripts(
     input: &mut EmitInput,
     toolchain: &Toolchain,
+    cache: Option<&ScriptCache>,
 ) -> Result<(), BuildFailure> {
     for script in &mut input.plain_scripts {
-        script.bundle = bundle_plain_script(&input.project_root, toolchain, &script.source)?;
+        script.bundle = bundle_plain_script(&input.project_root, toolchain, &script.source, cache)?;
     }
     Ok(())
 }

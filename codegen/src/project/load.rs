@@ -3,8 +3,11 @@
 //! Entry call: [`load_modules`]. Invariant: every discovered module yields one
 //! [`LoadedModule`] in discovery order, even when its file could not be read (its extraction
 //! is then empty and a diagnostic says why), so route identities never depend on file contents.
+//! [`load_modules_reusing`] takes an [`ExtractionCache`]: a watch loop's rebuild extracts only
+//! the files whose text changed since the last one.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -30,11 +33,94 @@ pub struct LoadReturn {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// What extraction produced from one file's text, kept for the next build of the same project:
+/// extraction is a pure function of the path, the kind and the text.
+#[derive(Debug, Default)]
+pub struct ExtractionCache {
+    entries: Mutex<HashMap<String, CachedExtraction>>,
+}
+
+#[derive(Debug)]
+struct CachedExtraction {
+    kind: super::model::ModuleKind,
+    text: String,
+    module: ExtractedModule,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl ExtractionCache {
+    /// The extraction of `path` as `kind` from `text`: the cached one when the file's kind and
+    /// text are what they were, else a fresh one, then kept.
+    fn extract(
+        &self,
+        path: &str,
+        kind: &super::model::ModuleKind,
+        text: &str,
+    ) -> (ExtractedModule, Vec<Diagnostic>) {
+        let entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if let Some(cached) = entries.get(path)
+            && cached.kind == *kind
+            && cached.text == text
+        {
+            return (cached.module.clone(), cached.diagnostics.clone());
+        }
+        // Extraction runs outside the lock, so files still extract in parallel.
+        drop(entries);
+        let extracted = extract_module(path, kind, text);
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        entries.insert(
+            path.to_owned(),
+            CachedExtraction {
+                kind: kind.clone(),
+                text: text.to_owned(),
+                module: extracted.module.clone(),
+                diagnostics: extracted.diagnostics.clone(),
+            },
+        );
+        (extracted.module, extracted.diagnostics)
+    }
+
+    /// Forgets every file not in `paths` (a file deleted since), so the cache holds only the
+    /// project's current files.
+    pub fn retain(&self, paths: &[&str]) {
+        let keep: std::collections::HashSet<&str> = paths.iter().copied().collect();
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        entries.retain(|path, _| keep.contains(path.as_str()));
+    }
+
+    /// How many files' extractions are kept.
+    pub fn len(&self) -> usize {
+        self.entries.lock().map_or(0, |entries| entries.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Reads and extracts `modules` in parallel.
 pub fn load_modules(modules: Vec<SourceModule>, reader: &dyn SourceReader) -> LoadReturn {
+    load_modules_reusing(modules, reader, None)
+}
+
+/// [`load_modules`], reusing `cache`'s extraction of every file whose text is unchanged.
+pub fn load_modules_reusing(
+    modules: Vec<SourceModule>,
+    reader: &dyn SourceReader,
+    cache: Option<&ExtractionCache>,
+) -> LoadReturn {
     let results: Vec<(LoadedModule, Option<String>, Vec<Diagnostic>)> = modules
         .into_par_iter()
-        .map(|module| load_one(module, reader))
+        .map(|module| load_one(module, reader, cache))
         .collect();
     let mut output = LoadReturn::default();
     output.modules.reserve(results.len());
@@ -51,6 +137,7 @@ pub fn load_modules(modules: Vec<SourceModule>, reader: &dyn SourceReader) -> Lo
 fn load_one(
     source: SourceModule,
     reader: &dyn SourceReader,
+    cache: Option<&ExtractionCache>,
 ) -> (LoadedModule, Option<String>, Vec<Diagnostic>) {
     let empty = ExtractedModule {
         path: source.path.clone(),
@@ -58,15 +145,14 @@ fn load_one(
     };
     match read_text(reader, &source.absolute, &source.path) {
         Ok(text) => {
-            let extracted = extract_module(&source.path, &source.kind, &text);
-            (
-                LoadedModule {
-                    source,
-                    extracted: extracted.module,
-                },
-                Some(text),
-                extracted.diagnostics,
-            )
+            let (extracted, diagnostics) = match cache {
+                Some(cache) => cache.extract(&source.path, &source.kind, &text),
+                None => {
+                    let extracted = extract_module(&source.path, &source.kind, &text);
+                    (extracted.module, extracted.diagnostics)
+                }
+            };
+            (LoadedModule { source, extracted }, Some(text), diagnostics)
         }
         Err(ReadFailure::Rejected(diagnostic)) => (
             LoadedModule {

@@ -16,6 +16,6 @@ pub mod support;
 pub use config::{ConfigReturn, ProjectConfig, ServerMode, Target, load_config};
 pub(crate) use discover::is_symlink;
 pub use discover::{DiscoverReturn, classify, discover_modules, symlink_not_followed};
-pub use load::{LoadReturn, LoadedModule, load_modules};
+pub use load::{ExtractionCache, LoadReturn, LoadedModule, load_modules, load_modules_reusing};
 pub use model::{LayoutScope, ModuleKind, SourceModule};
 pub use reader::{FsReader, ReadFailure, SourceReader, read_text};

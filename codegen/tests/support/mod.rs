@@ -98,16 +98,24 @@ pub fn node_summary(script: &str, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Value
 }
 
 pub fn build_fixture(temp: &Path, name: &str) -> PathBuf {
+    build_fixture_with(temp, name, abgen::apps::AppProfile::Production)
+}
+
+/// [`build_fixture`] with the App documents in `profile` (`abgen dev` builds development ones).
+pub fn build_fixture_with(temp: &Path, name: &str, profile: abgen::apps::AppProfile) -> PathBuf {
     let project = temp.join("project");
     copy_project(&repo().join("fixtures/projects").join(name), &project);
     let artifact = temp.join("artifact");
-    build_project(&BuildOptions {
-        root: project,
-        targets: None,
-        out: Some(artifact.clone()),
-        host_binary: Some(host_binary()),
-        node_modules: None,
-    })
+    abgen::emit::build_project_with(
+        &BuildOptions {
+            root: project,
+            targets: None,
+            out: Some(artifact.clone()),
+            host_binary: Some(host_binary()),
+            node_modules: None,
+        },
+        profile,
+    )
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
     artifact
 }

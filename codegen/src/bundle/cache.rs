@@ -1,0 +1,173 @@
+//! What a bundling script produced, kept for the next build of the same project, with the files
+//! the bundler read to produce it. Entry: [`ScriptCache`], handed to [`super::run_node_script`]'s
+//! callers by a watch loop (`crate::dev`); a one-off build passes none.
+//!
+//! Invariant: a kept output is reused only when the script, its request and the content of every
+//! file the bundler read are what they were. A project file is compared by its bytes; a file
+//! under `node_modules/` (React, the runtime package: large, and changed only by an install) by
+//! its length and modification time.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+/// The marker of the line a bundling script writes last on standard error: the JSON list of the
+/// files its bundler read (esbuild's metafile inputs, relative to the working directory).
+pub(crate) const INPUTS_MARKER: &str = "abgen-inputs:";
+
+/// Kept outputs of bundling scripts, by script and request.
+#[derive(Debug, Default)]
+pub struct ScriptCache {
+    entries: Mutex<HashMap<[u8; 32], Kept>>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    stdout: Vec<u8>,
+    inputs: Vec<(PathBuf, Fingerprint)>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Fingerprint {
+    Bytes([u8; 32]),
+    Stat {
+        len: u64,
+        modified: Option<SystemTime>,
+    },
+    Missing,
+}
+
+impl ScriptCache {
+    /// The key of one run: the script and its request.
+    pub(crate) fn key(script: &str, payload: &serde_json::Value) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        hasher.update(script.as_bytes());
+        hasher.update([0]);
+        hasher.update(payload.to_string().as_bytes());
+        hasher.finalize().into()
+    }
+
+    /// The kept standard output of the run `key`, when every file it read is unchanged.
+    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
+        let entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        let kept = entries.get(key)?;
+        let unchanged = kept
+            .inputs
+            .iter()
+            .all(|(path, fingerprint)| fingerprint_of(path) == *fingerprint);
+        unchanged.then(|| kept.stdout.clone())
+    }
+
+    /// Keeps the standard output of a completed run `key`, which read `inputs` (relative to
+    /// `working_dir`).
+    pub(crate) fn keep(&self, key: [u8; 32], stdout: &[u8], working_dir: &Path, inputs: &[String]) {
+        let inputs = inputs
+            .iter()
+            .map(|input| {
+                let path = working_dir.join(input);
+                let fingerprint = fingerprint_of(&path);
+                (path, fingerprint)
+            })
+            .collect();
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        entries.insert(
+            key,
+            Kept {
+                stdout: stdout.to_vec(),
+                inputs,
+            },
+        );
+    }
+
+    /// How many outputs are kept.
+    pub fn len(&self) -> usize {
+        self.entries.lock().map_or(0, |entries| entries.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The files a script's standard error names on its last [`INPUTS_MARKER`] line, if any: the
+/// bundler's inputs that are files (not `<stdin>` or a namespaced virtual module).
+pub(crate) fn reported_inputs(stderr: &str) -> Option<Vec<String>> {
+    let line = stderr
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix(INPUTS_MARKER))?;
+    let inputs: Vec<String> = serde_json::from_str(line).ok()?;
+    Some(
+        inputs
+            .into_iter()
+            .filter(|input| !input.starts_with('<') && !input.contains(':'))
+            .collect(),
+    )
+}
+
+/// Standard error without the [`INPUTS_MARKER`] line, for messages a reader sees.
+pub(crate) fn without_inputs_line(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|line| !line.starts_with(INPUTS_MARKER))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+fn fingerprint_of(path: &Path) -> Fingerprint {
+    let in_packages = path
+        .components()
+        .any(|component| component.as_os_str() == "node_modules");
+    if in_packages {
+        return match std::fs::metadata(path) {
+            Ok(metadata) => Fingerprint::Stat {
+                len: metadata.len(),
+                modified: metadata.modified().ok(),
+            },
+            Err(_) => Fingerprint::Missing,
+        };
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => Fingerprint::Bytes(Sha256::digest(&bytes).into()),
+        Err(_) => Fingerprint::Missing,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_is_reused_only_while_every_input_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.ts"), "export const a = 1;\n").unwrap();
+        let cache = ScriptCache::default();
+        let key = ScriptCache::key("script", &serde_json::json!({ "entry": "a" }));
+        assert_eq!(cache.get(&key), None);
+        cache.keep(key, b"bundle", dir.path(), &["a.ts".to_owned()]);
+        assert_eq!(cache.get(&key).as_deref(), Some(&b"bundle"[..]));
+        let other = ScriptCache::key("script", &serde_json::json!({ "entry": "b" }));
+        assert_eq!(cache.get(&other), None, "another request is another run");
+        std::fs::write(dir.path().join("a.ts"), "export const a = 2;\n").unwrap();
+        assert_eq!(cache.get(&key), None, "a changed input");
+        std::fs::remove_file(dir.path().join("a.ts")).unwrap();
+        assert_eq!(cache.get(&key), None, "a deleted input");
+    }
+
+    #[test]
+    fn the_inputs_line_is_the_last_marked_line() {
+        let stderr = "(node) a warning\nabgen-inputs:[\"old\"]\nabgen-inputs:[\"src/a.ts\",\"<stdin>\",\"(disabled):fs\"]\n";
+        assert_eq!(reported_inputs(stderr), Some(vec!["src/a.ts".to_owned()]));
+        assert_eq!(reported_inputs("no marker\n"), None);
+        assert_eq!(without_inputs_line(stderr), "(node) a warning\n");
+    }
+}
