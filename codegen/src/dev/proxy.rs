@@ -551,7 +551,7 @@ fn dev_server_gone(root: &Path) -> Diagnostic {
             root.display()
         ),
         format!(
-            "start `abgen dev --root {}`; this proxy stays connected and serves its first good build",
+            "start `abgen dev --root {}` (a host not yet connected reconnects then; a connected proxy serves its first good build by itself)",
             root.display()
         ),
     )
