@@ -547,7 +547,7 @@ fn dev_server_gone(root: &Path) -> Diagnostic {
     Diagnostic::new(
         Code::AB8025,
         format!(
-            "no development server: `abgen dev` is not running for {}",
+            "no development server: `abgen dev` is not running for {}, or has not built it successfully yet",
             root.display()
         ),
         format!(
