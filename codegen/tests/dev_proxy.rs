@@ -1,6 +1,7 @@
 //! `abgen dev proxy` as a host keeps it connected, driven by the official MCP TypeScript SDK
 //! client (`codegen/tests/support/dev-proxy.mjs`) while `abgen dev` rebuilds a copy of
-//! `fixtures/projects/valid-mcp-calls` with the real `abgen-host`: an admitted call finishes on
+//! `fixtures/projects/valid-mcp-calls` with the real `abgen-host`: progress is forwarded under
+//! the host's token, an admitted call finishes on
 //! its epoch, the rebuild reaches the host as `notifications/tools/list_changed` and new calls
 //! go to the new epoch, and a vanished epoch ("AB8024") or development server ("AB8025") fails
 //! closed with its code. Needs the npm workspace installed and Node 20+.
@@ -71,6 +72,14 @@ fn the_proxy_keeps_the_host_connected_across_rebuilds_and_fails_closed() {
     let seen: Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {stderr}"));
     assert_eq!(seen["after"], "Answers at once, rebuilt.", "{seen}");
+    let progress: Vec<f64> = seen["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert_eq!(progress.last(), Some(&3.0), "{seen}");
+    assert!(progress.windows(2).all(|pair| pair[0] < pair[1]), "{seen}");
     let events: Vec<&str> = seen["events"]
         .as_array()
         .unwrap()

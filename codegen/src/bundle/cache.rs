@@ -18,6 +18,15 @@ use sha2::{Digest, Sha256};
 /// files its bundler read (esbuild's metafile inputs, relative to the working directory).
 pub(crate) const INPUTS_MARKER: &str = "abgen-inputs:";
 
+/// The files at the project root that decide how imports resolve (tsconfig `paths`, package
+/// `imports` and the lockfile of what is installed): a change to one may change any bundle.
+const RESOLUTION_FILES: &[&str] = &[
+    "tsconfig.json",
+    "jsconfig.json",
+    "package.json",
+    "package-lock.json",
+];
+
 /// Kept outputs of bundling scripts, by script and request.
 #[derive(Debug, Default)]
 pub struct ScriptCache {
@@ -65,10 +74,13 @@ impl ScriptCache {
     }
 
     /// Keeps the standard output of a completed run `key`, which read `inputs` (relative to
-    /// `working_dir`).
+    /// `working_dir`). The project's [`RESOLUTION_FILES`] count as inputs too: esbuild reads
+    /// them to resolve imports, and its metafile does not name them.
     pub(crate) fn keep(&self, key: [u8; 32], stdout: &[u8], working_dir: &Path, inputs: &[String]) {
         let inputs = inputs
             .iter()
+            .map(String::as_str)
+            .chain(RESOLUTION_FILES.iter().copied())
             .map(|input| {
                 let path = working_dir.join(input);
                 let fingerprint = fingerprint_of(&path);
@@ -161,6 +173,14 @@ mod tests {
         assert_eq!(cache.get(&key), None, "a changed input");
         std::fs::remove_file(dir.path().join("a.ts")).unwrap();
         assert_eq!(cache.get(&key), None, "a deleted input");
+        cache.keep(key, b"bundle", dir.path(), &[]);
+        assert_eq!(cache.get(&key).as_deref(), Some(&b"bundle"[..]));
+        std::fs::write(dir.path().join("tsconfig.json"), "{}\n").unwrap();
+        assert_eq!(
+            cache.get(&key),
+            None,
+            "a tsconfig.json that decides resolution"
+        );
     }
 
     #[test]

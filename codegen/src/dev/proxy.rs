@@ -547,11 +547,11 @@ fn dev_server_gone(root: &Path) -> Diagnostic {
     Diagnostic::new(
         Code::AB8025,
         format!(
-            "no development server: `abgen dev` is not running for {}",
+            "no development server: `abgen dev` is not running for {}, or has not built it successfully yet",
             root.display()
         ),
         format!(
-            "start `abgen dev --root {}`; this proxy stays connected and serves its first good build",
+            "start `abgen dev --root {}` (a host not yet connected reconnects then; a connected proxy serves its first good build by itself)",
             root.display()
         ),
     )

@@ -160,5 +160,5 @@ codes! {
     AB5366 Error "`abgen init` would replace a file, or was given a name that is not a plugin name";
     AB5369 Error "the build failed in abgen itself: a file it could not read or write, or an internal error";
     AB8024 Error "`abgen dev proxy`: the development epoch a request needs is gone (its artifact removed, its runtime ended or not starting)";
-    AB8025 Error "`abgen dev proxy`: no development server (no `abgen dev` runs for the project)";
+    AB8025 Error "`abgen dev proxy`: no development server (no `abgen dev` runs for the project, or it has no good build yet)";
 }

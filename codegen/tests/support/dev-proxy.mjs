@@ -1,6 +1,7 @@
 // Drives `abgen dev proxy --root <project> --server desk` with the official MCP TypeScript SDK
 // client while `abgen dev` (process <dev pid>) rebuilds `fixtures/projects/valid-mcp-calls`
 // behind it, and asserts what a host keeping the proxy connected is promised:
+// - a call's progress reaches the host under the host's progress token;
 // - a call admitted before a rebuild finishes on its epoch after the new epoch took over;
 // - the rebuild reaches the host as `notifications/tools/list_changed`, and new calls (a new
 //   listing, a call) are served by the new epoch;
@@ -55,6 +56,13 @@ const description = async (name) => (await client.listTools()).tools.find((tool)
 const before = await description('quick');
 assert.equal(before, 'Answers at once with the number it was given.');
 
+// Progress of a forwarded call reaches the host under the host's own token.
+const progress = [];
+const ticked = await client.callTool({ name: 'tick', arguments: { steps: 3 } }, undefined, {
+  onprogress: ({ progress: value }) => progress.push(value),
+});
+assert.deepEqual(ticked.structuredContent, { steps: 3 });
+
 // A call admitted on the first epoch, still running while the next one takes over.
 const nap = client.callTool({ name: 'nap', arguments: { ms: 4000 } }, undefined, { timeout: 60_000 }).then((result) => {
   events.push('nap answered');
@@ -99,4 +107,4 @@ for (let tries = 0; !devGone.includes('AB8025') && tries < 50; tries += 1) {
 }
 
 await client.close();
-process.stdout.write(`${JSON.stringify({ before, after, events, epochGone, devGone, proxyStderr })}\n`);
+process.stdout.write(`${JSON.stringify({ before, after, progress, events, epochGone, devGone, proxyStderr })}\n`);
