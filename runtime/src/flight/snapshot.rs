@@ -14,7 +14,7 @@ use super::chunks::{Chunk, Chunks};
 use super::error::FlightError;
 use super::values::{Escape, is_element, parse_escape, truncate};
 use crate::document::{
-    BoundaryState, Children, ChildrenBuilder, DocumentError, DocumentLimits, Node,
+    BoundaryState, Children, ChildrenBuilder, DocumentError, DocumentLimits, NearBoundaries, Node,
 };
 
 /// What the content of the root or of one boundary still waits for or failed on.
@@ -158,7 +158,6 @@ pub fn build_snapshot(
         route,
         closed,
         region: Region::default(),
-        wanted: BTreeSet::new(),
         wanted_by_path: BTreeSet::new(),
         by_path_log: Vec::new(),
         waits: Vec::new(),
@@ -197,7 +196,6 @@ pub struct SnapshotBuilder<'a> {
     route: &'a str,
     closed: bool,
     region: Region,
-    wanted: BTreeSet<u32>,
     wanted_by_path: BTreeSet<u32>,
     /// Every row marked in `wanted_by_path`, in order, so a conversion can tell which were its own.
     by_path_log: Vec<u32>,
@@ -228,16 +226,16 @@ impl<'a> SnapshotBuilder<'a> {
                 ));
             } else {
                 self.region.pending = true;
-                self.wanted.insert(id);
                 self.waits.push((id, self.region_index));
             }
         }
         chunk
     }
 
-    /// Marks a missing row as reached through a path reference (see `pending`).
+    /// Marks a missing row as reached through a path reference (see `pending`). A row that
+    /// failed, or that is missing once the stream closed, is no wait.
     pub fn wanted_by_path(&mut self, id: u32) {
-        if self.wanted.contains(&id) {
+        if !self.closed && self.chunks.get(id).is_none() {
             self.wanted_by_path.insert(id);
             self.by_path_log.push(id);
         }
@@ -388,7 +386,6 @@ impl<'a> SnapshotBuilder<'a> {
                     WaitingRegion::Held(offset) => self.regions + offset,
                 };
                 self.waits.push((id, index));
-                self.wanted.insert(id);
             }
             self.regions += converted.regions;
             for &id in converted.by_path.iter() {
@@ -885,36 +882,50 @@ pub fn flatten_boundaries(node: Node) -> Node {
     }
 }
 
-/// The boundaries visible in `node`, in document order, with their state and, for a failed one,
-/// its error. Borrowed: a snapshot after the first holds mostly boundaries that did not change.
+/// The boundaries visible in `node`, in document order, with their state and children.
+/// Borrowed: a snapshot after the first holds mostly boundaries that did not change. A list of
+/// children is only read when `enter` accepts it.
 pub fn visible_boundaries<'n>(
     node: &'n Node,
-    out: &mut Vec<(&'n str, BoundaryState, Option<DocumentError>)>,
+    enter: impl FnMut(&'n Children) -> bool,
+    out: &mut Vec<(&'n str, BoundaryState, &'n Children)>,
 ) {
-    match node {
-        Node::Result { children } if children.holds_boundary() => {
-            children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
-        }
-        Node::Boundary {
-            id,
-            state,
-            children,
-        } => {
-            let error = (*state == BoundaryState::Error)
-                .then(|| {
-                    children.iter().find_map(|child| match child {
-                        Node::Error { code, message } => {
-                            Some(DocumentError::new(code.clone(), message.clone()))
-                        }
-                        _ => None,
-                    })
-                })
-                .flatten();
-            out.push((id, *state, error));
-            if children.holds_boundary() {
-                children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
-            }
-        }
-        _ => {}
+    VisibleBoundaries { enter, out }.visit(node);
+}
+
+struct VisibleBoundaries<'n, 'o, F> {
+    enter: F,
+    out: &'o mut Vec<(&'n str, BoundaryState, &'n Children)>,
+}
+
+impl<'n, F: FnMut(&'n Children) -> bool> NearBoundaries<'n> for VisibleBoundaries<'n, '_, F> {
+    fn enter(&mut self, children: &'n Children) -> bool {
+        (self.enter)(children)
     }
+
+    fn visit(&mut self, node: &'n Node) {
+        let children = match node {
+            Node::Result { children } => children,
+            Node::Boundary {
+                id,
+                state,
+                children,
+            } => {
+                self.out.push((id, *state, children));
+                children
+            }
+            _ => return,
+        };
+        if children.holds_boundary() && self.enter(children) {
+            children.for_each_near_boundaries(self);
+        }
+    }
+}
+
+/// The error of a failed boundary: its error node.
+pub fn boundary_error(children: &Children) -> Option<DocumentError> {
+    children.iter().find_map(|child| match child {
+        Node::Error { code, message } => Some(DocumentError::new(code.clone(), message.clone())),
+        _ => None,
+    })
 }
