@@ -11,9 +11,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde_json::Value;
-
 use super::chunks::{Chunk, Chunks};
+use super::model::Model;
 use super::values::{Escape, is_element, parse_escape};
 
 /// Which regions wait for which rows, as of the last snapshot and the rows since.
@@ -126,9 +125,9 @@ pub struct Missing {
 
 /// Appends the rows `model` refers to directly that have not arrived, skipping Suspense content
 /// (a boundary's pending content does not hold its region back; its fallback does).
-pub fn missing_references(model: &Value, chunks: &Chunks, out: &mut Vec<Missing>) {
+pub fn missing_references(model: &Model, chunks: &Chunks, out: &mut Vec<Missing>) {
     match model {
-        Value::String(text) => {
+        Model::String(text) => {
             let reference = match parse_escape(text) {
                 Some(Escape::Chunk { id, path }) => Some((id, path.is_some())),
                 Some(Escape::Lazy(id) | Escape::Map(id) | Escape::Set(id)) => Some((id, false)),
@@ -140,27 +139,27 @@ pub fn missing_references(model: &Value, chunks: &Chunks, out: &mut Vec<Missing>
                 out.push(Missing { id, by_path });
             }
         }
-        Value::Array(items) if is_element(items) && is_suspense(items, chunks) => {
-            if let Some(Value::Object(props)) = items.get(3) {
+        Model::Array(items) if is_element(items) && is_suspense(items, chunks) => {
+            if let Some(Model::Object(props)) = items.get(3) {
                 props
                     .iter()
-                    .filter(|(key, _)| key.as_str() != "children")
+                    .filter(|(key, _)| *key != "children")
                     .for_each(|(_, value)| missing_references(value, chunks, out));
             }
         }
-        Value::Array(items) => items
+        Model::Array(items) => items
             .iter()
             .for_each(|item| missing_references(item, chunks, out)),
-        Value::Object(fields) => fields
+        Model::Object(fields) => fields
             .values()
             .for_each(|value| missing_references(value, chunks, out)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        Model::Null | Model::Bool(_) | Model::Number(_) => {}
     }
 }
 
 /// Whether the element tuple `items` is a Suspense element (its type row is `$Sreact.suspense`).
-fn is_suspense(items: &[Value], chunks: &Chunks) -> bool {
-    let Some(Value::String(tag)) = items.get(1) else {
+fn is_suspense(items: &[Model], chunks: &Chunks) -> bool {
+    let Some(Model::String(tag)) = items.get(1) else {
         return false;
     };
     let Some(Escape::Chunk { id, path: None }) = parse_escape(tag) else {
@@ -168,7 +167,7 @@ fn is_suspense(items: &[Value], chunks: &Chunks) -> bool {
     };
     matches!(
         chunks.get(id),
-        Some(Chunk::Model(Value::String(symbol))) if symbol == "$Sreact.suspense"
+        Some(Chunk::Model(Model::String(symbol))) if &**symbol == "$Sreact.suspense"
     )
 }
 
