@@ -1,6 +1,7 @@
-// The worker's code cache: written under the state directory (never beside the bundle), keyed by
-// artifact digest and Node version, reused, replaced when V8 refuses it; and the ES module
-// fallback for bundles CommonJS cannot express.
+// The worker's code cache: written under the state directory a host names, else under the
+// plugin's state root (never inside the artifact), keyed by artifact digest and Node version,
+// reused, replaced when V8 refuses it; and the ES module fallback for bundles CommonJS cannot
+// express.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -18,20 +19,40 @@ const artifact = join(workDir, 'artifact');
 const digest = 'c0de'.repeat(16);
 const workerPath = join(artifact, 'runtime/worker.mjs');
 const cacheFile = (state) => join(state, 'abgen/code-cache', `${digest}-node${process.versions.node}-${process.arch}.bin`);
+/** The plugin axis's own resolution, which the loader's choice of state root must equal. */
+let resolvePluginRoot;
 
 before(async () => {
   mkdirSync(join(artifact, 'runtime'), { recursive: true });
   writeFileSync(join(artifact, 'abgen.manifest.json'), JSON.stringify({ digest }));
   const entry = join(here, 'fixture/entry.tsx');
   await bundleFlightEntry({ contents: readFileSync(entry, 'utf8'), resolveDir: dirname(entry), outfile: workerPath });
+  const pluginRoot = join(workDir, 'plugin-root.mjs');
+  await esbuild.build({ entryPoints: [join(here, '../src/plugin-root.ts')], outfile: pluginRoot, format: 'esm', bundle: true, platform: 'node', logLevel: 'warning' });
+  ({ resolvePluginRoot } = await import(pluginRoot));
 });
 
 after(() => rmSync(workDir, { recursive: true, force: true }));
 
-/** Starts the worker with `env` (and none of the state variables of the test's own), waits for its hello, then closes fd 3 and waits for the exit. */
+/** Every variable that decides where the cache goes. */
+const STATE_VARIABLES = [
+  'ABGEN_STATE_DIR',
+  'CLAUDE_PLUGIN_DATA',
+  'PLUGIN_DATA',
+  'AGENT_BUNDLE_STATE_ROOT',
+  'AGENT_BUNDLE_PLUGIN_ROOT',
+  'XDG_STATE_HOME',
+  'HOME',
+];
+
+/**
+ * Starts the worker with `env` (none of the test's own state variables; HOME a directory of
+ * the test's unless `env` names one), waits for its hello, then closes fd 3 and waits for the exit.
+ */
 async function helloAndExit(env) {
   const inherited = { ...process.env };
-  for (const name of ['ABGEN_STATE_DIR', 'CLAUDE_PLUGIN_DATA', 'PLUGIN_DATA']) delete inherited[name];
+  for (const name of STATE_VARIABLES) delete inherited[name];
+  inherited.HOME = join(workDir, 'home');
   const child = spawn(process.execPath, ['--conditions=react-server', workerPath], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
     env: { ...inherited, NODE_ENV: 'production', ...env },
@@ -76,8 +97,50 @@ test('a cache V8 refuses is replaced, and the worker starts all the same', async
   assert.notEqual(readFileSync(cacheFile(state), 'utf8'), 'not a code cache');
 });
 
-test('without a state directory nothing is written', async () => {
-  await helloAndExit({});
+/** The plugin's state root the worker's plugin axis resolves under `env`. */
+function stateRoot(env) {
+  const axis = resolvePluginRoot({ digest, fallbackRoot: artifact, env, report: () => {} });
+  return axis.value.stateRoot;
+}
+
+test("without a state directory the cache goes under the plugin's state root, and a second cold start uses it", async () => {
+  const env = { XDG_STATE_HOME: join(workDir, 'xdg-state') };
+  const root = stateRoot(env);
+  assert.ok(root.startsWith(join(workDir, 'xdg-state', 'agent-bundle', 'artifact-')), root);
+  await helloAndExit(env);
+  const written = statSync(cacheFile(root));
+  assert.ok(written.size > 10_000, `a real cache (${written.size} bytes)`);
+  assert.deepEqual(readdirSync(join(artifact, 'runtime')), ['worker.mjs'], 'nothing beside the bundle');
+  await helloAndExit(env);
+  // The second process read the cache and V8 took it: an accepted cache is not written again.
+  assert.equal(statSync(cacheFile(root)).ino, written.ino);
+});
+
+test('the state root follows HOME, AGENT_BUNDLE_STATE_ROOT and AGENT_BUNDLE_PLUGIN_ROOT as the plugin axis does', async () => {
+  const home = join(workDir, 'other-home');
+  const codeRoot = join(workDir, 'code-root');
+  mkdirSync(codeRoot, { recursive: true });
+  const cases = [
+    { HOME: home },
+    { HOME: home, AGENT_BUNDLE_PLUGIN_ROOT: codeRoot },
+    { HOME: home, AGENT_BUNDLE_PLUGIN_ROOT: '${CLAUDE_PLUGIN_ROOT}' },
+    { AGENT_BUNDLE_STATE_ROOT: join(workDir, 'explicit-state') },
+  ];
+  for (const env of cases) {
+    const root = stateRoot(env);
+    await helloAndExit(env).catch((error) => {
+      // The worker reports an unexpanded anchor once on stderr, which helloAndExit refuses.
+      if (!/did not expand/.test(String(error))) throw error;
+    });
+    assert.ok(statSync(cacheFile(root)).size > 10_000, `${JSON.stringify(env)}: ${root}`);
+  }
+  assert.ok(stateRoot(cases[0]).startsWith(join(home, '.agent-bundle', 'state', 'artifact-')));
+});
+
+test('a state directory inside the artifact is never used', async () => {
+  await helloAndExit({ ABGEN_STATE_DIR: join(artifact, 'state') });
+  await helloAndExit({ AGENT_BUNDLE_STATE_ROOT: artifact });
+  assert.deepEqual(readdirSync(artifact).sort(), ['abgen.manifest.json', 'runtime']);
   assert.deepEqual(readdirSync(join(artifact, 'runtime')), ['worker.mjs']);
 });
 

@@ -91,23 +91,37 @@ impl Children {
     }
 
     /// Calls `visit` with each node of the list, in order, skipping the shared parts that hold
-    /// no boundary (a walk that looks for boundaries need not read what cannot hold one).
-    pub(crate) fn for_each_near_boundaries<'s>(&'s self, visit: &mut impl FnMut(&'s Node)) {
+    /// no boundary (a walk that looks for boundaries need not read what cannot hold one) and
+    /// those `enter` declines (a walk that has read one before need not read it again).
+    pub(crate) fn for_each_near_boundaries<'s>(&'s self, walk: &mut impl NearBoundaries<'s>) {
         for part in self.parts.iter() {
             match part {
-                Part::Node(node) => visit(node),
-                Part::Shared(shared) if shared.holds_boundary => {
-                    shared.for_each_near_boundaries(visit);
+                Part::Node(node) => walk.visit(node),
+                Part::Shared(shared) if shared.holds_boundary && walk.enter(shared) => {
+                    shared.for_each_near_boundaries(walk);
                 }
                 Part::Shared(_) => {}
             }
         }
     }
 
+    /// The identity of this list's storage: two lists with one identity are one list, shared
+    /// (the nodes are immutable). Only meaningful while the list is alive.
+    pub(crate) fn identity(&self) -> usize {
+        Arc::as_ptr(&self.parts).cast::<u8>() as usize
+    }
+
     /// Whether some node of the list itself (not below) is a result node.
     fn holds_result(&self) -> bool {
         self.iter().any(|node| matches!(node, Node::Result { .. }))
     }
+}
+
+/// A walk over the nodes near boundaries ([`Children::for_each_near_boundaries`]).
+pub(crate) trait NearBoundaries<'s> {
+    /// Whether to read the shared list `children`.
+    fn enter(&mut self, children: &'s Children) -> bool;
+    fn visit(&mut self, node: &'s Node);
 }
 
 /// Builds a [`Children`] from nodes and shared lists.

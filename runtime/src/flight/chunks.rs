@@ -14,6 +14,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::Value;
 
 use super::error::FlightError;
+use super::model::{Model, Scratch};
 use super::rows::Row;
 use crate::document::DocumentError;
 
@@ -21,7 +22,7 @@ use crate::document::DocumentError;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Chunk {
     /// A JSON model row, still carrying its `$` escapes.
-    Model(Value),
+    Model(Model),
     /// A `T` row: a long string.
     Text(String),
     /// A typed-array row, as the document holds bytes: base64, encoded once on arrival.
@@ -43,6 +44,8 @@ pub struct Chunks {
     /// Chunks of ids too far beyond the dense vector.
     sparse: HashMap<u32, Chunk>,
     count: usize,
+    /// Reused by every model row's parse.
+    scratch: Scratch,
 }
 
 impl Chunks {
@@ -89,11 +92,11 @@ impl Chunks {
     /// Records `row`; returns whether it resolved a chunk (hints and debug rows do not).
     pub fn apply(&mut self, row: Row) -> Result<bool, FlightError> {
         let chunk = match row.tag {
-            None | Some(b'#') => {
-                Chunk::Model(serde_json::from_slice(&row.payload).map_err(|error| {
+            None | Some(b'#') => Chunk::Model(
+                Model::parse(&row.payload, &mut self.scratch).map_err(|error| {
                     FlightError::Malformed(format!("row {:x} is not valid JSON: {error}", row.id))
-                })?)
-            }
+                })?,
+            ),
             Some(b'T') => Chunk::Text(String::from_utf8(row.payload).map_err(|_| {
                 FlightError::Malformed(format!("text row {:x} is not valid UTF-8", row.id))
             })?),
@@ -219,12 +222,18 @@ mod tests {
         }
         chunks.apply(row(8999, None, "1")).unwrap();
         assert!(chunks.dense.len() > 9000, "the vector grew over id 9000");
-        assert_eq!(chunks.get(9000), Some(&Chunk::Model(Value::from("later"))));
+        assert_eq!(
+            chunks.get(9000),
+            Some(&Chunk::Model(Model::String("later".into())))
+        );
         assert_eq!(
             chunks.get(0xffff_ffff),
-            Some(&Chunk::Model(Value::from("far")))
+            Some(&Chunk::Model(Model::String("far".into())))
         );
-        assert_eq!(chunks.get(4999), Some(&Chunk::Model(Value::from(4999))));
+        assert_eq!(
+            chunks.get(4999),
+            Some(&Chunk::Model(Model::Number(4999.into())))
+        );
         assert_eq!(chunks.get(5000), None);
         assert_eq!(
             chunks.apply(row(9000, None, "2")).unwrap_err().code(),

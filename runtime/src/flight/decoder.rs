@@ -6,7 +6,7 @@
 //! `error`. Invariant: events depend only on the sequence of rows, never on how the bytes were
 //! split, and nothing follows `complete`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Number, Value};
 
@@ -15,10 +15,11 @@ use super::error::FlightError;
 use super::pending::Waits;
 use super::rows::{Row, RowReader};
 use super::snapshot::{
-    Snapshot, SnapshotCache, build_snapshot, flatten_boundaries, visible_boundaries,
+    Snapshot, SnapshotCache, boundary_error, build_snapshot, flatten_boundaries, visible_boundaries,
 };
 use crate::document::{
-    BoundaryState, Document, DocumentError, DocumentLimits, LogLevel, RenderEvent, RenderEventKind,
+    BoundaryState, Children, Document, DocumentError, DocumentLimits, LogLevel, RenderEvent,
+    RenderEventKind,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +42,12 @@ pub struct FlightDecoder {
     /// Rows the pending regions wait for; only their arrival can change the document.
     waits: Waits,
     /// Boundary states of the last emitted snapshot.
-    boundaries: HashMap<String, BoundaryState>,
+    boundaries: BoundaryStates,
+    /// The lists of children the last comparison of boundary states read.
+    compared: ComparedLists,
+    /// Whether a comparison skips the lists the last one read (off only to test that skipping
+    /// changes nothing).
+    skip_compared: bool,
     bytes: usize,
     sequence: u64,
 }
@@ -62,7 +68,9 @@ impl FlightDecoder {
             },
             phase: Phase::AwaitingShell,
             waits: Waits::default(),
-            boundaries: HashMap::new(),
+            boundaries: BoundaryStates::default(),
+            compared: ComparedLists::default(),
+            skip_compared: true,
             bytes: 0,
             sequence: 0,
         }
@@ -223,8 +231,11 @@ impl FlightDecoder {
             false,
         ) {
             Err(error) => self.fail_into(error.to_document_error(), events),
-            Ok(snapshot) => {
-                self.waits = Waits::from_snapshot(&snapshot.waits, &snapshot.wanted_by_path);
+            Ok(mut snapshot) => {
+                self.waits = Waits::from_snapshot(
+                    std::mem::take(&mut snapshot.waits),
+                    std::mem::take(&mut snapshot.wanted_by_path),
+                );
                 self.advance(&snapshot, events);
             }
         }
@@ -242,13 +253,26 @@ impl FlightDecoder {
             return self.emit_shell(snapshot, events);
         }
         let mut visible = Vec::new();
-        visible_boundaries(&snapshot.root, &mut visible);
-        for (id, state, error) in visible {
-            let before = self.boundaries.get(id).copied();
+        let mut compared = ComparedLists::default();
+        let previous = if self.skip_compared {
+            &self.compared
+        } else {
+            &ComparedLists::default()
+        };
+        visible_boundaries(
+            &snapshot.root,
+            |children| compared.enter(children, previous),
+            &mut visible,
+        );
+        for (id, state, children) in visible {
+            let before = self.boundaries.get(id);
             if before == Some(state) {
                 continue;
             }
-            self.boundaries.insert(id.to_owned(), state);
+            self.boundaries.insert(id, state);
+            let error = (state == BoundaryState::Error)
+                .then(|| boundary_error(children))
+                .flatten();
             match (state, error) {
                 (BoundaryState::Resolved, _) if before == Some(BoundaryState::Pending) => {
                     let document = snapshot_document(snapshot);
@@ -275,11 +299,17 @@ impl FlightDecoder {
                 return;
             }
         }
+        self.compared = compared;
     }
 
     fn emit_shell(&mut self, snapshot: &Snapshot, events: &mut Vec<RenderEvent>) {
         let mut visible = Vec::new();
-        visible_boundaries(&snapshot.root, &mut visible);
+        let mut compared = ComparedLists::default();
+        visible_boundaries(
+            &snapshot.root,
+            |children| compared.enter(children, &ComparedLists::default()),
+            &mut visible,
+        );
         self.phase = Phase::Streaming;
         self.emit(
             RenderEventKind::Shell {
@@ -287,9 +317,11 @@ impl FlightDecoder {
             },
             events,
         );
-        for (id, state, error) in visible {
-            self.boundaries.insert(id.to_owned(), state);
-            if let (BoundaryState::Error, Some(error)) = (state, error) {
+        for (id, state, children) in visible {
+            self.boundaries.insert(id, state);
+            if state == BoundaryState::Error
+                && let Some(error) = boundary_error(children)
+            {
                 self.emit(
                     RenderEventKind::Error {
                         boundary_id: Some(id.to_owned()),
@@ -299,6 +331,7 @@ impl FlightDecoder {
                 );
             }
         }
+        self.compared = compared;
     }
 
     fn fail_into(&mut self, error: DocumentError, events: &mut Vec<RenderEvent>) {
@@ -340,6 +373,70 @@ impl FlightDecoder {
     }
 }
 
+/// The state of each boundary as last emitted, by id. Ids are `b<n>` numbered from 1 in order
+/// of discovery (`SnapshotCache`), so they index a vector: a snapshot compares every visible
+/// boundary, and at a thousand boundaries a hash per lookup is most of an event's cost.
+#[derive(Debug, Default)]
+struct BoundaryStates {
+    numbered: Vec<Option<BoundaryState>>,
+    /// Any id not of that form (none today; kept so the table never depends on the naming).
+    other: HashMap<String, BoundaryState>,
+}
+
+impl BoundaryStates {
+    fn index(id: &str) -> Option<usize> {
+        let digits = id.strip_prefix('b')?;
+        if digits.starts_with('0') || digits.len() > 9 {
+            return None;
+        }
+        digits.parse().ok()
+    }
+
+    fn get(&self, id: &str) -> Option<BoundaryState> {
+        match Self::index(id) {
+            Some(index) => self.numbered.get(index).copied().flatten(),
+            None => self.other.get(id).copied(),
+        }
+    }
+
+    fn insert(&mut self, id: &str, state: BoundaryState) {
+        match Self::index(id) {
+            Some(index) => {
+                if self.numbered.len() <= index {
+                    self.numbered.resize(index + 1, None);
+                }
+                self.numbered[index] = Some(state);
+            }
+            None => {
+                self.other.insert(id.to_owned(), state);
+            }
+        }
+    }
+}
+
+/// The lists of children whose boundaries the last comparison read, kept alive so their
+/// identities stay theirs. A snapshot shares every unchanged list with the one before, and a
+/// list is immutable: the boundaries of a list read last time still have the states recorded
+/// then (all places of one boundary share its state within a snapshot, since they are one
+/// Suspense element of one row), so the next comparison skips it. That keeps an event's
+/// comparison proportional to what changed, not to every boundary of the document.
+#[derive(Debug, Default)]
+struct ComparedLists {
+    identities: HashSet<usize>,
+    kept: Vec<Children>,
+}
+
+impl ComparedLists {
+    /// Records `children` as compared; returns whether it must be read (`previous` did not).
+    fn enter(&mut self, children: &Children, previous: &ComparedLists) -> bool {
+        let identity = children.identity();
+        if self.identities.insert(identity) {
+            self.kept.push(children.clone());
+        }
+        !previous.identities.contains(&identity)
+    }
+}
+
 fn snapshot_document(snapshot: &Snapshot) -> Document {
     Document::new(snapshot.root.clone(), snapshot.value.clone())
         .with_metadata(snapshot.metadata.clone())
@@ -352,10 +449,23 @@ mod tests {
     use super::*;
 
     fn decode(bytes: &[u8], piece: usize, limits: DocumentLimits, reuse: bool) -> Vec<RenderEvent> {
+        decode_skipping(bytes, piece, limits, reuse, true)
+    }
+
+    /// `reuse`: settled conversions are reused; `skip_compared`: the boundary comparison skips
+    /// the lists the previous one read.
+    fn decode_skipping(
+        bytes: &[u8],
+        piece: usize,
+        limits: DocumentLimits,
+        reuse: bool,
+        skip_compared: bool,
+    ) -> Vec<RenderEvent> {
         let mut decoder = FlightDecoder::new("tool:fixtures/case", limits);
         if !reuse {
             decoder.cache = SnapshotCache::without_reuse();
         }
+        decoder.skip_compared = skip_compared;
         let mut events = Vec::new();
         for part in bytes.chunks(piece.max(1)) {
             events.extend(decoder.push(part));
@@ -379,9 +489,10 @@ mod tests {
         files
     }
 
-    /// Reusing settled regions is an optimisation only: every recorded stream and every fuzz
-    /// input gives the same events with it as when every snapshot converts everything again,
-    /// also under node limits tight enough to fail part-way (the replayed counts must fail at
+    /// Reusing settled regions and skipping the lists of children already compared are
+    /// optimisations only: every recorded stream and every fuzz input gives the same events with
+    /// them as when every snapshot converts everything again and compares every boundary, also
+    /// under node limits tight enough to fail part-way (the replayed counts must fail at
     /// the same place), and whatever the pieces the bytes arrive in.
     #[test]
     fn reusing_settled_regions_changes_no_event() {
@@ -409,9 +520,16 @@ mod tests {
             let bytes = std::fs::read(input).expect("the input reads");
             for limits in limits {
                 for piece in [bytes.len(), 7] {
+                    let reference = decode_skipping(&bytes, piece, limits, false, false);
                     assert_eq!(
                         decode(&bytes, piece, limits, true),
+                        reference,
+                        "{} in pieces of {piece} bytes, limits {limits:?}",
+                        input.display()
+                    );
+                    assert_eq!(
                         decode(&bytes, piece, limits, false),
+                        reference,
                         "{} in pieces of {piece} bytes, limits {limits:?}",
                         input.display()
                     );
@@ -539,6 +657,11 @@ mod tests {
             );
             assert!(events.last().is_some_and(RenderEvent::is_complete));
             for piece in [bytes.len(), 13] {
+                assert_eq!(
+                    events,
+                    decode_skipping(&bytes, piece, limits, false, false),
+                    "{boundaries} boundaries, pieces of {piece}, every boundary compared"
+                );
                 assert_eq!(
                     events,
                     decode(&bytes, piece, limits, false),

@@ -8,6 +8,7 @@
 mod chunks;
 mod decoder;
 mod error;
+mod model;
 mod pending;
 mod rows;
 mod snapshot;

@@ -11,18 +11,24 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde_json::Value;
-
 use super::chunks::{Chunk, Chunks};
+use super::model::Model;
 use super::values::{Escape, is_element, parse_escape};
 
 /// Which regions wait for which rows, as of the last snapshot and the rows since.
+///
+/// Built once per snapshot from the waits it reported, which is O(waits) with no allocation
+/// per row: a sorted vector searched by row id, plus a small map for the waits the rows
+/// arriving since added. A row arrives at most once (a second row for an id is malformed).
 #[derive(Debug)]
 pub struct Waits {
-    /// Row id → the regions waiting for it (0 is the root region).
-    regions_of: HashMap<u32, BTreeSet<usize>>,
+    /// `(row, region)` pairs the last snapshot reported, sorted and without repeats (0 is the
+    /// root region).
+    reported: Vec<(u32, usize)>,
+    /// Waits added since, by rows that arrived and refer to rows still missing.
+    added: HashMap<u32, Vec<usize>>,
     /// Region → how many distinct rows it still waits for.
-    outstanding: HashMap<usize, usize>,
+    outstanding: Vec<usize>,
     /// Rows reached through a path reference.
     by_path: BTreeSet<u32>,
 }
@@ -30,30 +36,45 @@ pub struct Waits {
 impl Default for Waits {
     /// Before any row: the root region waits for row 0.
     fn default() -> Self {
-        Self::from_snapshot(&[(0, 0)], &BTreeSet::new())
+        Self::from_snapshot(vec![(0, 0)], BTreeSet::new())
     }
 }
 
 impl Waits {
     /// The waits a snapshot reported.
-    pub fn from_snapshot(waits: &[(u32, usize)], by_path: &BTreeSet<u32>) -> Self {
-        let mut this = Self {
-            regions_of: HashMap::new(),
-            outstanding: HashMap::new(),
-            by_path: by_path.clone(),
-        };
-        for &(id, region) in waits {
-            this.wait(id, region);
+    pub fn from_snapshot(mut waits: Vec<(u32, usize)>, by_path: BTreeSet<u32>) -> Self {
+        waits.sort_unstable();
+        waits.dedup();
+        let mut outstanding = Vec::new();
+        for &(_, region) in &waits {
+            if outstanding.len() <= region {
+                outstanding.resize(region + 1, 0);
+            }
+            outstanding[region] += 1;
         }
-        this
+        Self {
+            reported: waits,
+            added: HashMap::new(),
+            outstanding,
+            by_path,
+        }
     }
 
     /// Row `id` (with `chunk`) arrived; returns whether a region could now change, so the document
     /// must be rebuilt.
     pub fn arrived(&mut self, id: u32, chunk: &Chunk, chunks: &Chunks) -> bool {
-        let Some(regions) = self.regions_of.remove(&id) else {
+        let first = self.reported.partition_point(|&(row, _)| row < id);
+        let last = first + self.reported[first..].partition_point(|&(row, _)| row == id);
+        let mut regions: Vec<usize> = self.reported[first..last]
+            .iter()
+            .map(|&(_, region)| region)
+            .collect();
+        if let Some(added) = self.added.remove(&id) {
+            regions.extend(added);
+        }
+        if regions.is_empty() {
             return false;
-        };
+        }
         let mut missing = Vec::new();
         match chunk {
             Chunk::Model(model) => missing_references(model, chunks, &mut missing),
@@ -65,23 +86,32 @@ impl Waits {
         }
         let mut changed = false;
         for region in regions {
-            if let Some(count) = self.outstanding.get_mut(&region) {
-                *count = count.saturating_sub(1);
-            }
+            let count = self.count_of(region);
+            *count = count.saturating_sub(1);
             for missing in &missing {
                 self.wait(missing.id, region);
             }
-            changed |= self
-                .outstanding
-                .get(&region)
-                .is_none_or(|count| *count == 0);
+            changed |= *self.count_of(region) == 0;
         }
         changed
     }
 
+    fn count_of(&mut self, region: usize) -> &mut usize {
+        if self.outstanding.len() <= region {
+            self.outstanding.resize(region + 1, 0);
+        }
+        &mut self.outstanding[region]
+    }
+
+    /// Region `region` now also waits for row `id` (once, however often it is met).
     fn wait(&mut self, id: u32, region: usize) {
-        if self.regions_of.entry(id).or_default().insert(region) {
-            *self.outstanding.entry(region).or_default() += 1;
+        if self.reported.binary_search(&(id, region)).is_ok() {
+            return;
+        }
+        let regions = self.added.entry(id).or_default();
+        if !regions.contains(&region) {
+            regions.push(region);
+            *self.count_of(region) += 1;
         }
     }
 }
@@ -95,9 +125,9 @@ pub struct Missing {
 
 /// Appends the rows `model` refers to directly that have not arrived, skipping Suspense content
 /// (a boundary's pending content does not hold its region back; its fallback does).
-pub fn missing_references(model: &Value, chunks: &Chunks, out: &mut Vec<Missing>) {
+pub fn missing_references(model: &Model, chunks: &Chunks, out: &mut Vec<Missing>) {
     match model {
-        Value::String(text) => {
+        Model::String(text) => {
             let reference = match parse_escape(text) {
                 Some(Escape::Chunk { id, path }) => Some((id, path.is_some())),
                 Some(Escape::Lazy(id) | Escape::Map(id) | Escape::Set(id)) => Some((id, false)),
@@ -109,27 +139,27 @@ pub fn missing_references(model: &Value, chunks: &Chunks, out: &mut Vec<Missing>
                 out.push(Missing { id, by_path });
             }
         }
-        Value::Array(items) if is_element(items) && is_suspense(items, chunks) => {
-            if let Some(Value::Object(props)) = items.get(3) {
+        Model::Array(items) if is_element(items) && is_suspense(items, chunks) => {
+            if let Some(Model::Object(props)) = items.get(3) {
                 props
                     .iter()
-                    .filter(|(key, _)| key.as_str() != "children")
+                    .filter(|(key, _)| *key != "children")
                     .for_each(|(_, value)| missing_references(value, chunks, out));
             }
         }
-        Value::Array(items) => items
+        Model::Array(items) => items
             .iter()
             .for_each(|item| missing_references(item, chunks, out)),
-        Value::Object(fields) => fields
+        Model::Object(fields) => fields
             .values()
             .for_each(|value| missing_references(value, chunks, out)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        Model::Null | Model::Bool(_) | Model::Number(_) => {}
     }
 }
 
 /// Whether the element tuple `items` is a Suspense element (its type row is `$Sreact.suspense`).
-fn is_suspense(items: &[Value], chunks: &Chunks) -> bool {
-    let Some(Value::String(tag)) = items.get(1) else {
+fn is_suspense(items: &[Model], chunks: &Chunks) -> bool {
+    let Some(Model::String(tag)) = items.get(1) else {
         return false;
     };
     let Some(Escape::Chunk { id, path: None }) = parse_escape(tag) else {
@@ -137,7 +167,7 @@ fn is_suspense(items: &[Value], chunks: &Chunks) -> bool {
     };
     matches!(
         chunks.get(id),
-        Some(Chunk::Model(Value::String(symbol))) if symbol == "$Sreact.suspense"
+        Some(Chunk::Model(Model::String(symbol))) if &**symbol == "$Sreact.suspense"
     )
 }
 
@@ -164,6 +194,48 @@ mod tests {
         let mut out = Vec::new();
         missing_references(&serde_json::from_str(model).unwrap(), chunks, &mut out);
         out.into_iter().map(|m| (m.id, m.by_path)).collect()
+    }
+
+    fn arrive(waits: &mut Waits, table: &mut Chunks, id: u32, payload: &str) -> bool {
+        table
+            .apply(Row {
+                id,
+                tag: None,
+                payload: payload.as_bytes().to_vec(),
+            })
+            .unwrap();
+        let chunk = table.get(id).unwrap().clone();
+        waits.arrived(id, &chunk, table)
+    }
+
+    /// A region changes only once the last row it waits for arrives, counting the rows that the
+    /// arriving ones refer to; a row two regions wait for counts for both, and a row nothing
+    /// waits for changes nothing.
+    #[test]
+    fn a_region_is_rebuilt_when_its_last_wait_arrives() {
+        let mut table = Chunks::default();
+        let mut waits = Waits::from_snapshot(vec![(3, 1), (2, 1), (2, 2), (2, 1)], BTreeSet::new());
+        assert!(
+            !arrive(&mut waits, &mut table, 9, "1"),
+            "nothing waits for row 9"
+        );
+        assert!(
+            arrive(&mut waits, &mut table, 2, "1"),
+            "region 2 waited only for row 2"
+        );
+        assert!(
+            !arrive(&mut waits, &mut table, 3, r#"["$L5"]"#),
+            "region 1 now waits for row 5"
+        );
+        assert!(
+            arrive(&mut waits, &mut table, 5, "1"),
+            "region 1's last wait"
+        );
+        let mut waits = Waits::from_snapshot(vec![(4, 0)], BTreeSet::from([4]));
+        assert!(
+            arrive(&mut waits, &mut table, 4, "1"),
+            "a row reached by path always rebuilds"
+        );
     }
 
     #[test]

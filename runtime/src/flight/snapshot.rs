@@ -12,9 +12,10 @@ use serde_json::{Map, Number, Value};
 
 use super::chunks::{Chunk, Chunks};
 use super::error::FlightError;
+use super::model::{Fields, Model};
 use super::values::{Escape, is_element, parse_escape, truncate};
 use crate::document::{
-    BoundaryState, Children, ChildrenBuilder, DocumentError, DocumentLimits, Node,
+    BoundaryState, Children, ChildrenBuilder, DocumentError, DocumentLimits, NearBoundaries, Node,
 };
 
 /// What the content of the root or of one boundary still waits for or failed on.
@@ -28,7 +29,9 @@ pub struct Region {
 #[derive(Debug)]
 pub struct SnapshotCache {
     /// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
-    ids: HashMap<(u32, String), String>,
+    ids: HashMap<(u32, PathId), String>,
+    /// Every path met inside a row, by its parent and last step.
+    paths: HashMap<(PathId, Step), PathId>,
     /// Converted lists, list blocks and elements, by their place.
     converted: HashMap<Place, Converted>,
     /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
@@ -39,17 +42,41 @@ impl Default for SnapshotCache {
     fn default() -> Self {
         Self {
             ids: HashMap::new(),
+            paths: HashMap::new(),
             converted: HashMap::new(),
             reuse: true,
         }
     }
 }
 
+/// A path inside a row, interned: one id per distinct path for the whole render, so a place
+/// costs no string and compares in one step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct PathId(usize);
+
+/// The root of a row.
+const ROW_ROOT: PathId = PathId(0);
+
+/// One step of a path below its parent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Step {
+    /// The `children` prop of an element.
+    Children,
+    /// The `fallback` prop of a Suspense element.
+    Fallback,
+    /// One item of a list.
+    Item(usize),
+    /// The items `start..end` of a long list, converted as one block.
+    Block(usize, usize),
+    /// Where a path reference (`$<id>:a:b`) leads, from its row's root.
+    Reference(Box<str>),
+}
+
 /// Where a model sits in the stream, and what else its conversion depends on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Place {
     chunk: u32,
-    path: Box<str>,
+    path: PathId,
     depth: usize,
     /// Inside an `<Agent.Result>`, which merges the results it holds.
     in_result: bool,
@@ -62,12 +89,12 @@ const BLOCK_ITEMS: usize = 32;
 #[derive(Clone, Copy)]
 enum Convert<'a> {
     /// An element tuple.
-    Element(&'a [Value]),
+    Element(&'a [Model]),
     /// `items`, the items of the list `all` from index `start` on.
     Items {
         start: usize,
-        items: &'a [Value],
-        all: &'a [Value],
+        items: &'a [Model],
+        all: &'a [Model],
     },
 }
 
@@ -116,12 +143,18 @@ impl SnapshotCache {
         }
     }
 
-    fn id_for(&mut self, chunk: u32, path: &str) -> String {
+    fn id_for(&mut self, chunk: u32, path: PathId) -> String {
         let next = self.ids.len() + 1;
         self.ids
-            .entry((chunk, path.to_owned()))
+            .entry((chunk, path))
             .or_insert_with(|| format!("b{next}"))
             .clone()
+    }
+
+    /// The path `step` below `parent`.
+    fn path(&mut self, parent: PathId, step: Step) -> PathId {
+        let next = PathId(self.paths.len() + 1);
+        *self.paths.entry((parent, step)).or_insert(next)
     }
 }
 
@@ -158,7 +191,6 @@ pub fn build_snapshot(
         route,
         closed,
         region: Region::default(),
-        wanted: BTreeSet::new(),
         wanted_by_path: BTreeSet::new(),
         by_path_log: Vec::new(),
         waits: Vec::new(),
@@ -197,7 +229,6 @@ pub struct SnapshotBuilder<'a> {
     route: &'a str,
     closed: bool,
     region: Region,
-    wanted: BTreeSet<u32>,
     wanted_by_path: BTreeSet<u32>,
     /// Every row marked in `wanted_by_path`, in order, so a conversion can tell which were its own.
     by_path_log: Vec<u32>,
@@ -228,16 +259,16 @@ impl<'a> SnapshotBuilder<'a> {
                 ));
             } else {
                 self.region.pending = true;
-                self.wanted.insert(id);
                 self.waits.push((id, self.region_index));
             }
         }
         chunk
     }
 
-    /// Marks a missing row as reached through a path reference (see `pending`).
+    /// Marks a missing row as reached through a path reference (see `pending`). A row that
+    /// failed, or that is missing once the stream closed, is no wait.
     pub fn wanted_by_path(&mut self, id: u32) {
-        if self.wanted.contains(&id) {
+        if !self.closed && self.chunks.get(id).is_none() {
             self.wanted_by_path.insert(id);
             self.by_path_log.push(id);
         }
@@ -279,7 +310,7 @@ impl<'a> SnapshotBuilder<'a> {
     ) -> Result<(), FlightError> {
         match self.chunk(id) {
             None => {}
-            Some(Chunk::Model(model)) => self.children(model, id, "", depth + 1, out)?,
+            Some(Chunk::Model(model)) => self.children(model, id, ROW_ROOT, depth + 1, out)?,
             Some(Chunk::Text(text)) => self.push_text(text, depth, out)?,
             Some(Chunk::Error(error)) => self.region_error(error.clone()),
             Some(Chunk::Bytes(_) | Chunk::Stream(_)) => {
@@ -294,17 +325,17 @@ impl<'a> SnapshotBuilder<'a> {
     /// Appends the nodes that `model` (a React node: element, text, list, reference) stands for.
     fn children(
         &mut self,
-        model: &'a Value,
+        model: &'a Model,
         chunk: u32,
-        path: &str,
+        path: PathId,
         depth: usize,
         out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         self.count_node(depth)?;
         match model {
-            Value::Null | Value::Bool(_) => Ok(()),
-            Value::Number(number) => self.push_text(&number.to_string(), depth, out),
-            Value::String(text) => match parse_escape(text) {
+            Model::Null | Model::Bool(_) => Ok(()),
+            Model::Number(number) => self.push_text(&number.to_string(), depth, out),
+            Model::String(text) => match parse_escape(text) {
                 None => self.push_text(text, depth, out),
                 Some(Escape::Literal(literal)) => self.push_text(literal, depth, out),
                 Some(Escape::Undefined) => Ok(()),
@@ -315,7 +346,10 @@ impl<'a> SnapshotBuilder<'a> {
                     id,
                     path: Some(inner),
                 }) => match self.follow_path(id, inner)? {
-                    Some(model) => self.children(model, id, inner, depth + 1, out),
+                    Some(model) => {
+                        let path = self.cache.path(ROW_ROOT, Step::Reference(inner.into()));
+                        self.children(model, id, path, depth + 1, out)
+                    }
                     None => Ok(()),
                 },
                 Some(_) => Err(FlightError::Unsupported(format!(
@@ -323,10 +357,10 @@ impl<'a> SnapshotBuilder<'a> {
                     truncate(text)
                 ))),
             },
-            Value::Array(items) if is_element(items) => {
+            Model::Array(items) if is_element(items) => {
                 self.converted_or_built(Convert::Element(items), chunk, path, depth, out)
             }
-            Value::Array(items) => {
+            Model::Array(items) => {
                 let what = Convert::Items {
                     start: 0,
                     items,
@@ -334,7 +368,7 @@ impl<'a> SnapshotBuilder<'a> {
                 };
                 self.converted_or_built(what, chunk, path, depth, out)
             }
-            Value::Object(_) => Err(FlightError::Unsupported(
+            Model::Object(_) => Err(FlightError::Unsupported(
                 "an object is not a valid document child; wrap data in <Agent.Json value={…}>"
                     .into(),
             )),
@@ -355,7 +389,7 @@ impl<'a> SnapshotBuilder<'a> {
         &mut self,
         what: Convert<'a>,
         chunk: u32,
-        path: &str,
+        path: PathId,
         depth: usize,
         out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
@@ -363,9 +397,10 @@ impl<'a> SnapshotBuilder<'a> {
             chunk,
             path: match what {
                 Convert::Items { start, items, .. } if items.len() < what.len() || start > 0 => {
-                    format!("{path}/{start}..{}", start + items.len()).into()
+                    self.cache
+                        .path(path, Step::Block(start, start + items.len()))
                 }
-                _ => path.into(),
+                _ => path,
             },
             depth,
             in_result: self.results > 0,
@@ -388,7 +423,6 @@ impl<'a> SnapshotBuilder<'a> {
                     WaitingRegion::Held(offset) => self.regions + offset,
                 };
                 self.waits.push((id, index));
-                self.wanted.insert(id);
             }
             self.regions += converted.regions;
             for &id in converted.by_path.iter() {
@@ -428,14 +462,8 @@ impl<'a> SnapshotBuilder<'a> {
             }
             Convert::Items { start, items, .. } => {
                 for (offset, item) in items.iter().enumerate() {
-                    let index = start + offset;
-                    self.children(
-                        item,
-                        chunk,
-                        &format!("{path}/{index}"),
-                        depth + 1,
-                        &mut built,
-                    )?;
+                    let path = self.cache.path(path, Step::Item(start + offset));
+                    self.children(item, chunk, path, depth + 1, &mut built)?;
                 }
             }
         }
@@ -476,9 +504,9 @@ impl<'a> SnapshotBuilder<'a> {
 
     fn element(
         &mut self,
-        items: &'a [Value],
+        items: &'a [Model],
         chunk: u32,
-        path: &str,
+        path: PathId,
         depth: usize,
         out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
@@ -493,14 +521,14 @@ impl<'a> SnapshotBuilder<'a> {
             });
         };
         let props = match props {
-            Value::Object(props) => props,
+            Model::Object(props) => props,
             _ => {
                 return Err(FlightError::Malformed(
                     "element props are not an object".into(),
                 ));
             }
         };
-        let Value::String(tag) = element_type else {
+        let Model::String(tag) = element_type else {
             return Err(FlightError::Malformed(
                 "an element type is not a string".into(),
             ));
@@ -512,7 +540,7 @@ impl<'a> SnapshotBuilder<'a> {
                     return Ok(());
                 };
                 match symbol {
-                    Chunk::Model(Value::String(text)) => match parse_escape(text) {
+                    Chunk::Model(Model::String(text)) => match parse_escape(text) {
                         Some(Escape::Symbol("react.suspense")) => {
                             self.suspense(props, chunk, path, depth, out)
                         }
@@ -542,15 +570,16 @@ impl<'a> SnapshotBuilder<'a> {
 
     fn prop_children(
         &mut self,
-        props: &'a Map<String, Value>,
+        props: &'a Fields,
         chunk: u32,
-        path: &str,
+        path: PathId,
         depth: usize,
         out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
         match props.get("children") {
             Some(children) => {
-                self.children(children, chunk, &format!("{path}/children"), depth + 1, out)
+                let path = self.cache.path(path, Step::Children);
+                self.children(children, chunk, path, depth + 1, out)
             }
             None => Ok(()),
         }
@@ -558,9 +587,9 @@ impl<'a> SnapshotBuilder<'a> {
 
     fn suspense(
         &mut self,
-        props: &'a Map<String, Value>,
+        props: &'a Fields,
         chunk: u32,
-        path: &str,
+        path: PathId,
         depth: usize,
         out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
@@ -581,13 +610,8 @@ impl<'a> SnapshotBuilder<'a> {
         } else if inner.pending {
             let mut fallback = ChildrenBuilder::default();
             if let Some(model) = props.get("fallback") {
-                self.children(
-                    model,
-                    chunk,
-                    &format!("{path}/fallback"),
-                    depth + 1,
-                    &mut fallback,
-                )?;
+                let path = self.cache.path(path, Step::Fallback);
+                self.children(model, chunk, path, depth + 1, &mut fallback)?;
             }
             (BoundaryState::Pending, fallback.finish())
         } else {
@@ -607,9 +631,9 @@ impl<'a> SnapshotBuilder<'a> {
     fn agent_element(
         &mut self,
         tag: &str,
-        props: &'a Map<String, Value>,
+        props: &'a Fields,
         chunk: u32,
-        path: &str,
+        path: PathId,
         depth: usize,
         out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
@@ -712,11 +736,7 @@ impl<'a> SnapshotBuilder<'a> {
 
     /// Merges a result's `metadata` object into the document's: a key already there (from an
     /// enclosing result, met first) is kept, so the container wins.
-    fn merge_metadata(
-        &mut self,
-        props: &'a Map<String, Value>,
-        depth: usize,
-    ) -> Result<(), FlightError> {
+    fn merge_metadata(&mut self, props: &'a Fields, depth: usize) -> Result<(), FlightError> {
         let Some(model) = props.get("metadata") else {
             return Ok(());
         };
@@ -739,7 +759,7 @@ impl<'a> SnapshotBuilder<'a> {
     fn text_prop(
         &mut self,
         tag: &str,
-        props: &'a Map<String, Value>,
+        props: &'a Fields,
         depth: usize,
     ) -> Result<String, FlightError> {
         let mut text = String::new();
@@ -752,20 +772,20 @@ impl<'a> SnapshotBuilder<'a> {
     fn collect_text(
         &mut self,
         tag: &str,
-        model: &'a Value,
+        model: &'a Model,
         depth: usize,
         text: &mut String,
     ) -> Result<(), FlightError> {
         self.count_node(depth)?;
         match model {
-            Value::Null | Value::Bool(_) => {}
-            Value::Number(number) => text.push_str(&number.to_string()),
-            Value::Array(items) if !is_element(items) => {
+            Model::Null | Model::Bool(_) => {}
+            Model::Number(number) => text.push_str(&number.to_string()),
+            Model::Array(items) if !is_element(items) => {
                 for item in items {
                     self.collect_text(tag, item, depth + 1, text)?;
                 }
             }
-            Value::String(_) => match self.value(model, depth)? {
+            Model::String(_) => match self.value(model, depth)? {
                 Some(Value::String(part)) => text.push_str(&part),
                 Some(Value::Null) | None => {}
                 Some(_) => return Err(not_text(tag)),
@@ -778,7 +798,7 @@ impl<'a> SnapshotBuilder<'a> {
     fn string_prop(
         &mut self,
         tag: &str,
-        props: &'a Map<String, Value>,
+        props: &'a Fields,
         key: &str,
         depth: usize,
     ) -> Result<Option<String>, FlightError> {
@@ -797,7 +817,7 @@ impl<'a> SnapshotBuilder<'a> {
     fn number_prop(
         &mut self,
         tag: &str,
-        props: &'a Map<String, Value>,
+        props: &'a Fields,
         key: &str,
         depth: usize,
     ) -> Result<Option<Number>, FlightError> {
@@ -817,10 +837,10 @@ impl<'a> SnapshotBuilder<'a> {
     fn bytes_prop(
         &mut self,
         tag: &str,
-        props: &'a Map<String, Value>,
+        props: &'a Fields,
         depth: usize,
     ) -> Result<String, FlightError> {
-        if let Some(Value::String(text)) = props.get("data")
+        if let Some(Model::String(text)) = props.get("data")
             && let Some(Escape::Chunk { id, path: None }) = parse_escape(text)
             && let Some(Chunk::Bytes(bytes)) = self.chunks.get(id)
         {
@@ -885,36 +905,50 @@ pub fn flatten_boundaries(node: Node) -> Node {
     }
 }
 
-/// The boundaries visible in `node`, in document order, with their state and, for a failed one,
-/// its error. Borrowed: a snapshot after the first holds mostly boundaries that did not change.
+/// The boundaries visible in `node`, in document order, with their state and children.
+/// Borrowed: a snapshot after the first holds mostly boundaries that did not change. A list of
+/// children is only read when `enter` accepts it.
 pub fn visible_boundaries<'n>(
     node: &'n Node,
-    out: &mut Vec<(&'n str, BoundaryState, Option<DocumentError>)>,
+    enter: impl FnMut(&'n Children) -> bool,
+    out: &mut Vec<(&'n str, BoundaryState, &'n Children)>,
 ) {
-    match node {
-        Node::Result { children } if children.holds_boundary() => {
-            children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
-        }
-        Node::Boundary {
-            id,
-            state,
-            children,
-        } => {
-            let error = (*state == BoundaryState::Error)
-                .then(|| {
-                    children.iter().find_map(|child| match child {
-                        Node::Error { code, message } => {
-                            Some(DocumentError::new(code.clone(), message.clone()))
-                        }
-                        _ => None,
-                    })
-                })
-                .flatten();
-            out.push((id, *state, error));
-            if children.holds_boundary() {
-                children.for_each_near_boundaries(&mut |child| visible_boundaries(child, out));
-            }
-        }
-        _ => {}
+    VisibleBoundaries { enter, out }.visit(node);
+}
+
+struct VisibleBoundaries<'n, 'o, F> {
+    enter: F,
+    out: &'o mut Vec<(&'n str, BoundaryState, &'n Children)>,
+}
+
+impl<'n, F: FnMut(&'n Children) -> bool> NearBoundaries<'n> for VisibleBoundaries<'n, '_, F> {
+    fn enter(&mut self, children: &'n Children) -> bool {
+        (self.enter)(children)
     }
+
+    fn visit(&mut self, node: &'n Node) {
+        let children = match node {
+            Node::Result { children } => children,
+            Node::Boundary {
+                id,
+                state,
+                children,
+            } => {
+                self.out.push((id, *state, children));
+                children
+            }
+            _ => return,
+        };
+        if children.holds_boundary() && self.enter(children) {
+            children.for_each_near_boundaries(self);
+        }
+    }
+}
+
+/// The error of a failed boundary: its error node.
+pub fn boundary_error(children: &Children) -> Option<DocumentError> {
+    children.iter().find_map(|child| match child {
+        Node::Error { code, message } => Some(DocumentError::new(code.clone(), message.clone())),
+        _ => None,
+    })
 }

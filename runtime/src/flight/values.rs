@@ -9,6 +9,7 @@ use serde_json::{Map, Number, Value};
 
 use super::chunks::Chunk;
 use super::error::FlightError;
+use super::model::Model;
 use super::snapshot::SnapshotBuilder;
 
 /// The meaning of a model string that starts with `$`.
@@ -70,20 +71,20 @@ pub fn parse_escape(text: &str) -> Option<Escape<'_>> {
 }
 
 /// Whether `items` is a React element tuple (`["$", type, key, props]`).
-pub fn is_element(items: &[Value]) -> bool {
-    items.first().and_then(Value::as_str) == Some("$")
+pub fn is_element(items: &[Model]) -> bool {
+    items.first().and_then(Model::as_str) == Some("$")
 }
 
 impl<'a> SnapshotBuilder<'a> {
     /// Converts a model value to document JSON; `None` means undefined (omitted).
-    pub fn value(&mut self, model: &'a Value, depth: usize) -> Result<Option<Value>, FlightError> {
+    pub fn value(&mut self, model: &'a Model, depth: usize) -> Result<Option<Value>, FlightError> {
         self.count_node(depth)?;
         Ok(Some(match model {
-            Value::String(text) => match parse_escape(text) {
-                None => model.clone(),
+            Model::String(text) => match parse_escape(text) {
+                None => Value::String(String::from(&**text)),
                 Some(escape) => return self.escaped_value(escape, text, depth),
             },
-            Value::Array(items) => {
+            Model::Array(items) => {
                 if is_element(items) {
                     return Err(FlightError::Unsupported(
                         "a React element inside a value: values hold data, put elements in the document".into(),
@@ -95,19 +96,21 @@ impl<'a> SnapshotBuilder<'a> {
                 }
                 Value::Array(array)
             }
-            Value::Object(fields) => {
-                let mut object = Map::new();
-                for (key, field) in fields {
+            Model::Object(fields) => {
+                let mut object = Map::with_capacity(fields.len());
+                for (key, field) in fields.iter() {
                     if key == "__proto__" {
                         continue;
                     }
                     if let Some(converted) = self.value(field, depth + 1)? {
-                        object.insert(key.clone(), converted);
+                        object.insert(key.to_owned(), converted);
                     }
                 }
                 Value::Object(object)
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => model.clone(),
+            Model::Null => Value::Null,
+            Model::Bool(value) => Value::Bool(*value),
+            Model::Number(number) => Value::Number(number.clone()),
         }))
     }
 
@@ -146,47 +149,47 @@ impl<'a> SnapshotBuilder<'a> {
                 Some(model) => return self.value(model, depth + 1),
                 None => Value::Null,
             },
-            Escape::Map(id) => {
-                match self.chunk(id) {
-                    None => Value::Null,
-                    Some(Chunk::Model(Value::Array(entries))) => {
-                        let mut object = Map::new();
-                        for entry in entries {
-                            let pair = entry.as_array().filter(|pair| pair.len() == 2).ok_or_else(
-                                || {
-                                    FlightError::Malformed(format!(
-                                        "Map row {id:x} holds an entry that is not a pair"
-                                    ))
-                                },
-                            )?;
-                            let key = match self.value(&pair[0], depth + 1)? {
-                                Some(Value::String(key)) => key,
-                                other => {
-                                    return Err(FlightError::Unsupported(format!(
-                                        "a Map with the key {} cannot become a JSON object (string keys only)",
-                                        other.map_or_else(
-                                            || "undefined".to_owned(),
-                                            |key| key.to_string()
-                                        )
-                                    )));
-                                }
-                            };
-                            if let Some(value) = self.value(&pair[1], depth + 1)? {
-                                object.insert(key, value);
-                            }
+            Escape::Map(id) => match self.chunk(id) {
+                None => Value::Null,
+                Some(Chunk::Model(Model::Array(entries))) => {
+                    let mut object = Map::with_capacity(entries.len());
+                    for entry in entries {
+                        let pair = match entry {
+                            Model::Array(pair) if pair.len() == 2 => Some(pair),
+                            _ => None,
                         }
-                        Value::Object(object)
+                        .ok_or_else(|| {
+                            FlightError::Malformed(format!(
+                                "Map row {id:x} holds an entry that is not a pair"
+                            ))
+                        })?;
+                        let key = match self.value(&pair[0], depth + 1)? {
+                            Some(Value::String(key)) => key,
+                            other => {
+                                return Err(FlightError::Unsupported(format!(
+                                    "a Map with the key {} cannot become a JSON object (string keys only)",
+                                    other.map_or_else(
+                                        || "undefined".to_owned(),
+                                        |key| key.to_string()
+                                    )
+                                )));
+                            }
+                        };
+                        if let Some(value) = self.value(&pair[1], depth + 1)? {
+                            object.insert(key, value);
+                        }
                     }
-                    Some(_) => {
-                        return Err(FlightError::Malformed(format!(
-                            "Map row {id:x} is not a list of entries"
-                        )));
-                    }
+                    Value::Object(object)
                 }
-            }
+                Some(_) => {
+                    return Err(FlightError::Malformed(format!(
+                        "Map row {id:x} is not a list of entries"
+                    )));
+                }
+            },
             Escape::Set(id) => match self.chunk(id) {
                 None => Value::Null,
-                Some(Chunk::Model(Value::Array(items))) => {
+                Some(Chunk::Model(Model::Array(items))) => {
                     let mut array = Vec::with_capacity(items.len());
                     for item in items {
                         array.push(self.value(item, depth + 1)?.unwrap_or(Value::Null));
@@ -211,13 +214,13 @@ impl<'a> SnapshotBuilder<'a> {
 
     /// Resolves `"$<id>:a:b"`: the chunk's model, then each property (`type`, `key`, `props` name
     /// element tuple slots), following chunk references met on the way.
-    pub fn follow_path(&mut self, id: u32, path: &str) -> Result<Option<&'a Value>, FlightError> {
+    pub fn follow_path(&mut self, id: u32, path: &str) -> Result<Option<&'a Model>, FlightError> {
         let Some(mut current) = self.model_chunk(id)? else {
             self.wanted_by_path(id);
             return Ok(None);
         };
         for segment in path.split(':') {
-            if let Value::String(text) = current
+            if let Model::String(text) = current
                 && let Some(Escape::Chunk { id, path: None } | Escape::Lazy(id)) =
                     parse_escape(text)
             {
@@ -228,17 +231,17 @@ impl<'a> SnapshotBuilder<'a> {
                 current = model;
             }
             let next = match current {
-                Value::Array(items) if is_element(items) => match segment {
+                Model::Array(items) if is_element(items) => match segment {
                     "type" => items.get(1),
                     "key" => items.get(2),
                     "props" => items.get(3),
                     _ => None,
                 },
-                Value::Array(items) => segment
+                Model::Array(items) => segment
                     .parse::<usize>()
                     .ok()
                     .and_then(|index| items.get(index)),
-                Value::Object(fields) => fields.get(segment),
+                Model::Object(fields) => fields.get(segment),
                 _ => None,
             };
             current = next.ok_or_else(|| {
@@ -250,7 +253,7 @@ impl<'a> SnapshotBuilder<'a> {
         Ok(Some(current))
     }
 
-    fn model_chunk(&mut self, id: u32) -> Result<Option<&'a Value>, FlightError> {
+    fn model_chunk(&mut self, id: u32) -> Result<Option<&'a Model>, FlightError> {
         match self.chunk(id) {
             None => Ok(None),
             Some(Chunk::Model(model)) => Ok(Some(model)),
