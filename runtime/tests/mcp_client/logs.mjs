@@ -1,9 +1,10 @@
 // Drives `abgen-host mcp` on a built `fixtures/projects/valid-mcp-tasks` with the official MCP
 // TypeScript SDK client and checks the route log API (`agent().log`) end to end: a session that
 // never sets a level receives no record; `logging/setLevel` lets through exactly the records at
-// or above its level, in the order the route wrote them and all before the call's result; a
-// later setLevel changes what the next call sends; and a call that is cancelled sends no record
-// once its cancellation has been read.
+// or above its level, in the order the route wrote them (over stdio all before the call's result;
+// over HTTP rmcp sends them on the session's standalone stream, beside the POST's, so they arrive
+// within a bound instead); a later setLevel changes what the next call sends; and a call that is
+// cancelled sends no record once its cancellation has been read.
 //
 // Usage: node logs.mjs stdio <artifact dir>
 //        node logs.mjs http <url>
@@ -53,26 +54,37 @@ transport.onmessage = (message, extra) => {
 const chatter = (untilCancelled, options) =>
   client.callTool({ name: 'chatter', arguments: { untilCancelled } }, undefined, options);
 
-/** Calls chatter once and returns the records it produced, checking they all came first. */
-async function recordsOfOneCall() {
+/**
+ * Calls chatter once and returns the `expected` records it produced (waiting a bounded time for
+ * them over HTTP, and a little longer for any beyond); over stdio they all came before the result.
+ */
+async function recordsOfOneCall(expected) {
   records.length = 0;
   wire.length = 0;
   const result = await chatter(false);
   assert.deepEqual(result.structuredContent, { logged: 5 }, JSON.stringify(result));
-  const answered = wire.lastIndexOf('response');
-  assert.ok(
-    !wire.slice(answered + 1).includes('notifications/message'),
-    `a log record arrived after its call's result: ${wire.join(', ')}`,
-  );
+  if (mode === 'stdio') {
+    const answered = wire.lastIndexOf('response');
+    assert.ok(
+      !wire.slice(answered + 1).includes('notifications/message'),
+      `a log record arrived after its call's result: ${wire.join(', ')}`,
+    );
+  } else {
+    for (let waited = 0; records.length < expected; waited += 10) {
+      assert.ok(waited < 10_000, `${records.length} of ${expected} records arrived`);
+      await sleep(10);
+    }
+    await sleep(200);
+  }
   return records.map(({ level, logger, data }) => ({ level, logger, data }));
 }
 
 // A session that never set a level receives nothing.
-assert.deepEqual(await recordsOfOneCall(), [], 'records were sent before any logging/setLevel');
+assert.deepEqual(await recordsOfOneCall(0), [], 'records were sent before any logging/setLevel');
 
 // At warning: warning and error only, in order, with the route's message and data.
 await client.setLoggingLevel('warning');
-const atWarning = await recordsOfOneCall();
+const atWarning = await recordsOfOneCall(2);
 assert.deepEqual(atWarning, [
   { level: 'warning', logger: 'abgen/mill', data: { route: 'tool:mill/chatter', message: 'record 3 at warning', data: { n: 3 } } },
   { level: 'error', logger: 'abgen/mill', data: { route: 'tool:mill/chatter', message: 'record 4 at error', data: { n: 4 } } },
@@ -80,7 +92,7 @@ assert.deepEqual(atWarning, [
 
 // setLevel again: the next call sends every level.
 await client.setLoggingLevel('debug');
-const atDebug = await recordsOfOneCall();
+const atDebug = await recordsOfOneCall(5);
 assert.deepEqual(
   atDebug.map(({ level }) => level),
   ['debug', 'info', 'notice', 'warning', 'error'],
@@ -88,7 +100,7 @@ assert.deepEqual(
 
 // Raised above every route level: nothing.
 await client.setLoggingLevel('critical');
-assert.deepEqual(await recordsOfOneCall(), []);
+assert.deepEqual(await recordsOfOneCall(0), []);
 
 // A cancelled call: ticks flow until the cancel, none arrives once the server has read it.
 await client.setLoggingLevel('debug');
@@ -113,7 +125,7 @@ const late = ticks().filter((record) => record.at > abortedAt + 250);
 assert.deepEqual(late, [], `${late.length} records of the cancelled call arrived after its cancel`);
 
 // The session is still serving.
-assert.equal((await recordsOfOneCall()).length, 5);
+assert.equal((await recordsOfOneCall(5)).length, 5, `${mode}: the session serves records after the cancel`);
 assert.deepEqual(errors, [], 'the SDK reported errors');
 await client.close();
 process.stdout.write(
