@@ -430,3 +430,51 @@ fn codex_and_cursor_get_their_own_native_deny() {
         claude.stderr()
     );
 }
+
+/// A warm runtime whose route logs one record, then denies.
+struct LogsThenDenies;
+
+impl RenderSource for LogsThenDenies {
+    fn render(
+        &self,
+        _request: &WarmRequest,
+        _deadline: Instant,
+        emit: &mut dyn FnMut(&RenderEvent) -> bool,
+    ) {
+        use abgen_runtime::document::{Document, LogLevel, Node, RenderEventKind};
+        let logged = RenderEvent {
+            sequence: 0,
+            kind: RenderEventKind::Log {
+                level: LogLevel::Notice,
+                message: "checked against the warm policy".into(),
+                data: Some(json!({"rules": 3})),
+            },
+        };
+        let denied = RenderEvent {
+            sequence: 1,
+            kind: RenderEventKind::Complete {
+                document: Document::new(
+                    Node::Deny {
+                        reason: "the warm policy forbids it".into(),
+                    },
+                    None,
+                ),
+            },
+        };
+        let _ = emit(&logged) && emit(&denied);
+    }
+}
+
+#[test]
+fn a_warm_routes_log_records_reach_the_hooks_stderr() {
+    let runtime = tempfile::tempdir().unwrap();
+    let path = SocketPath::in_directory(&runtime.path().join("abgen"), artifact(), DIGEST).unwrap();
+    let _server = WarmServer::bind(path, DIGEST, Arc::new(LogsThenDenies)).unwrap();
+    let payload = pre_tool_use("Bash", r#"{"command":"ls"}"#);
+    let hook = hook("tool/before", &payload, Some(runtime.path()), &[]);
+    hook.assert_pre_tool_deny("the warm policy forbids it");
+    assert_eq!(
+        hook.stderr(),
+        "abgen-host: hook claude tool/before: notice: checked against the warm policy {\"rules\":3}\n"
+    );
+}
