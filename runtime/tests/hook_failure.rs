@@ -126,7 +126,7 @@ impl Hook {
             // `abgen-host: hook <host> <event>: <level>: <message>` is a log record.
             .filter(|line| {
                 !line
-                    .splitn(4, ": ")
+                    .split(": ")
                     .nth(2)
                     .is_some_and(|level| levels.contains(&level))
             })
