@@ -118,12 +118,28 @@ impl Hook {
         String::from_utf8_lossy(&self.output.stderr).into_owned()
     }
 
-    /// Exit 0, at most one stderr line, and the answer `timeout - 200 ms` after the start at the
-    /// latest. Renders and the warm attempt give up 500 ms before the timeout; the 300 ms between
-    /// is room for process start and exit on a loaded 2-core machine.
+    /// The hook's own stderr lines: all but the route's log records.
+    fn own_lines(&self) -> Vec<String> {
+        let levels = ["debug", "info", "notice", "warning", "error"];
+        self.stderr()
+            .lines()
+            // `abgen-host: hook <host> <event>: <level>: <message>` is a log record.
+            .filter(|line| {
+                !line
+                    .split(": ")
+                    .nth(2)
+                    .is_some_and(|level| levels.contains(&level))
+            })
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Exit 0, at most one stderr line of its own, and the answer `timeout - 200 ms` after the
+    /// start at the latest. Renders and the warm attempt give up 500 ms before the timeout; the
+    /// 300 ms between is room for process start and exit on a loaded 2-core machine.
     fn assert_in_time(&self, timeout: Duration) {
         assert_eq!(self.output.status.code(), Some(0), "{}", self.stderr());
-        assert!(self.stderr().lines().count() <= 1, "{}", self.stderr());
+        assert!(self.own_lines().len() <= 1, "{}", self.stderr());
         assert!(
             self.elapsed < timeout - HEADROOM,
             "answered after {:?}: {}",
@@ -288,6 +304,14 @@ fn a_route_that_throws_is_denied() {
     let hook = hook("stop", &fixture_bytes("Stop"), None, &[]);
     hook.assert_in_time(OTHER_TIMEOUT);
     assert_block(&hook, "the audit backend is unreachable");
+    // What the route logged before it threw is on stderr, one line, before the hook's own.
+    let stderr = hook.stderr();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines[0], "abgen-host: hook claude stop: warning: asking the audit backend {\"attempt\":1}",
+        "{stderr}"
+    );
+    assert_eq!(lines.len(), 2, "{stderr}");
 }
 
 #[test]
@@ -404,5 +428,53 @@ fn codex_and_cursor_get_their_own_native_deny() {
         claude.stderr().contains("comes from claude"),
         "{}",
         claude.stderr()
+    );
+}
+
+/// A warm runtime whose route logs one record, then denies.
+struct LogsThenDenies;
+
+impl RenderSource for LogsThenDenies {
+    fn render(
+        &self,
+        _request: &WarmRequest,
+        _deadline: Instant,
+        emit: &mut dyn FnMut(&RenderEvent) -> bool,
+    ) {
+        use abgen_runtime::document::{Document, LogLevel, Node, RenderEventKind};
+        let logged = RenderEvent {
+            sequence: 0,
+            kind: RenderEventKind::Log {
+                level: LogLevel::Notice,
+                message: "checked against the warm policy".into(),
+                data: Some(json!({"rules": 3})),
+            },
+        };
+        let denied = RenderEvent {
+            sequence: 1,
+            kind: RenderEventKind::Complete {
+                document: Document::new(
+                    Node::Deny {
+                        reason: "the warm policy forbids it".into(),
+                    },
+                    None,
+                ),
+            },
+        };
+        let _ = emit(&logged) && emit(&denied);
+    }
+}
+
+#[test]
+fn a_warm_routes_log_records_reach_the_hooks_stderr() {
+    let runtime = tempfile::tempdir().unwrap();
+    let path = SocketPath::in_directory(&runtime.path().join("abgen"), artifact(), DIGEST).unwrap();
+    let _server = WarmServer::bind(path, DIGEST, Arc::new(LogsThenDenies)).unwrap();
+    let payload = pre_tool_use("Bash", r#"{"command":"ls"}"#);
+    let hook = hook("tool/before", &payload, Some(runtime.path()), &[]);
+    hook.assert_pre_tool_deny("the warm policy forbids it");
+    assert_eq!(
+        hook.stderr(),
+        "abgen-host: hook claude tool/before: notice: checked against the warm policy {\"rules\":3}\n"
     );
 }

@@ -16,6 +16,5 @@ mod transport;
 
 pub use http::{HttpConfig, MCP_PATH, serve_http};
 pub use server::{HEARTBEAT, Log, McpServer, PAGE_SIZE, START_ALLOWANCE, ServerConfig};
-pub use tasks::{DEFAULT_TTL, MAX_TASKS, MAX_TTL, Session};
 pub use tools::{ClientHost, client_host};
 pub use transport::DEFAULT_MAX_MESSAGE_BYTES;

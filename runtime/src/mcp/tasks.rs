@@ -16,8 +16,9 @@
 //!
 //! Who starts and ends what: a task-augmented call spawns its render on the session's runtime;
 //! it ends when the render settles, when `tasks/cancel` cancels it, or when the session ends
-//! ([`Session`]'s drop, or the stdio session's end: [`Tasks::cancel_all`]), its render cancelled
-//! through the kernel. A settled task's record stays for its ttl, then is forgotten.
+//! ([`Session`]'s drop over HTTP; over stdio [`Tasks::end`], which also waits, bounded, for the
+//! renders to stop while the session's runtime still drives them), its render cancelled through
+//! the kernel. A settled task's record stays for its ttl, then is forgotten.
 //!
 //! Invariant: a task's status changes only from `working`, once; a terminal task never changes.
 

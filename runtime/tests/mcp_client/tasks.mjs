@@ -160,6 +160,8 @@ assert.ok(Date.parse(settled.lastUpdatedAt) >= Date.parse(settled.createdAt));
 // The task's progress and log notifications carry its related-task `_meta`.
 const related = (method) =>
   received.filter((message) => message.method === method && message.params?._meta?.[RELATED_TASK_META_KEY]?.taskId === taskId);
+// Over HTTP rmcp sends them on the session's standalone stream, so they may trail tasks/result.
+await within(10_000, () => related('notifications/progress').length >= steps && related('notifications/message').length >= steps, 'the task\'s notifications');
 assert.equal(related('notifications/progress').length, steps, 'progress of the task');
 assert.equal(progressed, steps, 'the SDK delivered each progress notification');
 assert.deepEqual(
