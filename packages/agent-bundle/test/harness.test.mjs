@@ -105,6 +105,14 @@ describe('route-unit: renderRoute and renderRouteEvents', () => {
       context: { lineage, providers: { agentTopology: { peers: [{ conversation: 'injected' }] } } },
     });
     assert.deepEqual(injected.value.peers, ['injected']);
+    // The route's log record is one of its events, never part of the document.
+    const events = await harness.renderRouteEvents('tool:curator/whereabouts', {
+      context: { providers: { agentTopology: { peers: [{ conversation: 'a' }, { conversation: 'b' }] } } },
+    });
+    assert.deepEqual(
+      events.filter((event) => event.type === 'log').map(({ level, message, data }) => ({ level, message, data })),
+      [{ level: 'info', message: 'peers found', data: { count: 2 } }],
+    );
   });
 
   it("merges a call's providers over the harness's, key by key", async (t) => {

@@ -7,7 +7,7 @@
  * then `PATH`.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import type { AgentLineage, AgentTerminal, Axis, McpCallToolResult, PluginAxisValue } from '@agent-bundle/runtime';
+import type { AgentLineage, AgentTerminal, Axis, LogLevel, McpCallToolResult, PluginAxisValue } from '@agent-bundle/runtime';
 
 /** An axis a test injects: the value alone (available, source `native`), or the observed form. */
 export type InjectedAxis<Value = string> =
@@ -61,10 +61,11 @@ export interface AgentDocument {
   metadata?: Record<string, unknown>;
 }
 
-/** One render event: `shell`, `progress`, `replace`, `error` or the last, `complete`. */
+/** One render event: `shell`, `progress`, `log`, `replace`, `error` or the last, `complete`. */
 export type RenderEvent =
   | { type: 'shell' | 'replace' | 'complete'; sequence: number; document: AgentDocument; boundaryId?: string }
   | { type: 'progress'; sequence: number; completed: number; total?: number; message?: string }
+  | { type: 'log'; sequence: number; level: LogLevel; message: string; data?: unknown }
   | { type: 'error'; sequence: number; [key: string]: unknown };
 
 /** The capabilities of the surface a projection is for. */
