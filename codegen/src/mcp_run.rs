@@ -336,10 +336,8 @@ pub fn operator_env_files(files: &EnvFiles) -> Result<String, McpRunError> {
     Ok(serde_json::to_string(&paths).unwrap_or_else(|_| "[]".to_owned()))
 }
 
-/// Replaces this process with the server; returns only if it cannot be started.
-#[cfg(unix)]
-pub fn exec_launch(launch: &ServerLaunch, extra_env: &[(&str, String)]) -> McpRunError {
-    use std::os::unix::process::CommandExt;
+/// The server's command: `launch` with `extra_env` over its environment.
+fn command_of(launch: &ServerLaunch, extra_env: &[(&str, String)]) -> std::process::Command {
     let mut command = std::process::Command::new(&launch.program);
     command.args(&launch.args).envs(&launch.env);
     for (key, value) in extra_env {
@@ -348,7 +346,14 @@ pub fn exec_launch(launch: &ServerLaunch, extra_env: &[(&str, String)]) -> McpRu
     if let Some(cwd) = &launch.cwd {
         command.current_dir(cwd);
     }
-    let error = command.exec();
+    command
+}
+
+/// Replaces this process with the server; returns only if it cannot be started.
+#[cfg(unix)]
+pub fn exec_launch(launch: &ServerLaunch, extra_env: &[(&str, String)]) -> McpRunError {
+    use std::os::unix::process::CommandExt;
+    let error = command_of(launch, extra_env).exec();
     McpRunError::Failed(format!(
         "cannot start {}: {error}",
         launch.program.display()
@@ -358,15 +363,7 @@ pub fn exec_launch(launch: &ServerLaunch, extra_env: &[(&str, String)]) -> McpRu
 /// Runs the server as a child where a process cannot be replaced, and exits with its code.
 #[cfg(not(unix))]
 pub fn exec_launch(launch: &ServerLaunch, extra_env: &[(&str, String)]) -> McpRunError {
-    let mut command = std::process::Command::new(&launch.program);
-    command.args(&launch.args).envs(&launch.env);
-    for (key, value) in extra_env {
-        command.env(key, value);
-    }
-    if let Some(cwd) = &launch.cwd {
-        command.current_dir(cwd);
-    }
-    match command.status() {
+    match command_of(launch, extra_env).status() {
         Ok(status) => std::process::exit(status.code().unwrap_or(1)),
         Err(error) => McpRunError::Failed(format!(
             "cannot start {}: {error}",

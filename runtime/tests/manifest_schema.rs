@@ -63,6 +63,16 @@ fn golden_manifests_are_valid_and_round_trip() {
     }
 }
 
+/// The manifest's first route of `kind`.
+fn first_route<'m>(manifest: &'m mut Value, kind: &str) -> &'m mut Value {
+    manifest["routes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|route| route["kind"] == kind)
+        .unwrap()
+}
+
 #[test]
 fn the_schema_refuses_broken_manifests() {
     let validator = validator();
@@ -93,72 +103,42 @@ fn the_schema_refuses_broken_manifests() {
         (
             "a runtime schema with a JSON Schema",
             broken(|m| {
-                let route = m["routes"]
-                    .as_array_mut()
-                    .unwrap()
-                    .iter_mut()
-                    .find(|route| route["kind"] == "tool")
-                    .unwrap();
+                let route = first_route(m, "tool");
                 route["schemas"]["input"] = json!({ "source": "runtime", "jsonSchema": {} });
             }),
         ),
         (
             "a task support that is not one of the three",
             broken(|m| {
-                let route = m["routes"]
-                    .as_array_mut()
-                    .unwrap()
-                    .iter_mut()
-                    .find(|route| route["kind"] == "tool")
-                    .unwrap();
+                let route = first_route(m, "tool");
                 route["config"]["execution"] = json!({ "taskSupport": "always" });
             }),
         ),
         (
             "an execution block on a resource route",
             broken(|m| {
-                let route = m["routes"]
-                    .as_array_mut()
-                    .unwrap()
-                    .iter_mut()
-                    .find(|route| route["kind"] == "resource")
-                    .unwrap();
+                let route = first_route(m, "resource");
                 route["config"]["execution"] = json!({ "taskSupport": "optional" });
             }),
         ),
         (
             "a tool whose module is outside src/",
             broken(|m| {
-                let route = m["routes"]
-                    .as_array_mut()
-                    .unwrap()
-                    .iter_mut()
-                    .find(|route| route["kind"] == "tool")
-                    .unwrap();
+                let route = first_route(m, "tool");
                 route["source"] = json!("views/search.tsx");
             }),
         ),
         (
             "an App whose entry escapes the project",
             broken(|m| {
-                let route = m["routes"]
-                    .as_array_mut()
-                    .unwrap()
-                    .iter_mut()
-                    .find(|route| route["kind"] == "app")
-                    .unwrap();
+                let route = first_route(m, "app");
                 route["source"] = json!("../views/viewer.tsx");
             }),
         ),
         (
             "an event route with a server",
             broken(|m| {
-                let route = m["routes"]
-                    .as_array_mut()
-                    .unwrap()
-                    .iter_mut()
-                    .find(|route| route["kind"] == "event")
-                    .unwrap();
+                let route = first_route(m, "event");
                 route["server"] = json!("library");
             }),
         ),
