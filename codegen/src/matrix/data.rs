@@ -129,6 +129,16 @@ pub struct McpRow {
     pub headers_key: String,
     /// Whether a stdio `cwd` may carry a path token.
     pub cwd_tokens: bool,
+    pub tasks: McpTasksRow,
+}
+
+/// Whether the host issues task-augmented tool calls (MCP 2025-11-25 tasks).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpTasksRow {
+    pub source: String,
+    /// `false`: a tool that allows tasks is called the ordinary way by this host.
+    pub task_calls: bool,
 }
 
 /// How entries of the hooks document are laid out.

@@ -55,6 +55,7 @@ fn every_source_names_a_defined_source_tag() {
             &host.model_source,
             &host.plugin.source,
             &host.mcp.source,
+            &host.mcp.tasks.source,
         ];
         sources.extend(host.marketplace.iter().map(|row| row.source.as_str()));
         sources.extend(host.hooks.iter().map(|row| row.source.as_str()));

@@ -14,8 +14,8 @@ mod resolve;
 pub use check::{check_hooks, event_routes, resolve_graph, target_matrices};
 pub use data::{
     EventRow, HooksLayout, HooksRow, HostMatrix, InstallRow, MATRIX_SOURCES, MarketplaceRow,
-    MatcherSource, McpRow, NativeTools, PluginRow, SupportState, TimeoutUnit, ToolRow, host, hosts,
-    parse_matrix,
+    MatcherSource, McpRow, McpTasksRow, NativeTools, PluginRow, SupportState, TimeoutUnit, ToolRow,
+    host, hosts, parse_matrix,
 };
 pub use inspect::render_hook_rows;
 pub use matcher::{ToolMatcher, file_matcher, tool_matcher};
