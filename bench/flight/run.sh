@@ -4,7 +4,8 @@
 # packages/runtime/scripts/record-flight.mjs), interleaved for ROUNDS rounds of RUNS decodes each
 # (the two alternate, so machine load hits both alike), with the ratio of their medians; then the
 # decoder's growth over synthetic streams (1 to 1,000 boundaries, 0.25 to 4 MB); then callgrind
-# instruction counts of one decode when valgrind is installed; then a small route rendered cold
+# instruction counts of one decode of the recorded stream and of each boundary shape, when
+# valgrind is installed; then a small route rendered cold
 # and warm through the real Node worker (the worker of runtime/tests/worker-fixture).
 # Needs `npm ci` and Node 20+.
 set -euo pipefail
@@ -51,6 +52,15 @@ if command -v valgrind >/dev/null; then
     "$bench" decode-once "$stream" >/dev/null 2>"$work/callgrind.log"
   instructions="$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/callgrind.log")"
   echo "callgrind-decode {\"instructions\": $instructions, \"what\": \"one decode of catalog-1mb.flight, whole process\"}"
+  # The growth shapes again, as instruction counts (repeatable where wall time is not).
+  for boundaries in 1 10 100 1000; do
+    "$bench" synthetic "$boundaries" $((1 << 20)) "$work/synthetic.flight" >/dev/null
+    valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
+      "$bench" decode-once "$work/synthetic.flight" >/dev/null 2>"$work/callgrind.log"
+    instructions="$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/callgrind.log")"
+    bytes="$(stat -c %s "$work/synthetic.flight")"
+    echo "callgrind-growth {\"boundaries\": $boundaries, \"bytes\": $bytes, \"instructions\": $instructions}"
+  done
 fi
 
 node "$repo/packages/runtime/scripts/bundle-worker.mjs" \

@@ -55,8 +55,9 @@ def environment(state=None):
     return env
 
 
-def first_reply(command, request, state=None):
-    """Seconds from spawning `command` to the answer of `request` (sent after initialize)."""
+def first_reply(command, request, state=None, linger=0):
+    """Seconds from spawning `command` to the answer of `request` (sent after initialize); the
+    server is left running `linger` seconds more before its input closes."""
     started = time.perf_counter()
     server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, env=environment(state))
@@ -71,14 +72,15 @@ def first_reply(command, request, state=None):
             break
     else:
         raise SystemExit(f"{command[0]} never answered {request['method']}")
+    time.sleep(linger)
     server.stdin.close()
     server.wait(timeout=30)
     return elapsed
 
 
-def first_call(ours, state=None):
+def first_call(ours, state=None, linger=0):
     return first_reply(ours, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                              "params": {"name": "quick", "arguments": {"n": 1}}}, state)
+                              "params": {"name": "quick", "arguments": {"n": 1}}}, state, linger)
 
 
 def first_list(command):
@@ -164,12 +166,18 @@ def main():
         shutil.copytree(os.path.join(ROOT, "fixtures/projects/valid-mcp-calls"), project,
                         ignore=shutil.ignore_patterns("check.snap", ".agent-bundle"))
         artifact = os.path.join(scratch, "artifact")
+        # The copy lives outside the repository: its packages come from the workspace's.
+        modules = os.environ.get("ABGEN_NODE_MODULES", os.path.join(ROOT, "node_modules"))
         subprocess.run([abgen, "build", "--root", project, "--out", artifact], check=True,
-                       env={**os.environ, "ABGEN_HOST": host}, stdout=subprocess.DEVNULL)
+                       env={**os.environ, "ABGEN_HOST": host, "ABGEN_NODE_MODULES": modules},
+                       stdout=subprocess.DEVNULL)
         ours = [host, "mcp", "--server", "desk", "--artifact", artifact,
                 "--workers", str(workers)]
         sdk = ["node", os.path.join(HERE, "sdk-server.mjs")]
-        first_call(ours)  # warm the page cache and write the code cache
+        # Warm the page cache and write the code cache: a worker writes it again once its first
+        # render has answered, which a session leaves it time for (abgen-host kills its workers
+        # when it exits), so the warm-up server lives on a second after its call.
+        first_call(ours, linger=1)
         first_list(sdk)
         node_start()
         timings = {name: [] for name in

@@ -5,6 +5,7 @@
 //! `render <worker.mjs> [runs]`: a small route rendered through the real Node worker, cold (start
 //! the process, render, stop) and warm (one process kept alive), as one JSON line.
 //! `decode-once <stream.flight>`: one decode, for callgrind.
+//! `synthetic <boundaries> <bytes> <out.flight>`: writes one stream of the growth table.
 //! `growth [runs]`: synthetic streams, one JSON line each: a fixed ~1 MB document split over 1,
 //! 10, 100 and 1,000 Suspense boundaries, then 40 boundaries over 0.25 to 4 MB; decode time
 //! per byte should stay flat along both (linear in bytes).
@@ -47,6 +48,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             json!({"bytes": bytes.len(), "events": events.len()})
         }
+        // A synthetic stream of the growth table written to a file, for `decode-once`.
+        Some("synthetic") => {
+            let boundaries = runs(1, 1000);
+            let bytes = synthetic_stream(boundaries, runs(2, 1 << 20));
+            std::fs::write(args.get(3).ok_or("synthetic needs an output file")?, &bytes)?;
+            json!({"boundaries": boundaries, "bytes": bytes.len()})
+        }
         Some("growth") => {
             for line in growth(runs(1, 9))? {
                 writeln!(std::io::stdout(), "{line}")?;
@@ -58,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             runs(2, 20),
         )?,
         _ => return Err(
-            "usage: abgen-bench-flight decode <stream.flight> [runs] | render <worker.mjs> [runs] | growth [runs]"
+            "usage: abgen-bench-flight decode <stream.flight> [runs] | decode-once <stream.flight> | synthetic <boundaries> <bytes> <out> | render <worker.mjs> [runs] | growth [runs]"
                 .into(),
         ),
     };

@@ -178,7 +178,10 @@ export function startWorker(options: WorkerOptions): void {
         const message = header as unknown as RenderMessage;
         const controller = new AbortController();
         renders.set(message.id, controller);
-        void serveRender(options, plugin, message, controller, send).finally(() => renders.delete(message.id));
+        void serveRender(options, plugin, message, controller, send).finally(() => {
+          renders.delete(message.id);
+          announceFirstRender();
+        });
       } else if (header.type === 'schemas') {
         void serveSchemas(options, header as unknown as SchemasMessage, schemas, send);
       } else if (header.type === 'abort') {
@@ -194,6 +197,21 @@ export function startWorker(options: WorkerOptions): void {
     console.error(`abgen worker: reading fd ${fds.input} failed: ${error.message}`);
     process.exit(2);
   });
+}
+
+/** The event the code-cache loader (packages/runtime/scripts/code-cache.mjs) listens for. */
+export const RENDERED_EVENT = 'abgen:rendered';
+let announced = false;
+
+/**
+ * Tells the code-cache loader, once, after the first render has answered, that the render path
+ * (React's Flight server, the route, zod) is compiled: the cache it writes then holds that code
+ * too. abgen-host ends its workers with SIGKILL, so the write at a clean exit never happens.
+ */
+function announceFirstRender(): void {
+  if (announced) return;
+  announced = true;
+  setImmediate(() => (process as NodeJS.EventEmitter).emit(RENDERED_EVENT));
 }
 
 async function serveRender(

@@ -83,6 +83,44 @@ test('the compiled code is cached under the state directory, keyed by digest and
   assert.equal(statSync(cacheFile(state)).ino, written.ino);
 });
 
+test('the cache is written again after the first render, so a worker ended by SIGKILL keeps the render path', async () => {
+  const framing = join(workDir, 'framing.mjs');
+  await esbuild.build({ entryPoints: [join(here, '../src/framing.ts')], outfile: framing, format: 'esm', bundle: true, logLevel: 'warning' });
+  const { FrameReader, encodeFrame } = await import(framing);
+  const state = join(workDir, 'state-rendered');
+  const inherited = { ...process.env };
+  for (const name of STATE_VARIABLES) delete inherited[name];
+  const child = spawn(process.execPath, ['--conditions=react-server', workerPath], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    env: { ...inherited, NODE_ENV: 'production', HOME: join(workDir, 'home'), ABGEN_STATE_DIR: state },
+  });
+  const reader = new FrameReader();
+  let hello;
+  let ended;
+  const helloSeen = new Promise((resolve) => (hello = resolve));
+  const endSeen = new Promise((resolve) => (ended = resolve));
+  child.stdio[4].on('data', (chunk) => {
+    for (const frame of reader.push(new Uint8Array(chunk))) {
+      if (frame.header.type === 'hello') hello();
+      if (frame.header.type === 'end' || frame.header.type === 'error') ended(frame.header.type);
+    }
+  });
+  await helloSeen;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const started = statSync(cacheFile(state));
+  child.stdio[3].write(encodeFrame({ type: 'render', id: 1, route: 'tool:t/echo', kind: 'tool', input: { text: 'x' } }));
+  assert.equal(await endSeen, 'end');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.on('exit', resolve));
+  const rendered = statSync(cacheFile(state));
+  assert.notEqual(rendered.ino, started.ino, 'written again after the render');
+  assert.ok(rendered.size > started.size, `the render path is in it (${started.size} → ${rendered.size} bytes)`);
+  assert.ok(statSync(`${cacheFile(state)}.rendered`).isFile(), 'marked as holding the render path');
+  await helloAndExit({ ABGEN_STATE_DIR: state });
+  assert.equal(statSync(cacheFile(state)).ino, rendered.ino, 'and the next start takes it');
+});
+
 test("the host's plugin data directory is a state directory too", async () => {
   const state = join(workDir, 'plugin-data');
   await helloAndExit({ CLAUDE_PLUGIN_DATA: state });

@@ -3,7 +3,7 @@
 //! A `serde_json::Value` object is an insertion-ordered hash map (the workspace enables
 //! `preserve_order`): two allocations and a SipHash per key, for objects the decoder reads
 //! a few keys of, once. A [`Model`] object is a boxed slice of pairs read by a linear scan, and
-//! every list is boxed to its length and a string of up to 22 bytes (most keys, element tags
+//! every list is boxed to its length and a string of up to 24 bytes (most keys, element tags
 //! and `$` references) is kept inline, so parsing a row allocates once per container and long
 //! string, and dropping the table frees as much. Entry: [`Model::parse`]. Invariant:
 //! a model reads as the `Value` of the same JSON would: numbers alike, and an object with a
@@ -11,7 +11,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::ops::Deref;
 
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
@@ -31,70 +30,8 @@ pub enum Model {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Fields(Box<[(Text, Model)]>);
 
-/// Strings up to this many bytes are kept inline.
-const INLINE_BYTES: usize = 22;
-
-/// A string of a model. One string has one form (inline exactly when it is short), so the
-/// derived comparisons compare text.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub enum Text {
-    /// The length, then the bytes, padded with zeros.
-    Inline(u8, [u8; INLINE_BYTES]),
-    Boxed(Box<str>),
-}
-
-impl Text {
-    fn new(text: &str) -> Self {
-        match <[u8; INLINE_BYTES]>::try_from(text.as_bytes()) {
-            Ok(bytes) => Text::Inline(INLINE_BYTES as u8, bytes),
-            Err(_) if text.len() < INLINE_BYTES => {
-                let mut bytes = [0; INLINE_BYTES];
-                bytes[..text.len()].copy_from_slice(text.as_bytes());
-                Text::Inline(text.len() as u8, bytes)
-            }
-            Err(_) => Text::Boxed(text.into()),
-        }
-    }
-
-    fn from_string(text: String) -> Self {
-        if text.len() <= INLINE_BYTES {
-            Text::new(&text)
-        } else {
-            Text::Boxed(text.into_boxed_str())
-        }
-    }
-
-    pub fn as_str(&self) -> &str {
-        match self {
-            // Always valid: the bytes were copied from a `str`. No `unsafe` in this crate, so
-            // they are checked again, which for at most 22 bytes costs next to nothing.
-            Text::Inline(len, bytes) => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or("")
-            }
-            Text::Boxed(text) => text,
-        }
-    }
-}
-
-impl Deref for Text {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl fmt::Debug for Text {
-    fn fmt(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), formatter)
-    }
-}
-
-impl From<&str> for Text {
-    fn from(text: &str) -> Self {
-        Text::new(text)
-    }
-}
+/// A string of a model: up to 24 bytes inline, longer ones on the heap.
+pub type Text = compact_str::CompactString;
 
 impl Model {
     pub fn as_str(&self) -> Option<&str> {
@@ -229,7 +166,7 @@ impl<'de> Visitor<'de> for ModelSeed<'_> {
     }
 
     fn visit_string<E>(self, value: String) -> Result<Model, E> {
-        Ok(Model::String(Text::from_string(value)))
+        Ok(Model::String(Text::from(value)))
     }
 
     fn visit_none<E>(self) -> Result<Model, E> {
@@ -285,7 +222,7 @@ impl<'de> Deserialize<'de> for KeyText {
             }
 
             fn visit_string<E>(self, value: String) -> Result<KeyText, E> {
-                Ok(KeyText(Text::from_string(value)))
+                Ok(KeyText(Text::from(value)))
             }
         }
         deserializer.deserialize_str(KeyVisitor)

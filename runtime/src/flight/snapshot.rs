@@ -85,6 +85,11 @@ struct Place {
 /// Lists longer than this are converted, and kept, in blocks of at least this many items.
 const BLOCK_ITEMS: usize = 32;
 
+/// A conversion is kept only while it waits for at most this many rows. Blocks of lists of up
+/// to 16,384 items (128 items a block) stay under it; the list around them, which waits for
+/// every row its blocks wait for, does not once it is long.
+const MAX_KEPT_WAITS: usize = 4 * BLOCK_ITEMS;
+
 /// What [`SnapshotBuilder::converted_or_built`] converts.
 #[derive(Clone, Copy)]
 enum Convert<'a> {
@@ -470,10 +475,14 @@ impl<'a> SnapshotBuilder<'a> {
         let children = built.finish();
         out.append(&children);
         let (waits, regions, nodes, result_props, by_path) = before;
+        // A conversion that waits for many rows is not kept: any of them arriving invalidates
+        // it, so keeping it costs O(waits) per snapshot for a reuse that rarely comes, while
+        // rebuilding it reuses its blocks and elements, which are kept.
         let keep = self.cache.reuse
             && !self.closed
             && self.region.error.is_none()
-            && self.result_props == result_props;
+            && self.result_props == result_props
+            && self.waits.len() - waits <= MAX_KEPT_WAITS;
         if keep {
             let waits: Vec<(u32, WaitingRegion)> = self.waits[waits..]
                 .iter()
