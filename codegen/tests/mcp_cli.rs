@@ -131,14 +131,20 @@ fn a_missing_artifact_says_to_build_first() {
     assert!(transcript(&missing).contains("build the artifact first"));
 }
 
-/// `abgen mcp run ARGS` with `stdin` as the client's lines: what its one `tools/call` (id 2)
-/// answered, its exit code, and its stderr. The exchange and the exit are bounded.
+/// `abgen mcp run --artifact ARTIFACT --server desk --target TARGET ARGS` with the client's lines
+/// on stdin: what its one `tools/call` (id 2) answered, its exit code, and its stderr. The
+/// exchange and the exit are bounded.
 fn run_and_call(
+    artifact: &Path,
+    target: &str,
     args: &[&dyn AsRef<std::ffi::OsStr>],
     runtime: &Path,
 ) -> (serde_json::Value, Option<i32>, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_abgen"));
-    command.args(["mcp", "run"]);
+    command
+        .args(["mcp", "run", "--artifact"])
+        .arg(artifact)
+        .args(["--server", "desk", "--target", target]);
     for arg in args {
         command.arg(arg);
     }
@@ -214,19 +220,8 @@ fn runs_a_built_server_with_the_projects_env_set() {
 
     // The project's files, over the config's declared default; the variable naming them is gone
     // before the route runs; the plugin root is the artifact.
-    let (answer, code, stderr) = run_and_call(
-        &[
-            &"--artifact",
-            &artifact,
-            &"--server",
-            &"desk",
-            &"--target",
-            &"codex",
-            &"--root",
-            &project,
-        ],
-        runtime.path(),
-    );
+    let (answer, code, stderr) =
+        run_and_call(&artifact, "codex", &[&"--root", &project], runtime.path());
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         answer["result"]["structuredContent"],
@@ -243,17 +238,9 @@ fn runs_a_built_server_with_the_projects_env_set() {
     let elsewhere = temp.join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
     let (answer, code, stderr) = run_and_call(
-        &[
-            &"--artifact",
-            &artifact,
-            &"--server",
-            &"desk",
-            &"--target",
-            &"claude",
-            &"--no-env",
-            &"--plugin-root",
-            &elsewhere,
-        ],
+        &artifact,
+        "claude",
+        &[&"--no-env", &"--plugin-root", &elsewhere],
         runtime.path(),
     );
     assert_eq!(code, Some(0), "{stderr}");
@@ -274,18 +261,9 @@ fn runs_a_built_server_with_the_projects_env_set() {
     let named = temp.join("ci.env");
     std::fs::write(&named, "DESK_SECRET=from ci.env\n").unwrap();
     let (answer, code, stderr) = run_and_call(
-        &[
-            &"--artifact",
-            &artifact,
-            &"--server",
-            &"desk",
-            &"--target",
-            &"cursor",
-            &"--root",
-            &project,
-            &"--env-file",
-            &named,
-        ],
+        &artifact,
+        "cursor",
+        &[&"--root", &project, &"--env-file", &named],
         runtime.path(),
     );
     assert_eq!(code, Some(0), "{stderr}");

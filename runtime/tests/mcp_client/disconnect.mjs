@@ -17,40 +17,15 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+import { alive, within } from './processes.mjs';
 import { serverEnvironment } from './server-env.mjs';
 
 const [mode, target, scratch] = process.argv.slice(2);
 assert.ok(['stdio', 'http'].includes(mode) && target && scratch, 'usage: node disconnect.mjs stdio|http <target> <scratch>');
-
-/** Polls `condition` every 5 ms; the elapsed milliseconds once it holds, or throws after `ms`. */
-async function within(ms, condition, what) {
-  const started = performance.now();
-  while (!condition()) {
-    if (performance.now() - started > ms) throw new Error(`${what} not within ${ms} ms`);
-    await sleep(5);
-  }
-  return Number((performance.now() - started).toFixed(1));
-}
-
-/** Whether `pid` still runs: an exited child its parent has not reaped yet (a zombie) does not. */
-function alive(pid) {
-  try {
-    if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z')) return false;
-  } catch {
-    // No such process, or no /proc: kill(0) says.
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // A loopback server that accepts and never answers; it sees when the route's fetch lets go. A
 // connection counts once the request arrived on it: before that, an aborted fetch may keep the
