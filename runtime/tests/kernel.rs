@@ -385,11 +385,13 @@ fn renders_stay_on_one_worker_unless_it_is_busy_and_idle_extra_workers_stop() {
             .unwrap()
     };
 
-    // One after another, even the first (while both workers start): always worker 0.
+    // One after another, even the first: always worker 0, and only its Node process starts
+    // early; the other waits for demand.
     let home = pid_of(&pid(0));
     for _ in 0..4 {
         assert_eq!(pid_of(&pid(0)), home);
     }
+    assert_eq!(kernel.live_workers(), 1);
     // While worker 0 is busy, the next render runs on the other worker.
     let busy = pid(400);
     let other = pid_of(&pid(0));

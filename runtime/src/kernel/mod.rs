@@ -53,8 +53,10 @@ pub struct KernelConfig {
     pub limits: DocumentLimits,
     /// How long an aborted render may take to end before its worker is killed.
     pub abort_grace: Duration,
-    /// Start every worker's Node process when the kernel starts, not on its first render (the
-    /// MCP server does, at `initialize`, so the first call does not pay for Node's start).
+    /// Start the first worker's Node process when the kernel starts, not on its first render (the
+    /// MCP server does, at `initialize`, so the first call does not pay for Node's start). The
+    /// others start on demand either way: started beside the first, they would compete with it,
+    /// and with the first call's render, for the CPUs a cold start is short of.
     pub start_workers_early: bool,
     /// How long a worker beyond the first may wait for a render before its Node process stops
     /// (it starts again on demand); the first keeps its process, and its providers, for good.

@@ -8,7 +8,8 @@
 //! in the bounded queue and the first worker to finish takes it.
 //!
 //! Who starts and ends what: [`Kernel::start`] starts one thread per worker; each owns its
-//! [`SupervisedWorker`] (its Node process starts early or on first use). A worker beyond the first
+//! [`SupervisedWorker`] (worker 0's Node process starts early or on first use, every other one's
+//! on first use, when a render finds the workers before it busy). A worker beyond the first
 //! stops its Node process after `idle_worker_exit` without a render and starts one again when a
 //! render comes (worker 0 keeps its process, and its providers, for the kernel's life). Dropping
 //! the kernel closes every worker's channel: each thread ends after the render it is on, and its
@@ -113,7 +114,7 @@ struct PoolThread {
 }
 
 impl Kernel {
-    /// Starts the pool threads (and, with `start_workers_early`, their Node processes).
+    /// Starts the pool threads (and, with `start_workers_early`, worker 0's Node process).
     pub fn start(config: KernelConfig) -> Self {
         let config = Arc::new(config);
         let dispatch = Arc::new(Mutex::new(Dispatch::default()));
@@ -283,7 +284,7 @@ impl PoolThread {
     /// the thread.
     fn serve(self) {
         let mut worker = SupervisedWorker::new(self.config.worker.clone());
-        if self.config.start_workers_early {
+        if self.config.start_workers_early && self.index == 0 {
             // A failure here is met again, and reported, by the first render.
             let _ = worker.start_now();
         }

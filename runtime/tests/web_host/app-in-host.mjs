@@ -226,7 +226,8 @@ try {
   // Teardown on exit: SIGTERM ends the host with 143 and every process it started; the page
   // learns it, tears the App down (the official client's onteardown runs) and says so.
   const workers = children();
-  assert.ok(workers.length >= 2, `the host runs at least two render workers: ${workers}`);
+  // Only the first worker of a kernel starts before demand; these calls ran one at a time.
+  assert.ok(workers.length >= 1, `the host runs its render workers: ${workers}`);
   web.kill('SIGTERM');
   const end = await exited;
   assert.deepEqual(end, { code: 143, signal: null });
