@@ -456,3 +456,51 @@ fn a_render_whose_deadline_passes_in_the_queue_fails_busy_not_as_the_routes_time
         "{document:?}"
     );
 }
+
+#[test]
+fn a_node_older_than_20_is_named_with_its_version_when_the_worker_refuses_it() {
+    // A Node that says it is 18 (to `--version` and to the worker's loader, which checks
+    // `process.versions` before its hello): the real Node underneath, so the refusal comes from
+    // the generated loader itself.
+    let directory = tempfile::tempdir().unwrap();
+    let real = abgen_runtime::worker::locate_node().unwrap().path;
+    let pretend = r#"Object.defineProperty(process,"versions",{value:{...process.versions,node:"18.19.0"}});Object.defineProperty(process,"version",{value:"v18.19.0"});"#;
+    let old = directory.path().join("node");
+    std::fs::write(
+        &old,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo v18.19.0; exit 0; fi\n\
+             exec '{}' --import 'data:text/javascript,{}' \"$@\"\n",
+            real.display(),
+            pretend
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&old, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut config = KernelConfig::new(
+        support::bundled_worker(directory.path(), "test-artifact-digest"),
+        DocumentLimits::default(),
+    );
+    config.worker.node = abgen_runtime::worker::NodeBinary { path: old };
+    let kernel = Kernel::start(config);
+
+    let rendering = kernel
+        .render(
+            tool("tool:demo/pid", json!({})),
+            Cancel::new(),
+            in_seconds(30),
+        )
+        .unwrap();
+    let events = events_until(&rendering, in_seconds(30));
+    let Some(RenderEventKind::Complete { document }) = events.last().map(|event| &event.kind)
+    else {
+        panic!("no complete: {events:?}")
+    };
+    let root = serde_json::to_value(&document.root).unwrap();
+    assert_eq!(root["code"], "worker-unavailable", "{root}");
+    let message = root["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("v18.19.0") && message.contains("Node 20 or newer"),
+        "{message}"
+    );
+}

@@ -77,6 +77,13 @@ export function wrapWithCodeCache(commonJs) {
 
 // Kept as a function so the loader is ordinary, checked code; its text is what the bundle holds.
 function loader() {
+  // abgen-host does not ask Node its version before a start (that costs a process): an older
+  // Node ends here, before the hello, and abgen-host then asks it and says why
+  // (`MIN_NODE_MAJOR`, runtime/src/worker/node.rs).
+  if (Number(process.versions.node.split('.')[0]) < 20) {
+    process.stderr.write(`abgen: the render worker needs Node.js 20 or newer; this is ${process.version}\n`);
+    process.exit(1);
+  }
   const filename = fileURLToPath(import.meta.url);
 
   /** Compiles and runs the CommonJS `source` as this module, with V8's cached data when there is some. */
@@ -90,9 +97,9 @@ function loader() {
         // No cache yet (or unreadable): compile from source and write one.
       }
     }
-    const script = new Script(
+    const script = new vm.Script(
       `(function (exports, require, module, __filename, __dirname, ${IMPORT_META_URL}) {"use strict";${source}\n})`,
-      { filename, cachedData, importModuleDynamically: constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER },
+      { filename, cachedData, importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER },
     );
     const module = { exports: {} };
     script.runInThisContext()(module.exports, createRequire(filename), module, filename, dirname(filename), import.meta.url);
@@ -207,7 +214,9 @@ const LOADER = [
   "import { homedir } from 'node:os';",
   "import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';",
   "import { fileURLToPath } from 'node:url';",
-  "import { Script, constants } from 'node:vm';",
+  // A namespace: `vm.constants` is Node 20.12 and later, and a named import of it would fail
+  // to link on an older Node 20.
+  "import * as vm from 'node:vm';",
   loaderBody(),
 ].join('\n');
 

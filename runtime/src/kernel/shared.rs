@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::{Kernel, KernelConfig};
 use crate::document::DocumentLimits;
 use crate::manifest::REACT_VERSION;
-use crate::worker::{WORKER_PROTOCOL, WorkerConfig, WorkerError, WorkerIdentity, locate_node};
+use crate::worker::{WORKER_PROTOCOL, WorkerConfig, WorkerError, WorkerIdentity, find_node};
 
 /// Where `abgen build` puts the bundled render worker in every artifact.
 pub const WORKER_ENTRY: &str = "runtime/worker.mjs";
@@ -40,7 +40,7 @@ pub fn artifact_kernel_config(
         return Err(ArtifactKernelError::NoWorker(entry));
     }
     let worker = WorkerConfig {
-        node: locate_node()?,
+        node: find_node()?,
         entry,
         expected: WorkerIdentity {
             protocol: WORKER_PROTOCOL,

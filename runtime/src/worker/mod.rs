@@ -16,7 +16,7 @@ mod supervisor;
 
 pub use frame::{Frame, MAX_FRAME_BYTES, encode_frame, read_frame};
 pub use lifetime::{end_all, end_all_then};
-pub use node::{NodeBinary, locate_node, locate_node_in};
+pub use node::{NodeBinary, find_node, find_node_in, locate_node, locate_node_in};
 pub use protocol::{
     ComputedSchemas, HostMessage, RenderLimits, RenderRequest, RouteKind, SchemasRequest,
     WORKER_PROTOCOL, WorkerIdentity, WorkerMessage,

@@ -1,7 +1,13 @@
 //! Finding the Node.js that runs the worker: `$ABGEN_NODE`, else `node` on `PATH`, version ≥ 20.
 //!
-//! Entry: [`locate_node`]. Invariant: a failure says exactly what was looked for, so a user can
-//! install Node or point `ABGEN_NODE` at one.
+//! Entries: [`find_node`] (the executable only: what a worker start pays for) and
+//! [`locate_node`] (the executable and its version). Invariant: a failure says exactly what was
+//! looked for, so a user can install Node or point `ABGEN_NODE` at one.
+//!
+//! Why two: asking Node its version starts a process, a tenth of a cold render's Node start-up.
+//! A worker start does not ask: the worker's own loader refuses an older Node before its hello,
+//! and only a worker that fails before its hello asks the version, to say why
+//! ([`NodeBinary::explain_early_failure`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -12,25 +18,38 @@ use super::supervisor::WorkerError;
 /// The oldest Node major version the worker supports.
 pub const MIN_NODE_MAJOR: u32 = 20;
 
-/// A Node.js executable that is new enough.
+/// A Node.js executable (new enough, when [`locate_node`] found it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeBinary {
     pub path: PathBuf,
-    /// As `node --version` prints it, e.g. `v20.20.2`.
-    pub version: String,
 }
 
-/// Finds Node from this process's `ABGEN_NODE` and `PATH`.
+/// Finds Node from this process's `ABGEN_NODE` and `PATH`, and checks its version.
 pub fn locate_node() -> Result<NodeBinary, WorkerError> {
     locate_node_in(std::env::var_os("ABGEN_NODE"), std::env::var_os("PATH"))
 }
 
-/// Finds Node from the given `ABGEN_NODE` and `PATH` values.
+/// Finds Node from the given `ABGEN_NODE` and `PATH` values, and checks its version.
 pub fn locate_node_in(
     explicit: Option<OsString>,
     path: Option<OsString>,
 ) -> Result<NodeBinary, WorkerError> {
-    let candidate = match explicit.filter(|value| !value.is_empty()) {
+    let node = find_node_in(explicit, path)?;
+    node.check_version()?;
+    Ok(node)
+}
+
+/// Finds Node's executable from this process's `ABGEN_NODE` and `PATH`, without running it.
+pub fn find_node() -> Result<NodeBinary, WorkerError> {
+    find_node_in(std::env::var_os("ABGEN_NODE"), std::env::var_os("PATH"))
+}
+
+/// Finds Node's executable from the given `ABGEN_NODE` and `PATH` values, without running it.
+pub fn find_node_in(
+    explicit: Option<OsString>,
+    path: Option<OsString>,
+) -> Result<NodeBinary, WorkerError> {
+    let path = match explicit.filter(|value| !value.is_empty()) {
         Some(explicit) => {
             let explicit = PathBuf::from(explicit);
             if !is_executable(&explicit) {
@@ -68,27 +87,40 @@ pub fn locate_node_in(
                 })?
         }
     };
-    let output = Command::new(&candidate)
-        .arg("--version")
-        .output()
-        .map_err(|error| WorkerError::NodeNotFound {
-            looked_for: format!("{} (could not run it: {error})", candidate.display()),
-        })?;
-    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    let major = version
-        .strip_prefix('v')
-        .and_then(|rest| rest.split('.').next())
-        .and_then(|major| major.parse::<u32>().ok());
-    match major {
-        Some(major) if major >= MIN_NODE_MAJOR => Ok(NodeBinary {
-            path: candidate,
-            version,
-        }),
-        _ => Err(WorkerError::NodeTooOld {
-            path: candidate,
-            version,
-            minimum: MIN_NODE_MAJOR,
-        }),
+    Ok(NodeBinary { path })
+}
+
+impl NodeBinary {
+    /// Runs `node --version`: an error unless it is [`MIN_NODE_MAJOR`] or newer.
+    pub fn check_version(&self) -> Result<(), WorkerError> {
+        let output = Command::new(&self.path)
+            .arg("--version")
+            .output()
+            .map_err(|error| WorkerError::NodeNotFound {
+                looked_for: format!("{} (could not run it: {error})", self.path.display()),
+            })?;
+        let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+        let major = version
+            .strip_prefix('v')
+            .and_then(|rest| rest.split('.').next())
+            .and_then(|major| major.parse::<u32>().ok());
+        match major {
+            Some(major) if major >= MIN_NODE_MAJOR => Ok(()),
+            _ => Err(WorkerError::NodeTooOld {
+                path: self.path.clone(),
+                version,
+                minimum: MIN_NODE_MAJOR,
+            }),
+        }
+    }
+
+    /// What to report for a worker on this Node that failed with `error` before its hello: that
+    /// the Node is too old (or cannot run) when it is, else `error` itself.
+    pub fn explain_early_failure(&self, error: WorkerError) -> WorkerError {
+        match self.check_version() {
+            Ok(()) => error,
+            Err(why) => why,
+        }
     }
 }
 
@@ -127,5 +159,13 @@ mod tests {
         let error =
             locate_node_in(None, Some(directory.path().as_os_str().to_owned())).unwrap_err();
         assert!(error.to_string().contains("v18.19.0"), "{error}");
+
+        // Found without running it; the version is asked only to explain an early failure.
+        let found = find_node_in(None, Some(directory.path().as_os_str().to_owned())).unwrap();
+        let explained = found.explain_early_failure(WorkerError::Exited);
+        assert!(
+            matches!(explained, WorkerError::NodeTooOld { ref version, .. } if version == "v18.19.0"),
+            "{explained}"
+        );
     }
 }

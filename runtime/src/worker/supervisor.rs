@@ -161,7 +161,13 @@ impl Worker {
             healthy: true,
         };
         let deadline = Instant::now() + config.hello_timeout;
-        match worker.next_message(deadline, config.hello_timeout)? {
+        let first = worker
+            .next_message(deadline, config.hello_timeout)
+            .map_err(|error| {
+                worker.kill();
+                config.node.explain_early_failure(error)
+            })?;
+        match first {
             (WorkerMessage::Hello(found), _) if found == config.expected => Ok(worker),
             (WorkerMessage::Hello(found), _) => {
                 worker.kill();
