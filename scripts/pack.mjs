@@ -12,7 +12,7 @@
 // prints one tarball path per line. `ABGEN_PLATFORMS` (comma-separated) names every platform
 // package of a release, for the `abgen` package's optional dependencies; default: this one.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -132,9 +132,30 @@ function packCreate() {
   return dir;
 }
 
-/** `./src/x.ts` → `./dist/x.js` (or `.d.ts` for types). */
+/**
+ * `./src/x.ts` → `./dist/x.js` (or `.d.ts` for types); a hand-written `.mjs` or `.d.ts` keeps
+ * its name (`copyHandWritten` puts it there).
+ */
 function distPath(source, types) {
-  return source.replace(/^\.\/src\//, './dist/').replace(/\.tsx?$/, types ? '.d.ts' : '.js');
+  const moved = source.replace(/^\.\/src\//, './dist/');
+  if (/\.(d\.ts|mjs)$/.test(moved)) return moved;
+  return moved.replace(/\.tsx?$/, types ? '.d.ts' : '.js');
+}
+
+/**
+ * The entries written as plain JavaScript with their own declarations (`agent-bundle/test`),
+ * which tsc neither compiles nor emits: copied from `src/` to `dist/` as they are.
+ */
+function copyHandWritten(from, to) {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    if (entry.isDirectory()) {
+      copyHandWritten(source, join(to, entry.name));
+    } else if (entry.name.endsWith('.mjs') || entry.name.endsWith('.d.ts')) {
+      mkdirSync(to, { recursive: true });
+      copyFileSync(source, join(to, entry.name));
+    }
+  }
 }
 
 /** A workspace package compiled to `dist/`, its manifest rewritten for publishing. */
@@ -157,6 +178,7 @@ function packLibrary(folder, { peers, optionalPeers }) {
     include: [join(source, 'src')],
   });
   execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: ['ignore', 2, 2] });
+  copyHandWritten(join(source, 'src'), join(dir, 'dist'));
   const manifest = readJson(join(source, 'package.json'));
   const exports = {};
   for (const [subpath, target] of Object.entries(manifest.exports)) {

@@ -35,6 +35,7 @@ fn plain(program: &str, dir: &Path) -> Command {
         .env("PATH", PLAIN_PATH)
         .env("NO_COLOR", "1")
         .env_remove("ABGEN_NODE_MODULES")
+        .env_remove("ABGEN_BIN")
         .env_remove("ABGEN_HOST")
         .env_remove("ABGEN_BINARY")
         .env_remove("ABGEN_WORKER_BUNDLE")
@@ -146,6 +147,29 @@ fn a_plugin_started_from_the_packed_packages_type_checks_tests_builds_and_serves
         .arg(tarball(&tarballs, "agent-bundle-runtime")));
     run(plain("npm", &project).args(["run", "typecheck"]));
     run(plain("npm", &project).args(["test"]));
+    // The entries written as plain JavaScript ship too, each with its declarations.
+    let entries = run(plain("node", &project).args([
+        "--input-type=module",
+        "--eval",
+        "const test = await import('agent-bundle/test');\n\
+         console.log(typeof test.createHarness, typeof test.locateBinary);",
+    ]));
+    assert_eq!(
+        String::from_utf8_lossy(&entries.stdout),
+        "function function\n",
+        "{}",
+        transcript(&entries)
+    );
+    let package = project.join("node_modules/agent-bundle");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(package.join("package.json")).unwrap()).unwrap();
+    for subpath in ["./test"] {
+        let types = manifest["exports"][subpath]["types"].as_str().unwrap();
+        assert!(
+            package.join(types).is_file(),
+            "{subpath}'s declarations {types} are not in the package"
+        );
+    }
     let built = run(plain("npx", &project).args([
         "--no-install",
         "abgen",
