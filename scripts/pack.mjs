@@ -2,8 +2,9 @@
 // published from here): `abgen` (the bin shim, with esbuild as an exact dependency), the
 // platform package of this machine (`@abgen/linux-x64-gnu`: stripped `abgen` and `abgen-host`,
 // `os`/`cpu`/`libc` fields), and `agent-bundle` and `@agent-bundle/runtime` compiled to
-// JavaScript with declarations, their exports mapped to `dist/`, React and zod as peers, and
-// `create-abgen` (`npm create abgen`, which runs `abgen init`).
+// JavaScript with declarations, their exports mapped to `dist/`, React and zod as peers (and
+// @rsbuild/core as an optional one, for `agent-bundle/rsbuild`), and `create-abgen` (`npm
+// create abgen`, which runs `abgen init`).
 //
 //   node scripts/pack.mjs [--out DIR] [--profile release|debug] [--abgen PATH --abgen-host PATH]
 //
@@ -36,6 +37,8 @@ const REACT = '19.3.1';
 /** The zod versions the schema translator reads as zod 4.6.7 prints them. */
 const ZOD_RANGE = '^4.6.7';
 const TYPES_REACT_RANGE = '^19.3.3';
+/** The Rsbuild major `agent-bundle/rsbuild` is written against. */
+const RSBUILD_RANGE = '^2';
 
 function readJson(path) {
   return JSON.parse(readFileSync(path, 'utf8'));
@@ -143,8 +146,9 @@ function distPath(source, types) {
 }
 
 /**
- * The entries written as plain JavaScript with their own declarations (`agent-bundle/test`),
- * which tsc neither compiles nor emits: copied from `src/` to `dist/` as they are.
+ * The entries written as plain JavaScript with their own declarations (`agent-bundle/test`,
+ * `agent-bundle/rsbuild`, what they import), which tsc neither compiles nor emits: copied from
+ * `src/` to `dist/` as they are.
  */
 function copyHandWritten(from, to) {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
@@ -233,7 +237,7 @@ const dirs = [
   packCreate(),
   packLibrary('agent-bundle', {
     peers: { react: REACT, zod: ZOD_RANGE },
-    optionalPeers: { '@types/react': TYPES_REACT_RANGE, '@modelcontextprotocol/sdk': '^1.32.2' },
+    optionalPeers: { '@types/react': TYPES_REACT_RANGE, '@modelcontextprotocol/sdk': '^1.32.2', '@rsbuild/core': RSBUILD_RANGE },
   }),
   packLibrary('runtime', {
     peers: { react: REACT, 'react-dom': REACT, 'react-server-dom-webpack': REACT, zod: ZOD_RANGE },

@@ -152,24 +152,27 @@ fn a_plugin_started_from_the_packed_packages_type_checks_tests_builds_and_serves
         "--input-type=module",
         "--eval",
         "const test = await import('agent-bundle/test');\n\
-         console.log(typeof test.createHarness, typeof test.locateBinary);",
+         const rsbuild = await import('agent-bundle/rsbuild');\n\
+         console.log(typeof test.createHarness, typeof test.locateBinary, typeof rsbuild.pluginAgentBundle);",
     ]));
     assert_eq!(
         String::from_utf8_lossy(&entries.stdout),
-        "function function\n",
+        "function function function\n",
         "{}",
         transcript(&entries)
     );
     let package = project.join("node_modules/agent-bundle");
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(package.join("package.json")).unwrap()).unwrap();
-    for subpath in ["./test"] {
+    for subpath in ["./test", "./rsbuild"] {
         let types = manifest["exports"][subpath]["types"].as_str().unwrap();
         assert!(
             package.join(types).is_file(),
             "{subpath}'s declarations {types} are not in the package"
         );
     }
+    rsbuild_builds_the_plugin(&project);
+
     let built = run(plain("npx", &project).args([
         "--no-install",
         "abgen",
@@ -238,6 +241,46 @@ fn a_plugin_started_from_the_packed_packages_type_checks_tests_builds_and_serves
         "{}",
         transcript(&served)
     );
+}
+
+/// `agent-bundle/rsbuild` from the packed package under the workspace's Rsbuild version:
+/// `rsbuild build` writes the route types and builds the artifact with the project's own
+/// `abgen` (its npm shim, found from the project: no `ABGEN_BIN`).
+fn rsbuild_builds_the_plugin(project: &Path) {
+    let workspace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(repo().join("package.json")).unwrap()).unwrap();
+    let version = workspace["devDependencies"]["@rsbuild/core"]
+        .as_str()
+        .unwrap();
+    run(plain("npm", project).args([
+        "install",
+        "--save-dev",
+        "--save-exact",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        &format!("@rsbuild/core@{version}"),
+    ]));
+    std::fs::create_dir_all(project.join("web")).unwrap();
+    std::fs::write(project.join("web/index.js"), "document.title = 'hello';\n").unwrap();
+    std::fs::write(
+        project.join("rsbuild.config.mjs"),
+        "import { pluginAgentBundle } from 'agent-bundle/rsbuild';\n\
+         export default {\n  source: { entry: { index: './web/index.js' } },\n  \
+         plugins: [pluginAgentBundle({ out: 'rsbuild-artifact', targets: ['claude'] })],\n};\n",
+    )
+    .unwrap();
+    let routes = project.join(".agent-bundle/routes.d.ts");
+    std::fs::remove_file(&routes).unwrap();
+    let built = run(plain("npx", project).args(["--no-install", "rsbuild", "build"]));
+    let artifact = project.join("rsbuild-artifact");
+    assert!(
+        artifact.join(".claude-plugin/plugin.json").is_file() && routes.is_file(),
+        "{}",
+        transcript(&built)
+    );
+    assert!(!artifact.join(".codex-plugin").exists());
+    std::fs::remove_dir_all(&artifact).unwrap();
 }
 
 #[test]
