@@ -3,8 +3,9 @@
 //! `agent-bundle` and `@agent-bundle/runtime` compiled to JavaScript), and a fresh temporary
 //! directory that cannot see this repository's `node_modules` or `target/`, with no Rust
 //! toolchain on PATH and no `ABGEN_NODE_MODULES`, starts a plugin from them, installs,
-//! type-checks, tests, builds it for every host, has the pinned `claude plugin validate
-//! --strict` accept it and its MCP server answer the SDK client. npm reads the registry through
+//! type-checks, tests, builds it for every host (also through the README's `prebuild` script
+//! and its `rsbuild.config.mjs`), has the pinned `claude plugin validate --strict` accept it
+//! and its MCP server answer the SDK client. npm reads the registry through
 //! its cache (`--prefer-offline`).
 
 use std::path::{Path, PathBuf};
@@ -172,6 +173,7 @@ fn a_plugin_started_from_the_packed_packages_type_checks_tests_builds_and_serves
         );
     }
     rsbuild_builds_the_plugin(&project);
+    readme_prebuild_builds(&project);
 
     let built = run(plain("npx", &project).args([
         "--no-install",
@@ -243,9 +245,23 @@ fn a_plugin_started_from_the_packed_packages_type_checks_tests_builds_and_serves
     );
 }
 
-/// `agent-bundle/rsbuild` from the packed package under the workspace's Rsbuild version:
-/// `rsbuild build` writes the route types and builds the artifact with the project's own
-/// `abgen` (its npm shim, found from the project: no `ABGEN_BIN`).
+/// The first fenced block of the README whose body (after its language line) starts with
+/// `opening`.
+fn readme_block(opening: &str) -> String {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    readme
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .filter_map(|block| block.split_once('\n').map(|(_, body)| body))
+        .find(|body| body.starts_with(opening))
+        .unwrap_or_else(|| panic!("the README has no block starting with {opening:?}"))
+        .to_owned()
+}
+
+/// The README's `rsbuild.config.mjs` under the workspace's Rsbuild version: `rsbuild build`
+/// writes the route types and builds the artifact through the packed `agent-bundle/rsbuild`,
+/// with the project's own `abgen` (its npm shim, found from the project: no `ABGEN_BIN`).
 fn rsbuild_builds_the_plugin(project: &Path) {
     let workspace: serde_json::Value =
         serde_json::from_slice(&std::fs::read(repo().join("package.json")).unwrap()).unwrap();
@@ -265,22 +281,48 @@ fn rsbuild_builds_the_plugin(project: &Path) {
     std::fs::write(project.join("web/index.js"), "document.title = 'hello';\n").unwrap();
     std::fs::write(
         project.join("rsbuild.config.mjs"),
-        "import { pluginAgentBundle } from 'agent-bundle/rsbuild';\n\
-         export default {\n  source: { entry: { index: './web/index.js' } },\n  \
-         plugins: [pluginAgentBundle({ out: 'rsbuild-artifact', targets: ['claude'] })],\n};\n",
+        readme_block("// rsbuild.config.mjs\n"),
     )
     .unwrap();
     let routes = project.join(".agent-bundle/routes.d.ts");
     std::fs::remove_file(&routes).unwrap();
     let built = run(plain("npx", project).args(["--no-install", "rsbuild", "build"]));
-    let artifact = project.join("rsbuild-artifact");
-    assert!(
-        artifact.join(".claude-plugin/plugin.json").is_file() && routes.is_file(),
-        "{}",
-        transcript(&built)
-    );
-    assert!(!artifact.join(".codex-plugin").exists());
-    std::fs::remove_dir_all(&artifact).unwrap();
+    let artifact = project.join("artifact");
+    for written in [
+        routes,
+        artifact.join(".claude-plugin/plugin.json"),
+        artifact.join(".codex-plugin/plugin.json"),
+    ] {
+        assert!(
+            written.is_file(),
+            "rsbuild build wrote no {}:\n{}",
+            written.display(),
+            transcript(&built)
+        );
+    }
+}
+
+/// The README's `prebuild` scripts for a project with a build of its own: `npm run build`
+/// writes the route types first, then type-checks and builds.
+fn readme_prebuild_builds(project: &Path) {
+    let fragment: serde_json::Value =
+        serde_json::from_str(&readme_block("{\n  \"scripts\": {\n    \"prebuild\"")).unwrap();
+    let manifest_path = project.join("package.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    for (name, script) in fragment["scripts"].as_object().unwrap() {
+        manifest["scripts"][name] = script.clone();
+    }
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let routes = project.join(".agent-bundle/routes.d.ts");
+    std::fs::remove_file(&routes).unwrap();
+    let built = run(plain("npm", project).args(["run", "build"]));
+    assert!(routes.is_file(), "{}", transcript(&built));
+    assert!(project.join("artifact/abgen.manifest.json").is_file());
 }
 
 #[test]
