@@ -63,13 +63,13 @@ async function waitFor(what, check, ms = 30_000) {
   }
 }
 
-/** The pids of processes other than `except` whose working directory is in `root`. */
-function processesIn(root, except = []) {
+/** The pids of the processes other than this one whose working directory is in `root`. */
+function processesIn(root) {
   const found = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
-    if (pid === process.pid || except.includes(pid)) continue;
+    if (pid === process.pid) continue;
     try {
       const cwd = readlinkSync(`/proc/${pid}/cwd`);
       if (cwd === root || cwd.startsWith(`${root}/`)) found.push(pid);
@@ -78,6 +78,22 @@ function processesIn(root, except = []) {
     }
   }
   return found;
+}
+
+/** Holds an exclusive `flock` on `file` (abgen's build lock) until `release`. */
+async function holdLock(file) {
+  // Its own process group: flock and the command it holds the lock for end together.
+  const holder = spawn('flock', [file, 'sleep', '120'], { stdio: 'ignore', detached: true });
+  await waitFor(`the lock on ${file}`, () => spawnSync('flock', ['--nonblock', file, 'true']).status === 1);
+  return holder;
+}
+
+function release(holder) {
+  try {
+    process.kill(-holder.pid, 'SIGKILL');
+  } catch {
+    // Already released.
+  }
 }
 
 /** Every compile's errors, as Rsbuild's stats give them, collected by a plugin of the test. */
@@ -188,7 +204,7 @@ describe('pluginAgentBundle', () => {
       rsbuildConfig: rsbuildConfig([pluginAgentBundle(), probe.plugin], { server: { host: '127.0.0.1', port: 0, printUrls: false } }),
     });
     const { server } = await rsbuild.startDevServer();
-    let flock;
+    const holders = [];
     try {
       await waitFor('the first dev compile', () => probe.seen.routesAtCompileStart.length > 0);
       assert.equal(probe.seen.routesAtCompileStart[0], true, 'routes.d.ts is there when the first dev compile starts');
@@ -206,23 +222,28 @@ describe('pluginAgentBundle', () => {
       assert.equal(broken.errors[0].file, `${path.join(root, ROUTE)}:2:16`);
       assert.ok(manifestText(root).includes('"Greet warmly."'), 'the last good artifact stays');
 
-      // Hold the artifact's build lock, so the next abgen build waits on it: a child that is
-      // certainly running when the server closes.
+      // While the artifact's build lock is held, the next abgen build waits on it: a child
+      // that is certainly running while the route changes again, and when the server closes.
       const lock = path.join(root, '.artifact.abgen-lock');
-      flock = spawn('flock', [lock, 'sleep', '60'], { stdio: 'ignore' });
-      await waitFor('the lock held', () => spawnSync('flock', ['--nonblock', lock, 'true']).status === 1);
+      const locked = await holdLock(lock);
+      holders.push(locked);
       writeFileSync(path.join(root, ROUTE), readFileSync(path.join(fixture, ROUTE)));
-      const children = await waitFor('an abgen build waiting on the lock', () => {
-        const found = processesIn(root, [flock.pid]);
-        return found.length > 0 && found;
-      });
-      assert.equal(children.length, 1, 'one abgen child at a time');
+      await waitFor('an abgen build waiting on the lock', () => processesIn(root).length > 0);
+      editRoute(root, "'Greet.'", "'Greet at last.'");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(processesIn(root).length, 1, 'one abgen child at a time, whatever changed meanwhile');
+      release(locked);
+      await waitFor('the change made during a build, built after it', () => manifestText(root).includes('"Greet at last."'));
+
+      holders.push(await holdLock(lock));
+      editRoute(root, "'Greet at last.'", "'Greet once more.'");
+      await waitFor('an abgen build waiting on the lock', () => processesIn(root).length > 0);
       const closing = Date.now();
       await server.close();
       assert.ok(Date.now() - closing < 10_000, 'close is bounded');
-      assert.deepEqual(processesIn(root, [flock.pid]), [], 'no abgen child is left');
+      assert.deepEqual(processesIn(root), [], 'no abgen child is left');
     } finally {
-      flock?.kill('SIGKILL');
+      for (const holder of holders) release(holder);
       await server.close();
     }
   });

@@ -6,9 +6,10 @@
 // In dev and watch builds the plugin watches the project's `src/` and config, and a change
 // recompiles, and with it rebuilds the artifact.
 //
-// The plugin starts one abgen child at a time and waits for it; a build requested while one
-// runs is run once after it, however many requests came. Closing Rsbuild (the dev server or a
-// watch build) ends a running child.
+// The plugin starts one abgen child at a time and waits for it, inside the compile, so builds
+// are as serial as the compiler's compiles: a change during one marks the compiler invalid,
+// and however many changes came, the compiler runs one more compile, and so one more build.
+// Closing Rsbuild (the dev server or a watch build) ends a running child.
 //
 // Plain JavaScript (typed by index.d.ts) because tests import it straight from Node; it needs
 // nothing of @rsbuild/core at run time, only the compiler Rsbuild hands it.
@@ -52,7 +53,6 @@ export function pluginAgentBundle(options = {}) {
       const root = path.resolve(base, options.root ?? '.');
       const out = options.out === undefined ? undefined : path.resolve(base, options.out);
       const abgen = abgenRunner(root);
-      const builds = serialBuilds(() => buildArtifact(abgen, { root, out, targets: options.targets }));
       let generated = false;
       let watcher;
 
@@ -80,7 +80,7 @@ export function pluginAgentBundle(options = {}) {
           watcher ??= watchProject(root, () => first.watching?.invalidate());
         });
         first.hooks.afterEmit.tapPromise(WHO, async (compilation) => {
-          const outcome = await builds.request();
+          const outcome = await buildArtifact(abgen, { root, out, targets: options.targets });
           for (const problem of outcome.errors) compilation.errors.push(rsbuildError(ErrorClass, problem));
           for (const problem of outcome.warnings) compilation.warnings.push(rsbuildError(ErrorClass, problem));
           if (outcome.built !== undefined) api.logger.info(outcome.built);
@@ -229,34 +229,6 @@ function within(promise, ms) {
   let timer;
   const timeout = new Promise((resolve) => (timer = setTimeout(resolve, ms, false)));
   return Promise.race([promise.then(() => true), timeout]).finally(() => clearTimeout(timer));
-}
-
-/**
- * `build` run one at a time: a request while none runs starts one; a request while one runs
- * gets the one build that starts after it (every request made meanwhile shares it), so a
- * change during a build is always built, and never by more than one extra build.
- */
-function serialBuilds(build) {
-  let current;
-  let next;
-  const start = () => {
-    const run = build().finally(() => {
-      if (current === run) current = undefined;
-    });
-    current = run;
-    return run;
-  };
-  return {
-    request() {
-      if (next !== undefined) return next;
-      if (current === undefined) return start();
-      next = current.then(() => {
-        next = undefined;
-        return start();
-      });
-      return next;
-    },
-  };
 }
 
 /**
