@@ -25,12 +25,12 @@ process.env.ABGEN_NODE_MODULES ??= path.join(repo, 'node_modules');
 const scratch = mkdtempSync(path.join(tmpdir(), 'agent-bundle-rsbuild-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A fresh copy of the fixture with a one-line web entry outside `src/` for Rsbuild. */
-function project(name) {
+/** A fresh copy of a fixture project with a one-line web entry outside `src/` for Rsbuild. */
+function project(name, from = fixture) {
   const root = path.join(scratch, name);
   mkdirSync(root);
-  cpSync(path.join(fixture, 'agent-bundle.config.ts'), path.join(root, 'agent-bundle.config.ts'));
-  cpSync(path.join(fixture, 'src'), path.join(root, 'src'), { recursive: true });
+  cpSync(path.join(from, 'agent-bundle.config.ts'), path.join(root, 'agent-bundle.config.ts'));
+  cpSync(path.join(from, 'src'), path.join(root, 'src'), { recursive: true });
   mkdirSync(path.join(root, 'web'));
   writeFileSync(path.join(root, 'web/index.js'), "document.title = 'web';\n");
   return root;
@@ -167,6 +167,21 @@ describe('pluginAgentBundle', () => {
     assert.match(error.message, /help: Add `inputSchema` and `resultSchema`/);
     assert.equal(error.file, `${path.join(root, ROUTE)}:2:16`);
     assert.equal(manifestText(root), '', 'nothing is built');
+  });
+
+  it("reports abgen's warnings as Rsbuild warnings and still builds", async () => {
+    const root = project('warning', path.join(repo, 'fixtures/projects/ab5101-factory-call'));
+    const probe = statsProbe();
+    const rsbuild = await createRsbuild({ cwd: root, rsbuildConfig: rsbuildConfig([pluginAgentBundle(), probe.plugin]) });
+    await rsbuild.build();
+    const [compile] = probe.seen.compiles;
+    assert.deepEqual(compile.errors, []);
+    assert.equal(compile.warnings.length, 1, JSON.stringify(compile.warnings));
+    assert.match(compile.warnings[0].message, /AB5101: /);
+    const [file, line, column] = compile.warnings[0].file.split(':');
+    assert.deepEqual([file, line], [path.join(root, 'src/mcp/fx/tools/search.ts'), '11']);
+    assert.match(column, /^\d+$/);
+    assert.notEqual(manifestText(root), '');
   });
 
   it('makes `rsbuild build` exit non-zero and print the diagnostic', async () => {
