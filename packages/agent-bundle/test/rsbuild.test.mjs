@@ -169,6 +169,20 @@ describe('pluginAgentBundle', () => {
     assert.equal(manifestText(root), '', 'nothing is built');
   });
 
+  it('says how to install abgen when it finds none', async () => {
+    const root = project('no-abgen');
+    const saved = { ABGEN_BIN: process.env.ABGEN_BIN, PATH: process.env.PATH };
+    // No ABGEN_BIN, no `abgen` package above the copy, nothing on PATH.
+    process.env.ABGEN_BIN = '';
+    process.env.PATH = path.join(root, 'empty');
+    try {
+      const rsbuild = await createRsbuild({ cwd: root, rsbuildConfig: rsbuildConfig([pluginAgentBundle()]) });
+      await assert.rejects(rsbuild.build(), /agent-bundle\/rsbuild needs `abgen`: install it in the project \(npm install --save-dev abgen\), set ABGEN_BIN/);
+    } finally {
+      Object.assign(process.env, saved);
+    }
+  });
+
   it("reports abgen's warnings as Rsbuild warnings and still builds", async () => {
     const root = project('warning', path.join(repo, 'fixtures/projects/ab5101-factory-call'));
     const probe = statsProbe();
