@@ -2,8 +2,9 @@
 // published from here): `abgen` (the bin shim, with esbuild as an exact dependency), the
 // platform package of this machine (`@abgen/linux-x64-gnu`: stripped `abgen` and `abgen-host`,
 // `os`/`cpu`/`libc` fields), and `agent-bundle` and `@agent-bundle/runtime` compiled to
-// JavaScript with declarations, their exports mapped to `dist/`, React and zod as peers, and
-// `create-abgen` (`npm create abgen`, which runs `abgen init`).
+// JavaScript with declarations, their exports mapped to `dist/`, React and zod as peers (and
+// @rsbuild/core as an optional one, for `agent-bundle/rsbuild`), and `create-abgen` (`npm
+// create abgen`, which runs `abgen init`).
 //
 //   node scripts/pack.mjs [--out DIR] [--profile release|debug] [--abgen PATH --abgen-host PATH]
 //
@@ -12,7 +13,7 @@
 // prints one tarball path per line. `ABGEN_PLATFORMS` (comma-separated) names every platform
 // package of a release, for the `abgen` package's optional dependencies; default: this one.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,8 @@ const REACT = '19.3.1';
 /** The zod versions the schema translator reads as zod 4.6.7 prints them. */
 const ZOD_RANGE = '^4.6.7';
 const TYPES_REACT_RANGE = '^19.3.3';
+/** The Rsbuild major `agent-bundle/rsbuild` is written against. */
+const RSBUILD_RANGE = '^2';
 
 function readJson(path) {
   return JSON.parse(readFileSync(path, 'utf8'));
@@ -132,9 +135,31 @@ function packCreate() {
   return dir;
 }
 
-/** `./src/x.ts` → `./dist/x.js` (or `.d.ts` for types). */
+/**
+ * `./src/x.ts` → `./dist/x.js` (or `.d.ts` for types); a hand-written `.mjs` or `.d.ts` keeps
+ * its name (`copyHandWritten` puts it there).
+ */
 function distPath(source, types) {
-  return source.replace(/^\.\/src\//, './dist/').replace(/\.tsx?$/, types ? '.d.ts' : '.js');
+  const moved = source.replace(/^\.\/src\//, './dist/');
+  if (/\.(d\.ts|mjs)$/.test(moved)) return moved;
+  return moved.replace(/\.tsx?$/, types ? '.d.ts' : '.js');
+}
+
+/**
+ * The entries written as plain JavaScript with their own declarations (`agent-bundle/test`,
+ * `agent-bundle/rsbuild`, what they import), which tsc neither compiles nor emits: copied from
+ * `src/` to `dist/` as they are.
+ */
+function copyHandWritten(from, to) {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    if (entry.isDirectory()) {
+      copyHandWritten(source, join(to, entry.name));
+    } else if (entry.name.endsWith('.mjs') || entry.name.endsWith('.d.ts')) {
+      mkdirSync(to, { recursive: true });
+      copyFileSync(source, join(to, entry.name));
+    }
+  }
 }
 
 /** A workspace package compiled to `dist/`, its manifest rewritten for publishing. */
@@ -157,6 +182,7 @@ function packLibrary(folder, { peers, optionalPeers }) {
     include: [join(source, 'src')],
   });
   execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: ['ignore', 2, 2] });
+  copyHandWritten(join(source, 'src'), join(dir, 'dist'));
   const manifest = readJson(join(source, 'package.json'));
   const exports = {};
   for (const [subpath, target] of Object.entries(manifest.exports)) {
@@ -211,7 +237,7 @@ const dirs = [
   packCreate(),
   packLibrary('agent-bundle', {
     peers: { react: REACT, zod: ZOD_RANGE },
-    optionalPeers: { '@types/react': TYPES_REACT_RANGE, '@modelcontextprotocol/sdk': '^1.32.2' },
+    optionalPeers: { '@types/react': TYPES_REACT_RANGE, '@modelcontextprotocol/sdk': '^1.32.2', '@rsbuild/core': RSBUILD_RANGE },
   }),
   packLibrary('runtime', {
     peers: { react: REACT, 'react-dom': REACT, 'react-server-dom-webpack': REACT, zod: ZOD_RANGE },

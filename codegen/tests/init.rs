@@ -32,6 +32,11 @@ fn init_writes_a_project_check_finds_clean() {
     for script in ["build", "dev", "test", "typecheck"] {
         assert!(package["scripts"][script].is_string(), "no {script} script");
     }
+    // The route types come from `abgen generate` before tsc, as the README's `prebuild` does.
+    assert_eq!(
+        package["scripts"]["typecheck"],
+        "abgen generate && tsc --noEmit"
+    );
     let tsconfig = std::fs::read_to_string(root.join("tsconfig.json")).unwrap();
     assert!(tsconfig.contains(".agent-bundle/routes.d.ts"));
     let checked = abgen(&["check", "--json", "--root", "."], &root);

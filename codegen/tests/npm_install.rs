@@ -3,8 +3,9 @@
 //! `agent-bundle` and `@agent-bundle/runtime` compiled to JavaScript), and a fresh temporary
 //! directory that cannot see this repository's `node_modules` or `target/`, with no Rust
 //! toolchain on PATH and no `ABGEN_NODE_MODULES`, starts a plugin from them, installs,
-//! type-checks, tests, builds it for every host, has the pinned `claude plugin validate
-//! --strict` accept it and its MCP server answer the SDK client. npm reads the registry through
+//! type-checks, tests, builds it for every host (also through the README's `prebuild` script
+//! and its `rsbuild.config.mjs`), has the pinned `claude plugin validate --strict` accept it
+//! and its MCP server answer the SDK client. npm reads the registry through
 //! its cache (`--prefer-offline`).
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ fn plain(program: &str, dir: &Path) -> Command {
         .env("PATH", PLAIN_PATH)
         .env("NO_COLOR", "1")
         .env_remove("ABGEN_NODE_MODULES")
+        .env_remove("ABGEN_BIN")
         .env_remove("ABGEN_HOST")
         .env_remove("ABGEN_BINARY")
         .env_remove("ABGEN_WORKER_BUNDLE")
@@ -146,6 +148,33 @@ fn a_plugin_started_from_the_packed_packages_type_checks_tests_builds_and_serves
         .arg(tarball(&tarballs, "agent-bundle-runtime")));
     run(plain("npm", &project).args(["run", "typecheck"]));
     run(plain("npm", &project).args(["test"]));
+    // The entries written as plain JavaScript ship too, each with its declarations.
+    let entries = run(plain("node", &project).args([
+        "--input-type=module",
+        "--eval",
+        "const test = await import('agent-bundle/test');\n\
+         const rsbuild = await import('agent-bundle/rsbuild');\n\
+         console.log(typeof test.createHarness, typeof test.locateBinary, typeof rsbuild.pluginAgentBundle);",
+    ]));
+    assert_eq!(
+        String::from_utf8_lossy(&entries.stdout),
+        "function function function\n",
+        "{}",
+        transcript(&entries)
+    );
+    let package = project.join("node_modules/agent-bundle");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(package.join("package.json")).unwrap()).unwrap();
+    for subpath in ["./test", "./rsbuild"] {
+        let types = manifest["exports"][subpath]["types"].as_str().unwrap();
+        assert!(
+            package.join(types).is_file(),
+            "{subpath}'s declarations {types} are not in the package"
+        );
+    }
+    rsbuild_builds_the_plugin(&project);
+    readme_prebuild_builds(&project);
+
     let built = run(plain("npx", &project).args([
         "--no-install",
         "abgen",
@@ -214,6 +243,86 @@ fn a_plugin_started_from_the_packed_packages_type_checks_tests_builds_and_serves
         "{}",
         transcript(&served)
     );
+}
+
+/// The first fenced block of the README whose body (after its language line) starts with
+/// `opening`.
+fn readme_block(opening: &str) -> String {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    readme
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .filter_map(|block| block.split_once('\n').map(|(_, body)| body))
+        .find(|body| body.starts_with(opening))
+        .unwrap_or_else(|| panic!("the README has no block starting with {opening:?}"))
+        .to_owned()
+}
+
+/// The README's `rsbuild.config.mjs` under the workspace's Rsbuild version: `rsbuild build`
+/// writes the route types and builds the artifact through the packed `agent-bundle/rsbuild`,
+/// with the project's own `abgen` (its npm shim, found from the project: no `ABGEN_BIN`).
+fn rsbuild_builds_the_plugin(project: &Path) {
+    let workspace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(repo().join("package.json")).unwrap()).unwrap();
+    let version = workspace["devDependencies"]["@rsbuild/core"]
+        .as_str()
+        .unwrap();
+    run(plain("npm", project).args([
+        "install",
+        "--save-dev",
+        "--save-exact",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        &format!("@rsbuild/core@{version}"),
+    ]));
+    std::fs::create_dir_all(project.join("web")).unwrap();
+    std::fs::write(project.join("web/index.js"), "document.title = 'hello';\n").unwrap();
+    std::fs::write(
+        project.join("rsbuild.config.mjs"),
+        readme_block("// rsbuild.config.mjs\n"),
+    )
+    .unwrap();
+    let routes = project.join(".agent-bundle/routes.d.ts");
+    std::fs::remove_file(&routes).unwrap();
+    let built = run(plain("npx", project).args(["--no-install", "rsbuild", "build"]));
+    let artifact = project.join("artifact");
+    for written in [
+        routes,
+        artifact.join(".claude-plugin/plugin.json"),
+        artifact.join(".codex-plugin/plugin.json"),
+    ] {
+        assert!(
+            written.is_file(),
+            "rsbuild build wrote no {}:\n{}",
+            written.display(),
+            transcript(&built)
+        );
+    }
+}
+
+/// The README's `prebuild` scripts for a project with a build of its own: `npm run build`
+/// writes the route types first, then type-checks and builds.
+fn readme_prebuild_builds(project: &Path) {
+    let fragment: serde_json::Value =
+        serde_json::from_str(&readme_block("{\n  \"scripts\": {\n    \"prebuild\"")).unwrap();
+    let manifest_path = project.join("package.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    for (name, script) in fragment["scripts"].as_object().unwrap() {
+        manifest["scripts"][name] = script.clone();
+    }
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let routes = project.join(".agent-bundle/routes.d.ts");
+    std::fs::remove_file(&routes).unwrap();
+    let built = run(plain("npm", project).args(["run", "build"]));
+    assert!(routes.is_file(), "{}", transcript(&built));
+    assert!(project.join("artifact/abgen.manifest.json").is_file());
 }
 
 #[test]

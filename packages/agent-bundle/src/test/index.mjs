@@ -7,42 +7,20 @@
 // Plain JavaScript (typed by index.d.ts) because tests import it straight from Node.
 
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-
-/** The environment variables that name the two binaries; see `locateBinary`. */
-const BINARY_ENV = { abgen: 'ABGEN_BIN', 'abgen-host': 'ABGEN_HOST' };
+import { locateBinary as findBinary } from '../binaries.mjs';
 
 /**
- * Where `abgen` or `abgen-host` is: `$ABGEN_BIN` / `$ABGEN_HOST`, then `PATH`. The one place
- * either is looked up, so the packages that ship them only have to put them on one of those.
+ * Where `abgen` or `abgen-host` is: `$ABGEN_BIN` / `$ABGEN_HOST`, then `PATH` (`../binaries.mjs`,
+ * the one lookup of both).
  * @param {'abgen' | 'abgen-host'} name
  */
 export function locateBinary(name) {
-  const variable = BINARY_ENV[name];
-  const named = process.env[variable];
-  if (named !== undefined && named !== '') {
-    if (!isExecutable(named)) throw new Error(`${variable} names ${named}, which is not an executable file`);
-    return named;
-  }
-  for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (directory === '') continue;
-    const candidate = path.join(directory, name);
-    if (isExecutable(candidate)) return candidate;
-  }
-  throw new Error(`agent-bundle/test needs \`${name}\`: set ${variable} to its path or put it on PATH`);
-}
-
-function isExecutable(file) {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
+  return findBinary(name, 'agent-bundle/test');
 }
 
 const CONFIG_NAMES = ['agent-bundle.config.ts', 'agent-bundle.config.mts', 'agent-bundle.config.js', 'agent-bundle.config.mjs'];
