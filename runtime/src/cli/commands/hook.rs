@@ -483,6 +483,20 @@ fn artifact_root_of(executable: &Path) -> Option<PathBuf> {
     }
 }
 
+/// A list of strings from the route's config (`tools`, `native`); anything else reads as empty.
+fn route_list(view: &HookView, route_id: &str, key: &str) -> Vec<String> {
+    view.route(route_id)
+        .and_then(|route| route.config.get(key))
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|item| item.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod artifact_root_tests {
     use super::*;
@@ -507,18 +521,4 @@ mod artifact_root_tests {
             Some(Path::new("/src/abgen/target"))
         );
     }
-}
-
-/// A list of strings from the route's config (`tools`, `native`); anything else reads as empty.
-fn route_list(view: &HookView, route_id: &str, key: &str) -> Vec<String> {
-    view.route(route_id)
-        .and_then(|route| route.config.get(key))
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|item| item.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
