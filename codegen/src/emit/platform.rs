@@ -241,7 +241,8 @@ fn platform_missing(key: &str, why: &str) -> Diagnostic {
 ///
 /// It runs before every hook, inside the host's deadline, so on Linux it starts no process
 /// before its `exec`: the platform comes from `/proc/sys/kernel/{ostype,arch}` with `read`, musl
-/// from a glob of its loader, and the launcher's folder from `${0%/*}` (hosts run it by an
+/// from its loader `/lib/ld-musl-<arch>.so.1` (one `stat`; the glibc build still runs where
+/// glibc's loader is there too), and the launcher's folder from `${0%/*}` (hosts run it by an
 /// absolute path, or `./bin/abgen-host` against the plugin root). Only where `/proc` is absent
 /// (macOS) does it run `uname`, and only a symlinked launcher runs `readlink`.
 pub fn platform_launcher(keys: &[String]) -> String {
@@ -253,25 +254,25 @@ pub fn platform_launcher(keys: &[String]) -> String {
 # bin/<platform>/abgen-host of this machine. Built by `abgen build --platform {list}`.
 if [ -r /proc/sys/kernel/ostype ] && [ -r /proc/sys/kernel/arch ]; then
   read -r os </proc/sys/kernel/ostype
-  read -r arch </proc/sys/kernel/arch
+  read -r machine </proc/sys/kernel/arch
 else
   os=$(uname -s)
-  arch=$(uname -m)
+  machine=$(uname -m)
 fi
 case $os in
   Linux) os=linux ;;
   Darwin) os=darwin ;;
 esac
-case $arch in
+case $machine in
   x86_64 | amd64) arch=x64 ;;
   aarch64 | arm64) arch=arm64 ;;
+  *) arch=$machine ;;
 esac
 platform=$os-$arch
+libc=
 if [ "$os" = linux ]; then
   libc=gnu
-  for loader in /lib/ld-musl-*.so.1; do
-    [ -e "$loader" ] && libc=musl
-  done
+  [ -e "/lib/ld-musl-$machine.so.1" ] && libc=musl
   platform=$platform-$libc
 fi
 self=$0
@@ -286,6 +287,12 @@ case $self in
   */*) here=${{self%/*}} ;;
   *) here=. ;;
 esac
+# musl's loader can sit beside glibc's (Debian's musl package): then a glibc build runs too.
+if [ "$libc" = musl ] && [ ! -x "$here/$platform/abgen-host" ]; then
+  for loader in /lib*/ld-linux-*.so.*; do
+    [ -e "$loader" ] && platform=$os-$arch-gnu
+  done
+fi
 if [ -x "$here/$platform/abgen-host" ]; then
   exec "$here/$platform/abgen-host" "$@"
 fi
@@ -386,7 +393,7 @@ mod tests {
             forks,
             [
                 "  os=$(uname -s)",
-                "  arch=$(uname -m)",
+                "  machine=$(uname -m)",
                 "  link=$(readlink -- \"$self\") || exit 1"
             ]
         );
