@@ -61,8 +61,8 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
         root,
         targets: args.project.targets.clone(),
         out: args.out.clone(),
-        host_binary: None,
-        node_modules: None,
+        platforms: args.platform.clone(),
+        ..Default::default()
     };
     if args.check {
         return build_check(args, &options);
@@ -133,8 +133,7 @@ fn dev(args: &DevArgs) -> io::Result<ExitCode> {
             .unwrap_or_else(|| PathBuf::from(".")),
         targets: args.project.targets.clone(),
         out: args.out.clone(),
-        host_binary: None,
-        node_modules: None,
+        ..Default::default()
     };
     let debounce = std::time::Duration::from_millis(args.debounce_ms);
     watch(options, AppProfile::Development, debounce, true)

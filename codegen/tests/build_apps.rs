@@ -43,6 +43,7 @@ impl Fixture {
                 targets: None,
                 out: Some(out.to_owned()),
                 host_binary: Some(host_binary()),
+                platforms: None,
                 node_modules: None,
             },
             profile,

@@ -37,6 +37,7 @@ fn curator_manifest_matches_the_golden() {
         targets: None,
         out: Some(out.clone()),
         host_binary: Some(stub_host(temp.path())),
+        platforms: None,
         node_modules: None,
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));

@@ -166,6 +166,7 @@ fn run(config: &Value, files: &[(&str, &str)]) -> Outcome {
                     .collect(),
                 out_dir: root.join("artifact"),
                 host_binary,
+                platforms: Vec::new(),
                 worker_bundle: Vec::new(),
             };
             let mut input = input;

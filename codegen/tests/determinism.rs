@@ -42,6 +42,7 @@ fn build(targets: &[&str], out: &Path, host: &Path) -> BTreeMap<String, (Vec<u8>
         targets: Some(targets.iter().map(|target| (*target).to_owned()).collect()),
         out: Some(out.to_owned()),
         host_binary: Some(host.to_owned()),
+        platforms: None,
         node_modules: None,
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));

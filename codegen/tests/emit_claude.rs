@@ -104,6 +104,7 @@ fn options(out: &Path, host_binary: &Path) -> EmitOptions {
         targets: vec!["claude".into()],
         out_dir: out.to_owned(),
         host_binary: host_binary.to_owned(),
+        platforms: Vec::new(),
         worker_bundle: b"// worker\n".to_vec(),
     }
 }

@@ -43,6 +43,7 @@ fn cursor_documents_follow_cursors_documentation() {
         ),
         out: Some(out.clone()),
         host_binary: Some(host),
+        platforms: None,
         node_modules: None,
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));

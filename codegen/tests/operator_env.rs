@@ -38,6 +38,7 @@ fn build(project: std::path::PathBuf, artifact: &Path) -> BuildReturn {
         targets: None,
         out: Some(artifact.to_owned()),
         host_binary: Some(support::host_binary()),
+        platforms: None,
         node_modules: None,
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"))

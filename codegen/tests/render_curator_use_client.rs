@@ -37,6 +37,7 @@ fn a_use_client_module_in_a_routes_graph_fails_the_build_naming_it() {
         targets: Some(vec!["claude".into()]),
         out: Some(temp.path().join("artifact")),
         host_binary: None,
+        platforms: None,
         node_modules: None,
     })
     .expect_err("a 'use client' module must fail the build");

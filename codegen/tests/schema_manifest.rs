@@ -31,6 +31,7 @@ fn manifest_carries_literal_static_and_profile_schemas() {
         targets: None,
         out: Some(temp.path().join("artifact")),
         host_binary: Some(host),
+        platforms: None,
         node_modules: None,
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));

@@ -251,6 +251,26 @@ fn no_node_is_an_empty_answer() {
 }
 
 #[test]
+fn a_path_without_node_names_node_20_and_how_to_get_it() {
+    let artifact = artifact();
+    let no_node = tempfile::tempdir().unwrap();
+    let stderr = assert_silent(&hook(
+        artifact.path(),
+        &["--host", "claude", "--event", "session/start"],
+        &fixture("SessionStart"),
+        // An empty ABGEN_NODE counts as unset: only PATH is searched, and it holds no node.
+        &[("ABGEN_NODE", Path::new("")), ("PATH", no_node.path())],
+    ));
+    assert!(
+        stderr.contains("Node.js 20 or newer")
+            && stderr.contains("`node` is on PATH")
+            && stderr.contains("set ABGEN_NODE")
+            && stderr.contains(&no_node.path().display().to_string()),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_worker_that_never_answers_is_cut_off_at_the_deadline() {
     let artifact = artifact();
     let node = artifact.path().join("fake-node");

@@ -48,6 +48,7 @@ fn artifact_text(root: &Path, targets: Option<&[&str]>) -> String {
             .collect(),
         out_dir: temp.join("out"),
         host_binary: host,
+        platforms: Vec::new(),
         worker_bundle: b"// worker bundle stand-in\n".to_vec(),
     };
     let mut text = String::new();

@@ -21,7 +21,10 @@ const BUILD_CODES: &[(&str, &str)] = &[
     ("AB5363", "codegen/tests/build_report.rs"),
     ("AB5364", "codegen/tests/build_report.rs"),
     ("AB5366", "codegen/tests/init.rs"),
+    ("AB5367", "codegen/tests/build_platform.rs"),
+    ("AB5368", "codegen/tests/build_platform.rs"),
     ("AB5369", "codegen/tests/build_report.rs"),
+    ("AB5370", "codegen/tests/build_platform.rs"),
     ("AB8024", "codegen/tests/dev_proxy.rs"),
     ("AB8025", "codegen/tests/dev_proxy.rs"),
 ];

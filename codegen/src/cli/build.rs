@@ -30,6 +30,15 @@ pub struct BuildArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// The platforms of the plugin's users, as comma-separated keys (`linux-x64-gnu`,
+    /// `linux-x64-musl`, `linux-arm64-gnu`, `linux-arm64-musl`, `darwin-x64`, `darwin-arm64`):
+    /// each one's `abgen-host` goes to `bin/<platform>/abgen-host`, from its npm package
+    /// `@abgen/<platform>` (or `ABGEN_HOST_<PLATFORM>`, e.g. `ABGEN_HOST_DARWIN_ARM64`), and
+    /// `bin/abgen-host` becomes a POSIX sh launcher running the one of the machine it is on
+    /// [default: this machine's `abgen-host` at `bin/abgen-host`, no launcher].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub platform: Option<Vec<String>>,
+
     /// Build, then rebuild after every change of the project's files until Ctrl-C (SIGINT),
     /// SIGTERM or the end of a piped standard input. Production App documents, as a plain
     /// build; `abgen dev` is the same loop with readable ones. A failed rebuild keeps the last

@@ -158,7 +158,10 @@ codes! {
     AB5364 Error "two copies of one React package in the render worker's bundle";
     AB5365 Error "an import the project cannot resolve: a package that is not installed, or a relative path that names no file";
     AB5366 Error "`abgen init` would replace a file, or was given a name that is not a plugin name";
+    AB5367 Error "`--platform` names a platform key abgen does not know, or one that is the plugin's own name";
+    AB5368 Error "`--platform` names a Windows platform: an artifact's `bin/abgen-host` launcher is POSIX sh, with no Windows launcher yet";
     AB5369 Error "the build failed in abgen itself: a file it could not read or write, or an internal error";
+    AB5370 Error "the `abgen-host` of a `--platform` is not found: its npm platform package `@abgen/<platform>` is not installed, or is of another version";
     AB8024 Error "`abgen dev proxy`: the development epoch a request needs is gone (its artifact removed, its runtime ended or not starting)";
     AB8025 Error "`abgen dev proxy`: no development server (no `abgen dev` runs for the project, or it has no good build yet)";
 }

@@ -17,6 +17,7 @@ use super::install::{INSTALL_PATH, render_install};
 use super::manifest::build_manifest;
 use super::output::{OutputClaim, claim_output};
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
+use super::platform::{PlatformBinary, platform_binary_path, platform_launcher};
 use super::report::BuiltApp;
 use super::stage::stage_artifact;
 use crate::diagnostics::Severity;
@@ -33,8 +34,12 @@ pub struct EmitOptions {
     /// Target hosts (`claude`, `codex`, `cursor`, `portable`); order does not matter.
     pub targets: Vec<String>,
     pub out_dir: PathBuf,
-    /// The runtime binary copied to `bin/abgen-host` (see [`locate_host_binary`]).
+    /// The runtime binary copied to `bin/abgen-host` (see [`locate_host_binary`]) when
+    /// `platforms` is empty; not read otherwise.
     pub host_binary: PathBuf,
+    /// `abgen build --platform`: each platform's runtime, copied to `bin/<platform>/abgen-host`
+    /// behind the launcher [`platform_launcher`] at `bin/abgen-host`. Empty: one platform.
+    pub platforms: Vec<PlatformBinary>,
     /// The bundled render worker (see `crate::bundle`).
     pub worker_bundle: Vec<u8>,
 }
@@ -170,13 +175,9 @@ pub fn plan_artifact(
             )?;
         }
     }
-    let install = render_install(input, &hosts, &resolution.rows)?;
+    let install = render_install(input, &hosts, &resolution.rows, &options.platforms)?;
     files.add(INSTALL_PATH, install, MODE_FILE)?;
-    let host_binary = std::fs::read(&options.host_binary).map_err(EmitError::io(
-        "read the abgen-host binary at",
-        &options.host_binary,
-    ))?;
-    files.add(HOST_BINARY_PATH, host_binary, MODE_EXECUTABLE)?;
+    plan_host_binaries(options, &mut files)?;
     files.add(
         &plugin_bin_path(&input.plugin.name),
         PLUGIN_BIN_LAUNCHER,
@@ -198,6 +199,33 @@ pub fn plan_artifact(
         targets: targets.iter().map(|target| (*target).to_owned()).collect(),
         apps: built_apps(input),
     })
+}
+
+/// `bin/abgen-host`: the one runtime binary, or the launcher of each `--platform`'s binary at
+/// `bin/<platform>/abgen-host`. Both are planned files like any other, so the manifest lists
+/// each with its sha256 and the staged tree is checked against them.
+fn plan_host_binaries(options: &EmitOptions, files: &mut FilePlan) -> Result<(), EmitError> {
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(EmitError::io("read the abgen-host binary at", path))
+    };
+    if options.platforms.is_empty() {
+        return files.add(
+            HOST_BINARY_PATH,
+            read(&options.host_binary)?,
+            MODE_EXECUTABLE,
+        );
+    }
+    let mut keys = Vec::with_capacity(options.platforms.len());
+    for platform in &options.platforms {
+        files.add(
+            &platform_binary_path(&platform.key),
+            read(&platform.path)?,
+            MODE_EXECUTABLE,
+        )?;
+        keys.push(platform.key.clone());
+    }
+    keys.sort_unstable();
+    files.add(HOST_BINARY_PATH, platform_launcher(&keys), MODE_EXECUTABLE)
 }
 
 /// Every compiled App once per target it ships to, sorted by target then name, as the build

@@ -4,8 +4,8 @@
 //! Entry: [`render_install`].
 //!
 //! Invariant: the text depends only on the plugin identity, the sorted hosts, the resolved rows
-//! and the platform abgen was built for (that of the `abgen-host` it ships), so it is as
-//! byte-stable as every other file of the artifact.
+//! and the platforms `bin/` holds (the `--platform` list, else the one abgen was built for, that
+//! of the `abgen-host` it ships), so it is as byte-stable as every other file of the artifact.
 
 use abgen_runtime::manifest::RouteKind;
 use minijinja::{Environment, context};
@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::error::EmitError;
 use super::input::EmitInput;
+use super::platform::{PlatformBinary, is_tested_platform, platform_binary_path};
 use crate::matrix::{HookRow, HostMatrix};
 
 /// Where the document sits in every artifact.
@@ -27,6 +28,14 @@ struct HostSection<'a> {
     command: String,
     hooks: Vec<&'a HookRow>,
     left_out: Vec<&'a HookRow>,
+}
+
+/// One platform `bin/` holds, as INSTALL.md lists it.
+#[derive(Serialize)]
+struct ShippedPlatform {
+    key: String,
+    path: String,
+    tested: bool,
 }
 
 /// The platform this abgen was built for, named as its npm platform package is
@@ -57,11 +66,13 @@ pub fn build_platform() -> String {
     format!("{os}-{arch}{abi}")
 }
 
-/// The INSTALL.md of `input` built for `hosts` (sorted by name) with the resolved `rows`.
+/// The INSTALL.md of `input` built for `hosts` (sorted by name) with the resolved `rows`, its
+/// `bin/` holding `platforms` (none: the one runtime of the platform abgen was built for).
 pub fn render_install(
     input: &EmitInput,
     hosts: &[&HostMatrix],
     rows: &[HookRow],
+    platforms: &[PlatformBinary],
 ) -> Result<String, EmitError> {
     let plugin = &input.plugin;
     let sections: Vec<HostSection<'_>> = hosts
@@ -109,6 +120,15 @@ pub fn render_install(
         })
         .collect();
     apps.sort();
+    let mut platforms: Vec<ShippedPlatform> = platforms
+        .iter()
+        .map(|platform| ShippedPlatform {
+            key: platform.key.clone(),
+            path: platform_binary_path(&platform.key),
+            tested: is_tested_platform(&platform.key),
+        })
+        .collect();
+    platforms.sort_by(|a, b| a.key.cmp(&b.key));
     let mut environment = Environment::new();
     environment.set_keep_trailing_newline(true);
     let mut render = || -> Result<String, minijinja::Error> {
@@ -122,6 +142,7 @@ pub fn render_install(
                 .unwrap_or_else(|| format!("The {} plugin.", plugin.name)),
             host_names => names.join(", "),
             platform => build_platform(),
+            platforms => platforms,
             hosts => sections,
             apps => apps,
         })

@@ -16,6 +16,7 @@ mod install;
 mod manifest;
 mod output;
 mod plan;
+mod platform;
 mod project;
 mod report;
 mod skills;
@@ -37,6 +38,10 @@ pub use input::{
 pub use install::INSTALL_PATH;
 pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
+pub use platform::{
+    PLATFORM_HOST_ENV_PREFIX, PLATFORM_KEYS, PlatformBinary, TESTED_PLATFORMS,
+    locate_platform_binaries, platform_binary_path, platform_host_env, platform_launcher,
+};
 pub use project::{
     BuildCache, BuildFailure, BuildOptions, BuildReturn, CheckedArtifact, MCP_DIR,
     WORKER_BUNDLE_ENV, app_sources, build_project, build_project_reusing, build_project_with,

@@ -20,6 +20,7 @@ use super::input::{
     EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
 };
 use super::output::claim_output;
+use super::platform::{PlatformBinary, locate_platform_binaries};
 use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps_reusing, human_size};
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, ScriptCache, Toolchain, WorkerEntry,
@@ -39,15 +40,20 @@ pub const WORKER_BUNDLE_ENV: &str = "ABGEN_WORKER_BUNDLE";
 const DEFAULT_VERSION: &str = "0.0.0";
 
 /// What to build.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
     pub root: PathBuf,
     /// `--target`: replaces the config's targets when set.
     pub targets: Option<Vec<String>>,
     /// `--out`; default `<root>/artifact`.
     pub out: Option<PathBuf>,
-    /// The runtime binary to ship; default [`locate_host_binary`].
+    /// The runtime binary to ship; default [`locate_host_binary`]. With `platforms`, the
+    /// running platform's.
     pub host_binary: Option<PathBuf>,
+    /// `--platform`: the platform keys whose runtimes `bin/<platform>/` holds behind the
+    /// `bin/abgen-host` launcher ([`locate_platform_binaries`]); default one runtime at
+    /// `bin/abgen-host`, the running platform's.
+    pub platforms: Option<Vec<String>>,
     /// One `node_modules` folder for esbuild and the packages the project lacks
     /// ([`Toolchain::at`]); default [`locate_toolchain`].
     pub node_modules: Option<PathBuf>,
@@ -133,6 +139,7 @@ pub fn build_project_reusing(
         cache.map(|cache| &cache.extraction),
     );
     let input = buildable_input(options, &checked)?;
+    let host_binaries = host_binaries(options, &input, &checked)?;
     // The output is claimed before the slow steps, so a refusal comes at once, and held to the
     // end, so a second build of the same output waits for this one.
     let out = output_dir(options);
@@ -149,6 +156,7 @@ pub fn build_project_reusing(
         input,
         &checked,
         out,
+        host_binaries,
         app_profile,
         cache.map(|cache| &cache.scripts),
     )?;
@@ -186,6 +194,7 @@ pub fn check_built_artifact(options: &BuildOptions) -> Result<CheckedArtifact, B
         targets: options.targets.clone(),
     });
     let input = buildable_input(options, &checked)?;
+    let host_binaries = host_binaries(options, &input, &checked)?;
     let out = output_dir(options);
     let Bundled {
         input,
@@ -196,6 +205,7 @@ pub fn check_built_artifact(options: &BuildOptions) -> Result<CheckedArtifact, B
         input,
         &checked,
         out.clone(),
+        host_binaries,
         AppProfile::Production,
         None,
     )?;
@@ -242,12 +252,13 @@ struct Bundled {
 }
 
 /// Bundles the worker, the entry servers and the Apps of `input` and says how to emit it to
-/// `out`.
+/// `out` with `host_binaries` ([`host_binaries`]).
 fn bundled(
     options: &BuildOptions,
     mut input: EmitInput,
     checked: &CheckReturn,
     out: PathBuf,
+    (host_binary, platforms): (PathBuf, Vec<PlatformBinary>),
     app_profile: AppProfile,
     cache: Option<&ScriptCache>,
 ) -> Result<Bundled, BuildFailure> {
@@ -296,10 +307,6 @@ fn bundled(
         }
         input.apps = compiled.apps;
     }
-    let host_binary = match &options.host_binary {
-        Some(path) => path.clone(),
-        None => locate_host_binary()?,
-    };
     let targets = checked.graph.as_ref().map_or_else(Vec::new, |graph| {
         graph
             .targets
@@ -311,6 +318,7 @@ fn bundled(
         targets,
         out_dir: out,
         host_binary,
+        platforms,
         worker_bundle,
     };
     Ok(Bundled {
@@ -318,6 +326,40 @@ fn bundled(
         emit_options,
         diagnostics,
     })
+}
+
+/// The runtime binary of a one-platform build, or (`--platform`) each platform's, whose
+/// problems join the check's diagnostics; found before anything is claimed or bundled, so a
+/// missing platform is told at once and nothing is written.
+fn host_binaries(
+    options: &BuildOptions,
+    input: &EmitInput,
+    checked: &CheckReturn,
+) -> Result<(PathBuf, Vec<PlatformBinary>), BuildFailure> {
+    let Some(keys) = &options.platforms else {
+        let host_binary = match &options.host_binary {
+            Some(path) => path.clone(),
+            None => locate_host_binary()?,
+        };
+        return Ok((host_binary, Vec::new()));
+    };
+    match locate_platform_binaries(
+        keys,
+        &input.project_root,
+        &input.plugin.name,
+        options.host_binary.as_deref(),
+    ) {
+        Ok(platforms) => Ok((PathBuf::new(), platforms)),
+        Err(problems) => {
+            let mut diagnostics = checked.diagnostics.clone();
+            diagnostics.extend(problems);
+            crate::diagnostics::sort(&mut diagnostics);
+            Err(BuildFailure::Diagnostics {
+                diagnostics,
+                sources: checked.sources.clone(),
+            })
+        }
+    }
 }
 
 impl BuildReturn {

@@ -112,6 +112,7 @@ pub fn build_fixture_with(temp: &Path, name: &str, profile: abgen::apps::AppProf
             targets: None,
             out: Some(artifact.clone()),
             host_binary: Some(host_binary()),
+            platforms: None,
             node_modules: None,
         },
         profile,
@@ -130,6 +131,7 @@ pub fn build_curator(temp: &Path, targets: &[&str]) -> PathBuf {
         targets: Some(targets.iter().map(|target| (*target).to_owned()).collect()),
         out: Some(artifact.clone()),
         host_binary: Some(host_binary()),
+        platforms: None,
         node_modules: None,
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));

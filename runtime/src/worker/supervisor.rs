@@ -29,9 +29,13 @@ use crate::flight::FlightDecoder;
 /// Why the worker could not serve a render.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
-    #[error("Node.js was not found: looked for {looked_for}")]
+    #[error(
+        "Node.js was not found: the render worker needs Node.js {} or newer; looked for {looked_for}. Install Node.js {} or newer so that `node` is on PATH, or set ABGEN_NODE to the path of a node executable",
+        super::node::MIN_NODE_MAJOR,
+        super::node::MIN_NODE_MAJOR
+    )]
     NodeNotFound { looked_for: String },
-    #[error("Node.js at {} is {version}; the render worker needs Node {minimum} or newer", path.display())]
+    #[error("Node.js at {} is {version}; the render worker needs Node.js {minimum} or newer: install a newer Node.js on PATH, or set ABGEN_NODE to the path of one", path.display())]
     NodeTooOld {
         path: PathBuf,
         version: String,

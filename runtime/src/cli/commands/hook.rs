@@ -18,7 +18,7 @@
 //! line, who answered and the envelope's top-level fields are appended to that file as one JSON
 //! line.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -451,24 +451,36 @@ fn answer_document(document: &Document, guard: &Guard<'_>, route_id: &str) -> Ou
     }
 }
 
-/// `$ABGEN_ARTIFACT`, else the directory above the running executable's `bin/` (also the
-/// default of `abgen-host mcp`).
+/// `$ABGEN_ARTIFACT`, else the artifact the running executable is in (see
+/// [`artifact_root_of`]; also the default of `abgen-host mcp` and `abgen-host web`).
 pub(super) fn artifact_root() -> Result<PathBuf, String> {
     if let Some(root) = std::env::var_os(ABGEN_ARTIFACT).filter(|root| !root.is_empty()) {
         return Ok(PathBuf::from(root));
     }
     let executable = std::env::current_exe()
         .map_err(|error| format!("cannot locate the running executable: {error}"))?;
-    executable
-        .parent()
-        .and_then(|bin| bin.parent())
-        .map(PathBuf::from)
-        .ok_or_else(|| {
-            format!(
-                "{} is not inside an artifact's bin/ (set {ABGEN_ARTIFACT})",
-                executable.display()
-            )
-        })
+    artifact_root_of(&executable).ok_or_else(|| {
+        format!(
+            "{} is not inside an artifact's bin/ (set {ABGEN_ARTIFACT})",
+            executable.display()
+        )
+    })
+}
+
+/// The artifact root of an `abgen-host` at `bin/abgen-host` (one platform) or at
+/// `bin/<platform>/abgen-host` (an `abgen build --platform` artifact, run by the launcher at
+/// `bin/abgen-host`): the folder above `bin/`. Judged by folder names alone, as this runs on
+/// every hook; an executable elsewhere reads the folder above its own (whose missing manifest
+/// then says what is wrong).
+fn artifact_root_of(executable: &Path) -> Option<PathBuf> {
+    let folder = executable.parent()?;
+    let above = folder.parent()?;
+    let platform_folder =
+        folder.file_name() != Some("bin".as_ref()) && above.file_name() == Some("bin".as_ref());
+    match above.parent() {
+        Some(root) if platform_folder => Some(root.to_owned()),
+        _ => Some(above.to_owned()),
+    }
 }
 
 /// A list of strings from the route's config (`tools`, `native`); anything else reads as empty.
@@ -483,4 +495,30 @@ fn route_list(view: &HookView, route_id: &str, key: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod artifact_root_tests {
+    use super::*;
+
+    #[test]
+    fn a_platform_binary_and_a_single_one_find_the_same_root() {
+        let root = Path::new("/plugins/curator");
+        for executable in [
+            "/plugins/curator/bin/abgen-host",
+            "/plugins/curator/bin/linux-x64-gnu/abgen-host",
+            "/plugins/curator/bin/darwin-arm64/abgen-host",
+        ] {
+            assert_eq!(
+                artifact_root_of(Path::new(executable)).as_deref(),
+                Some(root),
+                "{executable}"
+            );
+        }
+        // Outside any bin/: the folder above the executable's, as before platforms.
+        assert_eq!(
+            artifact_root_of(Path::new("/src/abgen/target/debug/abgen-host")).as_deref(),
+            Some(Path::new("/src/abgen/target"))
+        );
+    }
 }
