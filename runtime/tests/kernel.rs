@@ -500,7 +500,7 @@ fn a_node_older_than_20_is_named_with_its_version_when_the_worker_refuses_it() {
     assert_eq!(root["code"], "worker-unavailable", "{root}");
     let message = root["message"].as_str().unwrap_or_default();
     assert!(
-        message.contains("v18.19.0") && message.contains("Node 20 or newer"),
+        message.contains("v18.19.0") && message.contains("Node.js 20 or newer"),
         "{message}"
     );
 }
