@@ -18,7 +18,8 @@ use super::manifest::build_manifest;
 use super::output::{OutputClaim, claim_output};
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
 use super::report::BuiltApp;
-use super::stage::stage_artifact;
+use super::reuse::EmitCache;
+use super::stage::stage_artifact_reusing;
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
 
@@ -94,6 +95,16 @@ pub fn plugin_bin_path(plugin: &str) -> String {
 pub fn plan_artifact(
     input: &EmitInput,
     options: &EmitOptions,
+) -> Result<PlannedArtifact, EmitError> {
+    plan_artifact_reusing(input, options, None)
+}
+
+/// [`plan_artifact`], taking the shipped binary's bytes and the digests of unchanged files from
+/// `cache` (and keeping this plan's there).
+fn plan_artifact_reusing(
+    input: &EmitInput,
+    options: &EmitOptions,
+    cache: Option<&EmitCache>,
 ) -> Result<PlannedArtifact, EmitError> {
     let mut targets: Vec<&str> = options.targets.iter().map(String::as_str).collect();
     targets.sort_unstable();
@@ -172,18 +183,26 @@ pub fn plan_artifact(
     }
     let install = render_install(input, &hosts, &resolution.rows)?;
     files.add(INSTALL_PATH, install, MODE_FILE)?;
-    let host_binary = std::fs::read(&options.host_binary).map_err(EmitError::io(
-        "read the abgen-host binary at",
-        &options.host_binary,
-    ))?;
-    files.add(HOST_BINARY_PATH, host_binary, MODE_EXECUTABLE)?;
+    let host_binary = match cache {
+        Some(cache) => cache.read_binary(&options.host_binary)?,
+        None => std::fs::read(&options.host_binary)
+            .map_err(EmitError::io(
+                "read the abgen-host binary at",
+                &options.host_binary,
+            ))?
+            .into(),
+    };
+    files.add_shared(HOST_BINARY_PATH, host_binary, MODE_EXECUTABLE)?;
     files.add(
         &plugin_bin_path(&input.plugin.name),
         PLUGIN_BIN_LAUNCHER,
         MODE_EXECUTABLE,
     )?;
     files.add(WORKER_BUNDLE_PATH, options.worker_bundle.clone(), MODE_FILE)?;
-    let table = files.file_table();
+    let table = match cache {
+        Some(cache) => files.file_table_from(&cache.digests(&files)),
+        None => files.file_table(),
+    };
     let digest = file_table_digest(&table)?;
     let manifest = build_manifest(input, hooks, table, digest);
     let manifest_json = serialize_canonical(&manifest).map_err(|source| EmitError::Serialize {
@@ -235,12 +254,24 @@ pub fn emit_claimed(
     options: &EmitOptions,
     claim: &OutputClaim,
 ) -> Result<EmitReturn, EmitError> {
-    let artifact = plan_artifact(input, options)?;
-    stage_artifact(
+    emit_claimed_reusing(input, options, claim, None)
+}
+
+/// [`emit_claimed`], writing and hashing only what changed since the emit that `cache` kept
+/// (see [`super::reuse`]): the result is byte for byte the artifact [`emit_claimed`] writes.
+pub fn emit_claimed_reusing(
+    input: &EmitInput,
+    options: &EmitOptions,
+    claim: &OutputClaim,
+    cache: Option<&EmitCache>,
+) -> Result<EmitReturn, EmitError> {
+    let artifact = plan_artifact_reusing(input, options, cache)?;
+    stage_artifact_reusing(
         &artifact.files,
         MANIFEST_FILE_NAME,
         artifact.manifest_json.as_bytes(),
         claim,
+        cache.map(|cache| (cache, artifact.manifest.files.as_slice())),
     )?;
     Ok(EmitReturn {
         out_dir: claim.path().to_owned(),

@@ -11,7 +11,8 @@ use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
 use rayon::prelude::*;
 
 use super::build::{
-    EmitOptions, EmitReturn, PlannedArtifact, emit_claimed, locate_host_binary, plan_artifact,
+    EmitOptions, EmitReturn, PlannedArtifact, emit_claimed_reusing, locate_host_binary,
+    plan_artifact,
 };
 use super::compare::{ArtifactComparison, compare_with_directory};
 use super::error::EmitError;
@@ -19,7 +20,8 @@ use super::input::{
     EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute,
     EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
 };
-use super::output::claim_output;
+use super::output::claim_output_reusing;
+use super::reuse::EmitCache;
 use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps_reusing, human_size};
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, ScriptCache, Toolchain, WorkerEntry,
@@ -96,11 +98,13 @@ impl BuildFailure {
 
 /// What one build keeps for the next build of the same project, so that a rebuild redoes only
 /// what a change reaches: each module's extraction (by its text) and each bundle and App
-/// document (by its request and the files the bundler read).
+/// document (by its request and the files the bundler read), and what the last emit put in the
+/// output (the files it need not write or hash again).
 #[derive(Debug, Default)]
 pub struct BuildCache {
     pub extraction: ExtractionCache,
     pub scripts: ScriptCache,
+    pub emit: EmitCache,
 }
 
 /// Checks, bundles and emits the project at `options.root`, with production App documents
@@ -136,7 +140,8 @@ pub fn build_project_reusing(
     // The output is claimed before the slow steps, so a refusal comes at once, and held to the
     // end, so a second build of the same output waits for this one.
     let out = output_dir(options);
-    let claim = match claim_output(&input.project_root, &out) {
+    let emit_cache = cache.map(|cache| &cache.emit);
+    let claim = match claim_output_reusing(&input.project_root, &out, emit_cache) {
         Ok(claim) => claim,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
@@ -152,7 +157,7 @@ pub fn build_project_reusing(
         app_profile,
         cache.map(|cache| &cache.scripts),
     )?;
-    let emitted = match emit_claimed(&input, &emit_options, &claim) {
+    let emitted = match emit_claimed_reusing(&input, &emit_options, &claim, emit_cache) {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };

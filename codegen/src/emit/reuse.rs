@@ -1,0 +1,224 @@
+//! What one emit keeps for the next emit of the same output in a watch loop, so that a rebuild
+//! writes and hashes only the files that changed. Entry: [`EmitCache`], held by
+//! [`super::BuildCache`]; a one-off build passes none and does every step in full.
+//!
+//! Kept: the bytes and sha256 of every file of the previous plan (a planned file with the same
+//! bytes takes its digest from there), each shipped binary by its path, length and modification
+//! time (read and hashed once), and the artifact in place after the last swap: each file's
+//! digest, mode and [`FileStamp`]. Staging links a file of the output into the new tree instead
+//! of writing it again when its planned digest and mode are the ones in place and the file on
+//! disk still has the stamp recorded when it was put there; the ownership check takes a file's
+//! digest from there when its stamp is unchanged.
+//!
+//! Invariant: a kept fact is used only for a file whose stamp is the one recorded, and a stamp
+//! is recorded only for a file abgen itself put in place and verified. The stamp holds the
+//! inode's change time, which every write, `chmod` or `touch` sets and no one can set back, so an
+//! edited file is always hashed again.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::error::EmitError;
+use super::plan::{FilePlan, sha256_hex};
+
+/// A file's identity and last change, as `stat` tells them: the same stamp means the same bytes
+/// abgen put there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct FileStamp {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+impl FileStamp {
+    /// The stamp of the regular file at `path` (not following a symlink); none for anything
+    /// else, or where the platform gives no inode and change time.
+    pub(super) fn of(path: &Path) -> Option<Self> {
+        let metadata = fs::symlink_metadata(path).ok()?;
+        if !metadata.is_file() {
+            return None;
+        }
+        Self::from_metadata(&metadata)
+    }
+
+    #[cfg(unix)]
+    fn from_metadata(metadata: &fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let nanos =
+            |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+        Some(Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            len: metadata.len(),
+            modified_ns: nanos(metadata.mtime(), metadata.mtime_nsec()),
+            changed_ns: nanos(metadata.ctime(), metadata.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn from_metadata(_metadata: &fs::Metadata) -> Option<Self> {
+        None
+    }
+
+    /// The same file with the same bytes: linking a file sets its change time, so a link of a
+    /// file is recognised by inode, length and modification time.
+    pub(super) fn same_content_as(&self, other: &FileStamp) -> bool {
+        (self.device, self.inode, self.len, self.modified_ns)
+            == (other.device, other.inode, other.len, other.modified_ns)
+    }
+}
+
+/// One file of the artifact in place.
+#[derive(Clone, Debug)]
+pub(super) struct PlacedFile {
+    pub sha256: String,
+    pub mode: u32,
+    pub stamp: FileStamp,
+}
+
+/// The artifact the last swap put in place.
+#[derive(Clone, Debug)]
+pub(super) struct InPlace {
+    pub out: PathBuf,
+    pub manifest: FileStamp,
+    pub files: BTreeMap<String, PlacedFile>,
+}
+
+impl InPlace {
+    /// The digest of `relative` in `out` when it is the file abgen put there, unchanged.
+    pub(super) fn digest(&self, out: &Path, relative: &str) -> Option<&str> {
+        let placed = self.files.get(relative)?;
+        (self.out == out && FileStamp::of(&out.join(relative)) == Some(placed.stamp))
+            .then_some(placed.sha256.as_str())
+    }
+
+    /// The file table of the manifest in `out` when it is the one abgen put there, unchanged.
+    pub(super) fn file_table(&self, out: &Path) -> Option<BTreeMap<String, String>> {
+        let manifest = out.join(abgen_runtime::manifest::MANIFEST_FILE_NAME);
+        (self.out == out && FileStamp::of(&manifest) == Some(self.manifest)).then(|| {
+            self.files
+                .iter()
+                .map(|(path, placed)| (path.clone(), placed.sha256.clone()))
+                .collect()
+        })
+    }
+}
+
+#[derive(Debug)]
+struct KeptBinary {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    bytes: Arc<[u8]>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    binaries: HashMap<PathBuf, KeptBinary>,
+    /// The previous plan's bytes and digest of each file, by artifact path.
+    digests: HashMap<String, (Arc<[u8]>, String)>,
+    in_place: Option<InPlace>,
+}
+
+/// What emits of one output keep for the next (see the module doc).
+#[derive(Debug, Default)]
+pub struct EmitCache {
+    state: Mutex<State>,
+}
+
+impl EmitCache {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// The bytes of a binary to ship (`abgen-host`), read again only when its length or
+    /// modification time changed.
+    pub(super) fn read_binary(&self, path: &Path) -> Result<Arc<[u8]>, EmitError> {
+        let metadata =
+            fs::metadata(path).map_err(EmitError::io("read the abgen-host binary at", path))?;
+        let modified = metadata.modified().ok();
+        let mut state = self.state();
+        if let Some(kept) = state.binaries.get(path)
+            && kept.len == metadata.len()
+            && kept.modified.is_some()
+            && kept.modified == modified
+        {
+            return Ok(kept.bytes.clone());
+        }
+        let bytes: Arc<[u8]> = fs::read(path)
+            .map_err(EmitError::io("read the abgen-host binary at", path))?
+            .into();
+        state.binaries.insert(
+            path.to_owned(),
+            KeptBinary {
+                len: metadata.len(),
+                modified,
+                bytes: bytes.clone(),
+            },
+        );
+        Ok(bytes)
+    }
+
+    /// The sha256 of every planned file, by path: the previous plan's digest for bytes it had
+    /// at the same path, else hashed now. Keeps this plan's digests for the next.
+    pub(super) fn digests(&self, plan: &FilePlan) -> BTreeMap<String, String> {
+        let mut state = self.state();
+        let mut digests = BTreeMap::new();
+        let mut kept = HashMap::with_capacity(state.digests.len());
+        for (path, file) in plan.files() {
+            let sha256 = match state.digests.get(path) {
+                Some((bytes, sha256))
+                    if Arc::ptr_eq(bytes, &file.contents) || **bytes == *file.contents =>
+                {
+                    sha256.clone()
+                }
+                _ => sha256_hex(&file.contents),
+            };
+            kept.insert(path.to_owned(), (file.contents.clone(), sha256.clone()));
+            digests.insert(path.to_owned(), sha256);
+        }
+        state.digests = kept;
+        digests
+    }
+
+    /// The artifact in place after the last swap, if any.
+    pub(super) fn in_place(&self) -> Option<InPlace> {
+        self.state().in_place.clone()
+    }
+
+    /// Records what the swap just put in `out`: each planned file with its digest and current
+    /// stamp. A file without a stamp, or an unreadable manifest stamp, records nothing, so the
+    /// next emit does everything in full.
+    pub(super) fn placed(&self, out: &Path, plan: &FilePlan, digests: &BTreeMap<String, String>) {
+        let placed = (|| {
+            let manifest = FileStamp::of(&out.join(abgen_runtime::manifest::MANIFEST_FILE_NAME))?;
+            let mut files = BTreeMap::new();
+            for (path, file) in plan.files() {
+                files.insert(
+                    path.to_owned(),
+                    PlacedFile {
+                        sha256: digests.get(path)?.clone(),
+                        mode: file.mode,
+                        stamp: FileStamp::of(&out.join(path))?,
+                    },
+                );
+            }
+            Some(InPlace {
+                out: out.to_owned(),
+                manifest,
+                files,
+            })
+        })();
+        self.state().in_place = placed;
+    }
+
+    /// Forgets the artifact in place (a swap that failed part way).
+    pub(super) fn forget_in_place(&self) {
+        self.state().in_place = None;
+    }
+}
