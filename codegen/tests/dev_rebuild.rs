@@ -115,6 +115,8 @@ fn a_rebuild_through_the_cache_writes_what_a_fresh_build_writes() {
     let skill = String::from_utf8(rebuilt["skills/reading-notes/template.md"].0.clone()).unwrap();
     assert!(skill.contains("## In a paragraph"));
     assert_eq!(inode(&dev_out.join("bin/abgen-host")), host_inode);
+    // The worker was rebuilt (the tool's module is in it) by the served bundler.
+    assert!(cache.scripts.served().pid().is_some());
 }
 
 #[test]
