@@ -204,11 +204,14 @@ fn plan_artifact_reusing(
         None => files.file_table(),
     };
     let digest = file_table_digest(&table)?;
-    let manifest = build_manifest(input, hooks, table, digest);
-    let manifest_json = serialize_canonical(&manifest).map_err(|source| EmitError::Serialize {
-        what: "the manifest",
-        source,
-    })?;
+    let mut manifest = build_manifest(input, hooks, table, digest);
+    let manifest_json = match cache {
+        Some(cache) => cache.manifest_json(&mut manifest)?,
+        None => serialize_canonical(&manifest).map_err(|source| EmitError::Serialize {
+            what: "the manifest",
+            source,
+        })?,
+    };
     Ok(PlannedArtifact {
         files,
         manifest,

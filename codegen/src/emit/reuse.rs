@@ -20,6 +20,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use abgen_runtime::manifest::{Manifest, Route};
+use serde_json::Value;
+
+use super::canonical_json::{canonical_member_item, to_canonical_json_spliced};
 use super::error::EmitError;
 use super::plan::{FilePlan, sha256_hex};
 
@@ -115,12 +119,42 @@ struct KeptBinary {
     bytes: Arc<[u8]>,
 }
 
+/// A route of a verified manifest, with its canonical text there.
+#[derive(Debug)]
+struct KeptRoute {
+    route: Route,
+    fragment: Arc<str>,
+}
+
+/// The manifest of the plan being staged: its routes with their fragments (kept once the
+/// artifact is verified and in place), and what its verification must still check against the
+/// manifest schema.
+#[derive(Debug)]
+struct PendingManifest {
+    routes: HashMap<String, KeptRoute>,
+    check: Option<ManifestCheck>,
+}
+
+/// What the schema check of a manifest written from kept fragments covers: the manifest with
+/// no routes, and each route whose fragment is new. A kept fragment belongs to a route that
+/// passed the check in a manifest verified before, and the manifest schema judges each route
+/// alone (see [`super::stage`]), so the verdict is that of checking the whole manifest.
+#[derive(Debug)]
+pub(super) struct ManifestCheck {
+    pub without_routes: Value,
+    /// Each new route with its index in `routes`.
+    pub new_routes: Vec<(usize, Value)>,
+}
+
 #[derive(Debug, Default)]
 struct State {
     binaries: HashMap<PathBuf, KeptBinary>,
     /// The previous plan's bytes and digest of each file, by artifact path.
     digests: HashMap<String, (Arc<[u8]>, String)>,
     in_place: Option<InPlace>,
+    /// Each route of the manifest in place, by id.
+    routes: HashMap<String, KeptRoute>,
+    pending: Option<PendingManifest>,
 }
 
 /// What emits of one output keep for the next (see the module doc).
@@ -186,6 +220,63 @@ impl EmitCache {
         digests
     }
 
+    /// The canonical bytes of `manifest`, each route's text taken from the manifest in place
+    /// when the route is equal to the one there (the same bytes as
+    /// [`super::canonical_json::serialize_canonical`], pinned by a test). What the staged
+    /// manifest's schema check must cover is kept for [`EmitCache::manifest_check`].
+    pub(super) fn manifest_json(&self, manifest: &mut Manifest) -> Result<String, EmitError> {
+        let serialize = |source| EmitError::Serialize {
+            what: "the manifest",
+            source,
+        };
+        let routes = std::mem::take(&mut manifest.routes);
+        let without_routes = serde_json::to_value(&*manifest);
+        manifest.routes = routes;
+        let without_routes = without_routes.map_err(serialize)?;
+        let Some(document) = without_routes.as_object() else {
+            unreachable!("a manifest is an object");
+        };
+        let mut state = self.state();
+        let mut kept_routes = HashMap::with_capacity(manifest.routes.len());
+        let mut new_routes = Vec::new();
+        let mut fragments = Vec::with_capacity(manifest.routes.len());
+        for (index, route) in manifest.routes.iter().enumerate() {
+            let kept = match state.routes.remove(&route.id) {
+                Some(kept) if kept.route == *route => kept,
+                _ => {
+                    let value = serde_json::to_value(route).map_err(serialize)?;
+                    let fragment = canonical_member_item(&value).into();
+                    new_routes.push((index, value));
+                    KeptRoute {
+                        route: route.clone(),
+                        fragment,
+                    }
+                }
+            };
+            fragments.push(kept.fragment.clone());
+            kept_routes.insert(route.id.clone(), kept);
+        }
+        let fragments: Vec<&str> = fragments.iter().map(|fragment| &**fragment).collect();
+        let text = to_canonical_json_spliced(document, "routes", &fragments);
+        state.pending = Some(PendingManifest {
+            routes: kept_routes,
+            check: Some(ManifestCheck {
+                without_routes,
+                new_routes,
+            }),
+        });
+        Ok(text)
+    }
+
+    /// What the schema check of the manifest [`EmitCache::manifest_json`] wrote last must cover
+    /// (handed out once).
+    pub(super) fn take_manifest_check(&self) -> Option<ManifestCheck> {
+        self.state()
+            .pending
+            .as_mut()
+            .and_then(|pending| pending.check.take())
+    }
+
     /// The artifact in place after the last swap, if any.
     pub(super) fn in_place(&self) -> Option<InPlace> {
         self.state().in_place.clone()
@@ -214,11 +305,21 @@ impl EmitCache {
                 files,
             })
         })();
-        self.state().in_place = placed;
+        let mut state = self.state();
+        state.in_place = placed;
+        // The manifest passed its check and is in place: its routes are the ones to keep.
+        state.routes = state
+            .pending
+            .take()
+            .map(|pending| pending.routes)
+            .unwrap_or_default();
     }
 
-    /// Forgets the artifact in place (a swap that failed part way).
+    /// Forgets the artifact in place and the manifest being staged (a failed emit).
     pub(super) fn forget_in_place(&self) {
-        self.state().in_place = None;
+        let mut state = self.state();
+        state.in_place = None;
+        state.pending = None;
+        state.routes.clear();
     }
 }

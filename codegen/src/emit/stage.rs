@@ -21,7 +21,7 @@ use super::error::EmitError;
 use super::failpoint::Failpoint;
 use super::output::{ASIDE_TAG, OutputClaim, STAGING_TAG, check_owned, has_manifest, sibling};
 use super::plan::FilePlan;
-use super::reuse::{EmitCache, FileStamp, InPlace};
+use super::reuse::{EmitCache, FileStamp, InPlace, ManifestCheck};
 
 /// Writes `plan` and then `manifest` (its bytes, under `manifest_path`) into a staging sibling
 /// of the claimed output, and swaps it in.
@@ -65,6 +65,7 @@ pub(super) fn stage_artifact_reusing(
         Some(Linkable {
             digests: &digests,
             in_place,
+            manifest_check: cache.take_manifest_check(),
         }),
     );
     match &staged {
@@ -79,6 +80,8 @@ pub(super) fn stage_artifact_reusing(
 struct Linkable<'a> {
     digests: &'a BTreeMap<String, String>,
     in_place: Option<InPlace>,
+    /// The manifest was written from kept route fragments: what its schema check covers.
+    manifest_check: Option<ManifestCheck>,
 }
 
 fn stage_and_swap(
@@ -101,7 +104,12 @@ fn stage_and_swap(
         out,
         linkable.as_mut(),
     )
-    .and_then(|linked| verify_tree(plan, manifest_path, &staging, &linked))
+    .and_then(|linked| {
+        let manifest_check = linkable
+            .as_ref()
+            .and_then(|linkable| linkable.manifest_check.as_ref());
+        verify_tree(plan, manifest_path, &staging, &linked, manifest_check)
+    })
     // Files may have been put into the output while the artifact was bundled and staged:
     // it is judged again just before it is replaced.
     .and_then(|()| {
@@ -267,6 +275,7 @@ fn verify_tree(
     manifest_path: &str,
     staging: &Path,
     linked: &BTreeMap<String, FileStamp>,
+    manifest_check: Option<&ManifestCheck>,
 ) -> Result<(), EmitError> {
     let mut found = Vec::new();
     let mut pending = vec![staging.to_owned()];
@@ -306,12 +315,26 @@ fn verify_tree(
             found.len()
         )));
     }
-    verify_documents(plan, manifest_path, staging)
+    verify_documents(plan, manifest_path, staging, manifest_check)
 }
 
 /// Every JSON document parses, and the hook client can read the staged manifest (its hook view
-/// skips the schemas, as it does inside a host's deadline).
-fn verify_documents(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Result<(), EmitError> {
+/// skips the schemas, as it does inside a host's deadline), and the manifest passes its schema.
+///
+/// A manifest written from kept route fragments (`manifest_check`) is checked in parts: the
+/// manifest without its routes, then each route whose fragment is new against
+/// `#/$defs/route`. That is the whole check's verdict because the schema judges each route
+/// alone: `routes` is `{"type": "array", "items": {"$ref": "#/$defs/route"}}`, and no keyword
+/// anywhere looks across items or through a dynamic reference (`uniqueItems`, `contains`,
+/// `unevaluatedItems`, `$dynamicRef`; `manifest_schema_judges_each_route_alone` keeps it so),
+/// while every kept fragment is the text of a route equal to one that passed in a manifest
+/// verified before. The staged file is still read whole by the hook client, so its bytes parse.
+fn verify_documents(
+    plan: &FilePlan,
+    manifest_path: &str,
+    staging: &Path,
+    manifest_check: Option<&ManifestCheck>,
+) -> Result<(), EmitError> {
     for (path, file) in plan.files().filter(|(path, _)| path.ends_with(".json")) {
         if serde_json::from_slice::<serde::de::IgnoredAny>(&file.contents).is_err() {
             return Err(EmitError::StagedTreeMismatch(format!("{path} is not JSON")));
@@ -321,15 +344,32 @@ fn verify_documents(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Res
     abgen_runtime::manifest::read_hook_view(&manifest_file).map_err(|error| {
         EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
     })?;
+    let broken = |error: jsonschema::ValidationError<'_>, at: &str| {
+        EmitError::StagedTreeMismatch(format!(
+            "{manifest_path} breaks schemas/abgen-manifest.schema.json at `{at}{}`: {error}",
+            error.instance_path()
+        ))
+    };
+    if let Some(check) = manifest_check {
+        if let Some(error) = manifest_validator()
+            .iter_errors(&check.without_routes)
+            .next()
+        {
+            return Err(broken(error, ""));
+        }
+        for (index, route) in &check.new_routes {
+            if let Some(error) = route_validator().iter_errors(route).next() {
+                return Err(broken(error, &format!("/routes/{index}")));
+            }
+        }
+        return Ok(());
+    }
     let manifest: serde_json::Value = fs::read(&manifest_file)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or_else(|| EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON")))?;
     if let Some(error) = manifest_validator().iter_errors(&manifest).next() {
-        return Err(EmitError::StagedTreeMismatch(format!(
-            "{manifest_path} breaks schemas/abgen-manifest.schema.json at `{}`: {error}",
-            error.instance_path()
-        )));
+        return Err(broken(error, ""));
     }
     Ok(())
 }
@@ -339,11 +379,27 @@ fn verify_documents(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Res
 fn manifest_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        let schema: serde_json::Value =
-            serde_json::from_str(include_str!("../../../schemas/abgen-manifest.schema.json"))
-                .expect("the manifest schema is JSON");
-        jsonschema::draft202012::new(&schema).expect("the manifest schema compiles")
+        jsonschema::draft202012::new(&manifest_schema()).expect("the manifest schema compiles")
     })
+}
+
+/// The manifest schema's `#/$defs/route`, compiled once: one route of a manifest.
+fn route_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let mut schema = manifest_schema();
+        let object = schema
+            .as_object_mut()
+            .expect("the manifest schema is an object");
+        object.retain(|key, _| key.starts_with('$'));
+        object.insert("$ref".to_owned(), "#/$defs/route".into());
+        jsonschema::draft202012::new(&schema).expect("the route schema compiles")
+    })
+}
+
+fn manifest_schema() -> serde_json::Value {
+    serde_json::from_str(include_str!("../../../schemas/abgen-manifest.schema.json"))
+        .expect("the manifest schema is JSON")
 }
 
 /// Writes the tree, linking from `out` what `linkable` allows; returns the linked files with the
