@@ -1,6 +1,8 @@
 //! A rebuild of the watch loop (one `BuildCache` kept across builds of one output) against a
 //! fresh `abgen build` of the same sources: the same files, byte for byte and mode for mode,
-//! although the rebuild links the files it did not change instead of writing them again. The
+//! although the rebuild links the files it did not change instead of writing them again, keeps
+//! the projections and manifest text of unchanged routes, and bundles through the served
+//! bundler. The
 //! kept record of the output never hides an edit made to it: an artifact edited in place is
 //! refused as a fresh build refuses it.
 
@@ -88,6 +90,12 @@ fn a_rebuild_through_the_cache_writes_what_a_fresh_build_writes() {
         "Show the books on one shelf",
         "List the books on one shelf",
     );
+    // Its input schema too: the route's projections are made again, not taken from the cache.
+    replace_in(
+        &project.join(TOOL),
+        "The shelf to show;",
+        "Which shelf to show;",
+    );
     replace_in(
         &project.join(SKILL),
         "## In one paragraph",
@@ -112,6 +120,7 @@ fn a_rebuild_through_the_cache_writes_what_a_fresh_build_writes() {
     // The change reached the artifact, and what it did not reach was linked, not written.
     let manifest = String::from_utf8(rebuilt["abgen.manifest.json"].0.clone()).unwrap();
     assert!(manifest.contains("List the books on one shelf"));
+    assert!(manifest.contains("Which shelf to show;"));
     let skill = String::from_utf8(rebuilt["skills/reading-notes/template.md"].0.clone()).unwrap();
     assert!(skill.contains("## In a paragraph"));
     assert_eq!(inode(&dev_out.join("bin/abgen-host")), host_inode);

@@ -39,7 +39,7 @@ pub use install::INSTALL_PATH;
 pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output, claim_output_reusing};
 pub use plan::{FilePlan, PlannedFile, file_table_digest, sha256_hex};
 pub use project::{
-    BuildCache, BuildFailure, BuildOptions, BuildReturn, CheckedArtifact, MCP_DIR,
+    BuildCache, BuildFailure, BuildOptions, BuildReturn, CheckedArtifact, MCP_DIR, ProjectionCache,
     WORKER_BUNDLE_ENV, app_sources, build_project, build_project_reusing, build_project_with,
     bundle_entry_servers, bundle_plain_scripts, check_built_artifact, checked_emit_input,
     emit_input, worker_entry,
