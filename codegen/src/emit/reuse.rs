@@ -8,7 +8,9 @@
 //! digest, mode and [`FileStamp`]. Staging links a file of the output into the new tree instead
 //! of writing it again when its planned digest and mode are the ones in place and the file on
 //! disk still has the stamp recorded when it was put there; the ownership check takes a file's
-//! digest from there when its stamp is unchanged.
+//! digest from there when its stamp is unchanged. Also kept: each route of the manifest in
+//! place with its canonical text, so a rebuild serialises and schema-checks only the routes
+//! that changed ([`EmitCache::manifest_json`]).
 //!
 //! Invariant: a kept fact is used only for a file whose stamp is the one recorded, and a stamp
 //! is recorded only for a file abgen itself put in place and verified. The stamp holds the
