@@ -261,7 +261,7 @@ pub fn emit_claimed(
 }
 
 /// [`emit_claimed`], writing and hashing only what changed since the emit that `cache` kept
-/// (see [`super::reuse`]): the result is byte for byte the artifact [`emit_claimed`] writes.
+/// (see [`EmitCache`]): the result is byte for byte the artifact [`emit_claimed`] writes.
 pub fn emit_claimed_reusing(
     input: &EmitInput,
     options: &EmitOptions,
