@@ -13,26 +13,37 @@
 // React package in the bundle), 'use-client' (a module of the graph that starts with a
 // 'use client' directive: routes render only on the server, and Agent Documents hold no client
 // components), and exits 1.
+// Served (`abgen dev`): run with the request `{ "serve": true }`, it reads one JSON request a
+// line on stdin, `{ id, request }`, and answers each with one line on stdout, `{ id, stdout,
+// stderr, code }`: what the one-shot run would have written and its exit code, from the same
+// `bundle` function. It holds an esbuild context per bundle (keyed by the bundle's entry file
+// and format; new options replace that bundle's context), so a rebuild reparses only the files
+// that changed. It ends when its stdin ends: when `abgen dev` closes it, or dies.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const request = JSON.parse(process.argv[process.argv.length - 1]);
-const requireFromToolchain = createRequire(join(request.esbuildFrom, 'abgen-toolchain.cjs'));
-const esbuild = requireFromToolchain('esbuild');
-
 /** The React packages the worker is pinned to, at exactly `request.react`. */
 const REACT_PACKAGES = ['react', 'react-dom', 'react-server-dom-webpack'];
-const NEEDED = request.kind === 'stdio-entry'
-  ? ['agent-bundle']
-  : ['agent-bundle', '@agent-bundle/runtime', ...REACT_PACKAGES];
+
+/** esbuild from the `node_modules` folder `esbuildFrom`. */
+function requireEsbuild(esbuildFrom) {
+  return createRequire(join(esbuildFrom, 'abgen-toolchain.cjs'))('esbuild');
+}
+
+/** A failed bundle: the errors of the one stderr line. */
+class BundleFailure {
+  constructor(errors) {
+    this.errors = errors;
+  }
+}
 
 /**
  * The folder of package `name` as Node finds it from the project: `node_modules/<name>` in the
  * project root or its nearest ancestor that has one, then in each fallback folder.
  */
-function packageDir(name) {
+function packageDir(request, name) {
   for (let dir = request.absWorkingDir; ; dir = dirname(dir)) {
     const candidate = join(dir, 'node_modules', name);
     if (existsSync(join(candidate, 'package.json'))) return candidate;
@@ -46,34 +57,22 @@ function packageDir(name) {
 }
 
 function fail(errors) {
-  process.stderr.write(`${JSON.stringify({ abgenBundleErrors: errors })}\n`);
-  process.exit(1);
+  throw new BundleFailure(errors);
 }
 
-const preflight = [];
-for (const name of NEEDED) {
-  const dir = packageDir(name);
-  if (dir === undefined) {
-    preflight.push({ kind: 'missing-package', package: name, text: `${name} is not installed in the project` });
-    continue;
-  }
-  if (REACT_PACKAGES.includes(name)) {
-    const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    if (version !== request.react) {
-      preflight.push({ kind: 'react-version', package: name, version, file: relative(request.absWorkingDir, dir), text: `${name} ${version} is installed; abgen's worker is pinned to ${request.react}` });
-    }
+/**
+ * Bundles `request` with `esbuild` (the module, or an object whose `build` reuses contexts):
+ * `{ stdout, stderr, code }`, what the one-shot run writes and exits with.
+ */
+async function bundle(request, esbuild) {
+  try {
+    const { text, inputs } = await bundleText(request, esbuild);
+    return { stdout: text, stderr: `abgen-inputs:${JSON.stringify(inputs)}\n`, code: 0 };
+  } catch (error) {
+    if (!(error instanceof BundleFailure)) throw error;
+    return { stdout: '', stderr: `${JSON.stringify({ abgenBundleErrors: error.errors })}\n`, code: 1 };
   }
 }
-if (preflight.length > 0) fail(preflight);
-
-// The bundle is built as CommonJS wrapped for V8's code cache when it can be, else as an ES
-// module (the shared rules live with the runtime package, in scripts/code-cache.mjs, taken from
-// the project's own copy; a stdio entry of a project without the runtime package is a plain ES
-// module).
-const runtimeDir = packageDir('@agent-bundle/runtime');
-const { buildWorker } = runtimeDir === undefined
-  ? { buildWorker: plainBuild }
-  : await import(pathToFileURL(join(runtimeDir, 'scripts/code-cache.mjs')).href);
 
 /** One ES module, without the code cache. */
 async function plainBuild(esbuildModule, options) {
@@ -81,51 +80,82 @@ async function plainBuild(esbuildModule, options) {
   return { result, text: result.outputFiles[0].text };
 }
 
-try {
-  const { result, text } = await buildWorker(esbuild, {
-    stdin: {
-      contents: request.entry,
-      resolveDir: request.absWorkingDir,
-      sourcefile: request.sourcefile,
-      loader: 'js',
-    },
-    absWorkingDir: request.absWorkingDir,
-    nodePaths: request.nodePaths,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    conditions: request.kind === 'stdio-entry' ? [] : ['react-server'],
-    jsx: 'automatic',
-    define: { 'process.env.NODE_ENV': '"production"' },
-    legalComments: 'none',
-    logLevel: 'silent',
-    metafile: true,
-  });
-  const clientModules = request.kind === 'stdio-entry' ? [] : useClientModules(result.metafile, request.absWorkingDir);
-  const duplicates = request.kind === 'stdio-entry' ? [] : duplicateReacts(result.metafile);
-  const errors = [
-    ...clientModules.map(({ file, importer }) => ({
-      kind: 'use-client',
-      text: `'use client' module in the render worker's module graph (imported by ${importer}); routes render on the server only, and Agent Documents hold no client components`,
-      file,
-      line: 1,
-      column: 1,
-    })),
-    ...duplicates,
-  ];
-  if (errors.length > 0) fail(errors);
-  process.stdout.write(text);
-  // The files esbuild read, so a watch loop can tell when this bundle is stale.
-  process.stderr.write(`abgen-inputs:${JSON.stringify(Object.keys(result.metafile.inputs))}\n`);
-} catch (error) {
-  fail((error.errors ?? [{ text: String(error) }]).map((message) => ({
-    kind: 'esbuild',
-    text: message.text,
-    // A place in the generated entry is no place of the user's: the text names the module.
-    ...(message.location && message.location.file !== request.sourcefile
-      ? { file: message.location.file, line: message.location.line, column: message.location.column + 1, suggestion: message.location.suggestion || undefined }
-      : {}),
-  })));
+/** The bundle's text and the files esbuild read, or a thrown [`BundleFailure`]. */
+async function bundleText(request, esbuild) {
+  const needed = request.kind === 'stdio-entry'
+    ? ['agent-bundle']
+    : ['agent-bundle', '@agent-bundle/runtime', ...REACT_PACKAGES];
+  const preflight = [];
+  for (const name of needed) {
+    const dir = packageDir(request, name);
+    if (dir === undefined) {
+      preflight.push({ kind: 'missing-package', package: name, text: `${name} is not installed in the project` });
+      continue;
+    }
+    if (REACT_PACKAGES.includes(name)) {
+      const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      if (version !== request.react) {
+        preflight.push({ kind: 'react-version', package: name, version, file: relative(request.absWorkingDir, dir), text: `${name} ${version} is installed; abgen's worker is pinned to ${request.react}` });
+      }
+    }
+  }
+  if (preflight.length > 0) fail(preflight);
+
+  // The bundle is built as CommonJS wrapped for V8's code cache when it can be, else as an ES
+  // module (the shared rules live with the runtime package, in scripts/code-cache.mjs, taken from
+  // the project's own copy; a stdio entry of a project without the runtime package is a plain ES
+  // module).
+  const runtimeDir = packageDir(request, '@agent-bundle/runtime');
+  const { buildWorker } = runtimeDir === undefined
+    ? { buildWorker: plainBuild }
+    : await import(pathToFileURL(join(runtimeDir, 'scripts/code-cache.mjs')).href);
+
+  try {
+    const { result, text } = await buildWorker(esbuild, {
+      stdin: {
+        contents: request.entry,
+        resolveDir: request.absWorkingDir,
+        sourcefile: request.sourcefile,
+        loader: 'js',
+      },
+      absWorkingDir: request.absWorkingDir,
+      nodePaths: request.nodePaths,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      conditions: request.kind === 'stdio-entry' ? [] : ['react-server'],
+      jsx: 'automatic',
+      define: { 'process.env.NODE_ENV': '"production"' },
+      legalComments: 'none',
+      logLevel: 'silent',
+      metafile: true,
+    });
+    const clientModules = request.kind === 'stdio-entry' ? [] : useClientModules(result.metafile, request.absWorkingDir);
+    const duplicates = request.kind === 'stdio-entry' ? [] : duplicateReacts(result.metafile);
+    const errors = [
+      ...clientModules.map(({ file, importer }) => ({
+        kind: 'use-client',
+        text: `'use client' module in the render worker's module graph (imported by ${importer}); routes render on the server only, and Agent Documents hold no client components`,
+        file,
+        line: 1,
+        column: 1,
+      })),
+      ...duplicates,
+    ];
+    if (errors.length > 0) fail(errors);
+    // The files esbuild read, so a watch loop can tell when this bundle is stale.
+    return { text, inputs: Object.keys(result.metafile.inputs) };
+  } catch (error) {
+    if (error instanceof BundleFailure) throw error;
+    fail((error.errors ?? [{ text: String(error) }]).map((message) => ({
+      kind: 'esbuild',
+      text: message.text,
+      // A place in the generated entry is no place of the user's: the text names the module.
+      ...(message.location && message.location.file !== request.sourcefile
+        ? { file: message.location.file, line: message.location.line, column: message.location.column + 1, suggestion: message.location.suggestion || undefined }
+        : {}),
+    })));
+  }
 }
 
 /**
@@ -171,4 +201,60 @@ function useClientModules(metafile, root) {
 function startsWithUseClient(source) {
   const prologue = /^(?:#![^\n]*\n)?(?:\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|(['"])(?:(?!\1)[^\\\n])*\1\s*;?)*/.exec(source)[0];
   return /(['"])use client\1/.test(prologue);
+}
+
+/**
+ * esbuild whose `build` keeps one context per bundle (its stdin entry's file name and format)
+ * and rebuilds it: the same output as a fresh build, reparsing only changed files.
+ */
+function contextual(esbuild, contexts) {
+  return {
+    async build(options) {
+      const slot = JSON.stringify([options.absWorkingDir, options.stdin?.sourcefile, options.format]);
+      const key = JSON.stringify(options);
+      let kept = contexts.get(slot);
+      if (kept?.key !== key) {
+        await kept?.context.dispose();
+        kept = { key, context: await esbuild.context(options) };
+        contexts.set(slot, kept);
+      }
+      return kept.context.rebuild();
+    },
+  };
+}
+
+/** The served loop: one request a line in, one answer a line out, until stdin ends. */
+async function serve() {
+  const { createInterface } = await import('node:readline');
+  const toolchains = new Map();
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    if (line.trim() === '') continue;
+    const { id, request } = JSON.parse(line);
+    let answer;
+    try {
+      let kept = toolchains.get(request.esbuildFrom);
+      if (kept === undefined) {
+        kept = { esbuild: requireEsbuild(request.esbuildFrom), contexts: new Map() };
+        toolchains.set(request.esbuildFrom, kept);
+      }
+      answer = await bundle(request, contextual(kept.esbuild, kept.contexts));
+    } catch (error) {
+      answer = { stdout: '', stderr: `${error?.stack ?? error}\n`, code: 1 };
+    }
+    process.stdout.write(`${JSON.stringify({ id, ...answer })}\n`);
+  }
+  for (const { contexts } of toolchains.values()) {
+    for (const { context } of contexts.values()) await context.dispose();
+  }
+  process.exit(0);
+}
+
+const request = JSON.parse(process.argv[process.argv.length - 1]);
+if (request.serve === true) {
+  await serve();
+} else {
+  const { stdout, stderr, code } = await bundle(request, requireEsbuild(request.esbuildFrom));
+  process.stdout.write(stdout);
+  process.stderr.write(stderr);
+  process.exitCode = code;
 }

@@ -377,7 +377,7 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                     .files
                     .get("mcp/docs/docs-server.mjs")
                     .ok_or("the prebuilt file is not shipped")?;
-                expect_eq(&json!(shipped.contents), &json!(b"// built elsewhere\n"))?;
+                expect_eq(&json!(&*shipped.contents), &json!(b"// built elsewhere\n"))?;
                 expect_eq(
                     &o.json(".mcp.json")?["mcpServers"]["docs"]["args"],
                     &json!(["${CLAUDE_PLUGIN_ROOT}/mcp/docs/docs-server.mjs"]),
@@ -1193,7 +1193,7 @@ fn a_prebuilt_entry_is_shipped_as_is() {
         .files
         .get("mcp/docs/docs-server.mjs")
         .expect("shipped");
-    assert_eq!(shipped.contents, b"// built elsewhere\n");
+    assert_eq!(&*shipped.contents, b"// built elsewhere\n");
     let claude = &outcome.json(".mcp.json").unwrap()["mcpServers"]["docs"];
     assert_eq!(
         claude["args"],
@@ -1280,7 +1280,7 @@ fn mcp_commands_patterns_that_match_nothing_are_ab4822_and_the_artifact_has_the_
     assert_eq!(artifact.manifest.cli.bin, "walk");
     let launcher = artifact.files.get("bin/walk").expect("bin/walk is planned");
     assert_eq!(launcher.mode, 0o755);
-    let text = String::from_utf8(launcher.contents.clone()).unwrap();
+    let text = String::from_utf8(launcher.contents.to_vec()).unwrap();
     assert!(text.starts_with("#!/bin/sh\n"), "{text}");
     assert!(
         text.contains(r#"exec "$here/abgen-host" cli --artifact "$here/.." "$@""#),

@@ -2,8 +2,9 @@
 //! built, then edited while the loop runs. An edit gives a new artifact; a broken route prints
 //! its diagnostic once and keeps the last good artifact; the fix rebuilds; a rebuild redoes
 //! only the bundles the change reaches (seen through a Node wrapper that logs each bundling
-//! request); the loop ends on the end of its standard input and on SIGTERM. Every wait is
-//! bounded.
+//! request, also those it hands the served bundler on its stdin); the loop ends on the end of
+//! its standard input and on SIGTERM, and however it ends, its served bundler ends too. Every
+//! wait is bounded.
 
 mod support;
 
@@ -51,15 +52,19 @@ impl Dev {
         );
         let host = temp.path().join("abgen-host");
         std::fs::write(&host, "#!/bin/sh\n# a stand-in runtime\n").unwrap();
-        // Node, through a wrapper that logs the request of every bundling script it runs.
+        // Node, through a wrapper that logs the request of every bundling script it runs: the
+        // last argument of a one-shot run, every line a served run reads.
         let node = temp.path().join("node");
         let real_node = which_node();
+        let log = temp.path().join("node.log");
         std::fs::write(
             &node,
             format!(
-                "#!/bin/sh\nfor last; do :; done\nprintf '%s\\n' \"$last\" >> '{}'\nexec '{}' \"$@\"\n",
-                temp.path().join("node.log").display(),
-                real_node.display()
+                "#!/bin/sh\nfor last; do :; done\n\
+                 if [ \"$last\" = '{{\"serve\":true}}' ]; then\n  tee -a '{log}' | '{node}' \"$@\"\n  exit\nfi\n\
+                 printf '%s\\n' \"$last\" >> '{log}'\nexec '{node}' \"$@\"\n",
+                log = log.display(),
+                node = real_node.display()
             ),
         )
         .unwrap();
@@ -127,7 +132,10 @@ impl Dev {
     fn take_node_log(&self) -> Vec<String> {
         let path = self.temp.path().join("node.log");
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let _ = std::fs::remove_file(&path);
+        // Emptied, not removed: the served run's `tee` keeps the file open.
+        if path.exists() {
+            std::fs::write(&path, "").unwrap();
+        }
         text.lines().map(str::to_owned).collect()
     }
 
@@ -184,6 +192,59 @@ impl Dev {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+}
+
+impl Dev {
+    /// The process group of the served bundler `abgen dev` started: its child that leads a
+    /// group of its own.
+    fn served_group(&self) -> Option<u32> {
+        let abgen = self.child.id();
+        processes()
+            .into_iter()
+            .find_map(|(pid, parent, group)| (parent == abgen && group == pid).then_some(pid))
+    }
+}
+
+/// Every process as (pid, parent pid, process group), from `/proc`.
+fn processes() -> Vec<(u32, u32, u32)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`; the command name may hold anything but the last `)`.
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let pid = head
+            .split_whitespace()
+            .next()
+            .and_then(|pid| pid.parse().ok());
+        if let (Some(pid), Some(state), Some(parent), Some(group)) =
+            (pid, fields.first(), fields.get(1), fields.get(2))
+            && *state != "Z"
+            && let (Ok(parent), Ok(group)) = (parent.parse(), group.parse())
+        {
+            found.push((pid, parent, group));
+        }
+    }
+    found
+}
+
+/// Waits, at most [`EXIT_BOUND`], until no live process is in `group`.
+fn wait_group_gone(group: u32, how: &str) {
+    let deadline = Instant::now() + EXIT_BOUND;
+    while processes()
+        .iter()
+        .any(|(_, _, in_group)| *in_group == group)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the served bundler outlived abgen ended by {how}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -327,4 +388,23 @@ fn build_watch_ships_production_documents_and_stops_on_sigterm() {
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
     let status = dev.wait_exit();
     assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn the_served_bundler_ends_with_abgen_dev_however_it_ends() {
+    use rustix::process::{Pid, Signal, kill_process};
+    for how in ["the end of stdin", "SIGTERM", "SIGKILL"] {
+        let mut dev = Dev::start(&["dev"]);
+        dev.wait_built();
+        let group = dev.served_group().expect("abgen dev runs a served bundler");
+        let pid = Pid::from_child(&dev.child);
+        match how {
+            "the end of stdin" => drop(dev.stdin.take()),
+            "SIGTERM" => kill_process(pid, Signal::TERM).unwrap(),
+            _ => kill_process(pid, Signal::KILL).unwrap(),
+        }
+        let status = dev.wait_exit();
+        assert_eq!(status.success(), how != "SIGKILL", "{how}: {status:?}");
+        wait_group_gone(group, how);
+    }
 }

@@ -122,7 +122,7 @@ fn text(artifact: &abgen::emit::PlannedArtifact, path: &str) -> String {
             .get(path)
             .unwrap_or_else(|| panic!("{path} is planned"))
             .contents
-            .clone(),
+            .to_vec(),
     )
     .unwrap()
 }

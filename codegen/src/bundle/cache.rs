@@ -14,6 +14,8 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
+use super::served::ServedBundler;
+
 /// The marker of the line a bundling script writes last on standard error: the JSON list of the
 /// files its bundler read (esbuild's metafile inputs, relative to the working directory).
 pub(crate) const INPUTS_MARKER: &str = "abgen-inputs:";
@@ -27,10 +29,12 @@ const RESOLUTION_FILES: &[&str] = &[
     "package-lock.json",
 ];
 
-/// Kept outputs of bundling scripts, by script and request.
+/// Kept outputs of bundling scripts, by script and request, and the served bundler that
+/// rebuilds a changed bundle incrementally.
 #[derive(Debug, Default)]
 pub struct ScriptCache {
     entries: Mutex<HashMap<[u8; 32], Kept>>,
+    served: ServedBundler,
 }
 
 #[derive(Debug)]
@@ -98,6 +102,12 @@ impl ScriptCache {
                 inputs,
             },
         );
+    }
+
+    /// The long-lived bundling process of this cache's builds (started on first use, ended
+    /// when the cache is dropped).
+    pub fn served(&self) -> &ServedBundler {
+        &self.served
     }
 
     /// How many outputs are kept.

@@ -196,7 +196,13 @@ fn run_esbuild(
     if let Some(bundle) = cache.and_then(|cache| cache.get(&key)) {
         return Ok(bundle);
     }
-    let run = run_node_script(ESBUILD_SCRIPT, &payload, &project_root)?;
+    // A watch loop's cache holds the served bundler, whose contexts make a rebuild incremental.
+    let served =
+        cache.and_then(|cache| cache.served().run(ESBUILD_SCRIPT, &payload, &project_root));
+    let run = match served {
+        Some(run) => run,
+        None => run_node_script(ESBUILD_SCRIPT, &payload, &project_root)?,
+    };
     if !run.completed() || run.stdout.is_empty() {
         let what = if kind == "worker" {
             "the render worker".to_owned()
@@ -249,6 +255,14 @@ impl NodeRun {
     }
 }
 
+/// The Node executable: `$ABGEN_NODE`, or `node` on `PATH`.
+pub(crate) fn node_program() -> String {
+    std::env::var(NODE_ENV)
+        .ok()
+        .filter(|node| !node.is_empty())
+        .unwrap_or_else(|| "node".to_owned())
+}
+
 /// Runs the ES module `script` with Node (`$ABGEN_NODE`, or `node` on `PATH`) in `working_dir`,
 /// handing it `payload` as its last argument; Node failing to start is
 /// [`BundleError::NodeMissing`].
@@ -257,10 +271,7 @@ pub(crate) fn run_node_script(
     payload: &serde_json::Value,
     working_dir: &Path,
 ) -> Result<NodeRun, BundleError> {
-    let node = std::env::var(NODE_ENV)
-        .ok()
-        .filter(|node| !node.is_empty())
-        .unwrap_or_else(|| "node".to_owned());
+    let node = node_program();
     let node_missing = |source| BundleError::NodeMissing {
         node: node.clone(),
         source,

@@ -11,6 +11,7 @@ mod cache;
 mod entry;
 mod error;
 mod esbuild;
+mod served;
 
 pub use cache::ScriptCache;
 pub(crate) use cache::{reported_inputs, without_inputs_line};
@@ -21,3 +22,4 @@ pub use esbuild::{
     bundle_worker, bundle_worker_reusing, fallback_node_modules, locate_toolchain,
 };
 pub(crate) use esbuild::{absolute, run_node_script};
+pub use served::ServedBundler;

@@ -6,6 +6,7 @@
 //! order of routes, servers or targets.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest};
 
@@ -19,7 +20,8 @@ use super::output::{OutputClaim, claim_output};
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
 use super::platform::{PlatformBinary, platform_binary_path, platform_launcher};
 use super::report::BuiltApp;
-use super::stage::stage_artifact;
+use super::reuse::EmitCache;
+use super::stage::stage_artifact_reusing;
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
 
@@ -100,6 +102,16 @@ pub fn plan_artifact(
     input: &EmitInput,
     options: &EmitOptions,
 ) -> Result<PlannedArtifact, EmitError> {
+    plan_artifact_reusing(input, options, None)
+}
+
+/// [`plan_artifact`], taking the shipped binary's bytes and the digests of unchanged files from
+/// `cache` (and keeping this plan's there).
+fn plan_artifact_reusing(
+    input: &EmitInput,
+    options: &EmitOptions,
+    cache: Option<&EmitCache>,
+) -> Result<PlannedArtifact, EmitError> {
     let mut targets: Vec<&str> = options.targets.iter().map(String::as_str).collect();
     targets.sort_unstable();
     targets.dedup();
@@ -177,20 +189,26 @@ pub fn plan_artifact(
     }
     let install = render_install(input, &hosts, &resolution.rows, &options.platforms)?;
     files.add(INSTALL_PATH, install, MODE_FILE)?;
-    plan_host_binaries(options, &mut files)?;
+    plan_host_binaries(options, cache, &mut files)?;
     files.add(
         &plugin_bin_path(&input.plugin.name),
         PLUGIN_BIN_LAUNCHER,
         MODE_EXECUTABLE,
     )?;
     files.add(WORKER_BUNDLE_PATH, options.worker_bundle.clone(), MODE_FILE)?;
-    let table = files.file_table();
+    let table = match cache {
+        Some(cache) => files.file_table_from(&cache.digests(&files)),
+        None => files.file_table(),
+    };
     let digest = file_table_digest(&table)?;
-    let manifest = build_manifest(input, hooks, table, digest);
-    let manifest_json = serialize_canonical(&manifest).map_err(|source| EmitError::Serialize {
-        what: "the manifest",
-        source,
-    })?;
+    let mut manifest = build_manifest(input, hooks, table, digest);
+    let manifest_json = match cache {
+        Some(cache) => cache.manifest_json(&mut manifest)?,
+        None => serialize_canonical(&manifest).map_err(|source| EmitError::Serialize {
+            what: "the manifest",
+            source,
+        })?,
+    };
     Ok(PlannedArtifact {
         files,
         manifest,
@@ -204,12 +222,19 @@ pub fn plan_artifact(
 /// `bin/abgen-host`: the one runtime binary, or the launcher of each `--platform`'s binary at
 /// `bin/<platform>/abgen-host`. Both are planned files like any other, so the manifest lists
 /// each with its sha256 and the staged tree is checked against them.
-fn plan_host_binaries(options: &EmitOptions, files: &mut FilePlan) -> Result<(), EmitError> {
-    let read = |path: &Path| {
-        std::fs::read(path).map_err(EmitError::io("read the abgen-host binary at", path))
+fn plan_host_binaries(
+    options: &EmitOptions,
+    cache: Option<&EmitCache>,
+    files: &mut FilePlan,
+) -> Result<(), EmitError> {
+    let read = |path: &Path| match cache {
+        Some(cache) => cache.read_binary(path),
+        None => std::fs::read(path)
+            .map(Arc::from)
+            .map_err(EmitError::io("read the abgen-host binary at", path)),
     };
     if options.platforms.is_empty() {
-        return files.add(
+        return files.add_shared(
             HOST_BINARY_PATH,
             read(&options.host_binary)?,
             MODE_EXECUTABLE,
@@ -217,7 +242,7 @@ fn plan_host_binaries(options: &EmitOptions, files: &mut FilePlan) -> Result<(),
     }
     let mut keys = Vec::with_capacity(options.platforms.len());
     for platform in &options.platforms {
-        files.add(
+        files.add_shared(
             &platform_binary_path(&platform.key),
             read(&platform.path)?,
             MODE_EXECUTABLE,
@@ -263,12 +288,24 @@ pub fn emit_claimed(
     options: &EmitOptions,
     claim: &OutputClaim,
 ) -> Result<EmitReturn, EmitError> {
-    let artifact = plan_artifact(input, options)?;
-    stage_artifact(
+    emit_claimed_reusing(input, options, claim, None)
+}
+
+/// [`emit_claimed`], writing and hashing only what changed since the emit that `cache` kept
+/// (see [`EmitCache`]): the result is byte for byte the artifact [`emit_claimed`] writes.
+pub fn emit_claimed_reusing(
+    input: &EmitInput,
+    options: &EmitOptions,
+    claim: &OutputClaim,
+    cache: Option<&EmitCache>,
+) -> Result<EmitReturn, EmitError> {
+    let artifact = plan_artifact_reusing(input, options, cache)?;
+    stage_artifact_reusing(
         &artifact.files,
         MANIFEST_FILE_NAME,
         artifact.manifest_json.as_bytes(),
         claim,
+        cache.map(|cache| (cache, artifact.manifest.files.as_slice())),
     )?;
     Ok(EmitReturn {
         out_dir: claim.path().to_owned(),

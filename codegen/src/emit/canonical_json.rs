@@ -76,6 +76,62 @@ pub fn serialize_canonical<T: serde::Serialize>(value: &T) -> Result<String, ser
     Ok(to_canonical_json(&serde_json::to_value(value)?))
 }
 
+/// An item of an array that is a data member of a top-level object (the manifest's `routes`),
+/// written as [`to_canonical_json`] writes it there: a fragment for [`to_canonical_json_spliced`].
+pub fn canonical_member_item(item: &Value) -> String {
+    let mut out = String::new();
+    write_data(&mut out, item, 2);
+    out
+}
+
+/// [`to_canonical_json`] of the object `document` with its data member `member` (never a schema
+/// position; what `document` holds there is replaced) holding the items written in `items` by
+/// [`canonical_member_item`]: the very bytes of writing the whole document, without building
+/// the array's values again (what lets a rebuild keep each route's fragment).
+pub fn to_canonical_json_spliced(
+    document: &Map<String, Value>,
+    member: &str,
+    items: &[&str],
+) -> String {
+    let mut out = String::new();
+    let mut members: Vec<(&str, Option<&Value>)> = document
+        .iter()
+        .filter(|(key, _)| *key != member)
+        .map(|(key, value)| (key.as_str(), Some(value)))
+        .chain([(member, None)])
+        .collect();
+    members.sort_by_key(|(key, _)| *key);
+    out.push('{');
+    for (index, (key, value)) in members.into_iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        new_line(&mut out, 1);
+        write_string(&mut out, key);
+        out.push_str(": ");
+        match value {
+            Some(value) if SCHEMA_ROOT_KEYS.contains(&key) => write_schema(&mut out, value, 1),
+            Some(value) => write_data(&mut out, value, 1),
+            None if items.is_empty() => out.push_str("[]"),
+            None => {
+                out.push('[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    new_line(&mut out, 2);
+                    out.push_str(item);
+                }
+                new_line(&mut out, 1);
+                out.push(']');
+            }
+        }
+    }
+    new_line(&mut out, 0);
+    out.push_str("}\n");
+    out
+}
+
 /// Writes a value that is plain data: every object sorted.
 fn write_data(out: &mut String, value: &Value, depth: usize) {
     match value {

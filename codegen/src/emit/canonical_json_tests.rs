@@ -157,3 +157,34 @@ fn is_independent_of_insertion_order_outside_schemas() {
         to_canonical_json(&Value::Object(reversed))
     );
 }
+
+/// A rebuild writes the manifest from kept route fragments: the spliced document must be the
+/// bytes of writing the whole one, for any items, none included, and around members sorted
+/// before and after the spliced one (schema members among them).
+#[test]
+fn a_spliced_member_is_written_as_the_whole_document_is() {
+    use super::{canonical_member_item, to_canonical_json_spliced};
+    let document = json!({
+        "routes": "replaced",
+        "a": { "inputSchema": { "properties": { "b": { "type": "string" }, "a": {} } } },
+        "jsonSchema": { "properties": { "z": {}, "y": {} } },
+        "z": [1, [], {}],
+    });
+    let items = [
+        json!({ "id": "b", "schemas": { "input": { "jsonSchema": { "properties": { "q": {}, "p": {} } } } } }),
+        json!([1, { "y": 2, "x": [] }]),
+        json!("text\n"),
+    ];
+    for count in [0, 1, 3] {
+        let items = &items[..count];
+        let mut whole = document.clone();
+        whole["routes"] = Value::Array(items.to_vec());
+        let fragments: Vec<String> = items.iter().map(canonical_member_item).collect();
+        let fragments: Vec<&str> = fragments.iter().map(String::as_str).collect();
+        assert_eq!(
+            to_canonical_json_spliced(document.as_object().unwrap(), "routes", &fragments),
+            to_canonical_json(&whole),
+            "{count} items"
+        );
+    }
+}

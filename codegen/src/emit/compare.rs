@@ -90,7 +90,7 @@ pub fn compare_with_directory(
             (
                 path,
                 (
-                    file.contents.as_slice(),
+                    &file.contents[..],
                     file.mode & 0o111 == MODE_EXECUTABLE & 0o111,
                 ),
             )

@@ -20,6 +20,7 @@ use abgen_runtime::manifest::{FileEntry, MANIFEST_FILE_NAME};
 
 use super::error::{EmitError, ForeignPath};
 use super::plan::sha256_hex;
+use super::reuse::{EmitCache, InPlace};
 use super::stage::recover;
 
 /// How many unexpected paths a refusal names.
@@ -50,13 +51,23 @@ impl OutputClaim {
 /// Resolves `out`, refuses what it must not replace, takes the build lock, recovers what a
 /// killed build left, and checks that what is there now is abgen's own.
 pub fn claim_output(project_root: &Path, out: &Path) -> Result<OutputClaim, EmitError> {
+    claim_output_reusing(project_root, out, None)
+}
+
+/// [`claim_output`], taking the digest of each file the last emit through `cache` put in the
+/// output, unchanged since, from there instead of hashing it again.
+pub fn claim_output_reusing(
+    project_root: &Path,
+    out: &Path,
+    cache: Option<&EmitCache>,
+) -> Result<OutputClaim, EmitError> {
     let out = check_output_dir(project_root, out)?;
     refuse_non_directory(&out)?;
     let parent = out.parent().unwrap_or(&out);
     fs::create_dir_all(parent).map_err(EmitError::io("create", parent))?;
     let lock = BuildLock::acquire(sibling(&out, LOCK_TAG))?;
     recover(&out)?;
-    check_owned(&out)?;
+    check_owned(&out, cache.and_then(EmitCache::in_place).as_ref())?;
     Ok(OutputClaim { out, _lock: lock })
 }
 
@@ -97,16 +108,26 @@ fn refuse_non_directory(out: &Path) -> Result<(), EmitError> {
 }
 
 /// Refuses `out` unless it is absent, empty, or an artifact abgen wrote (see the module doc).
-pub(super) fn check_owned(out: &Path) -> Result<(), EmitError> {
+/// `in_place`, what an earlier emit recorded putting there, gives the table and the digests of
+/// the files whose stamps are still the recorded ones.
+pub(super) fn check_owned(out: &Path, in_place: Option<&InPlace>) -> Result<(), EmitError> {
     refuse_non_directory(out)?;
     if !out.exists() {
         return Ok(());
     }
-    let table = read_file_table(out);
+    let table = in_place
+        .and_then(|in_place| in_place.file_table(out))
+        .or_else(|| read_file_table(out));
     let mut foreign = Foreign::default();
     match &table {
         Some(table) => {
-            walk_artifact(out, "", table, &directories_of(table), &mut foreign)?;
+            let walk = Walk {
+                out,
+                table,
+                directories: &directories_of(table),
+                in_place,
+            };
+            walk_artifact(&walk, out, "", &mut foreign)?;
         }
         None => {
             for (name, kind) in sorted_entries(out)? {
@@ -191,21 +212,31 @@ impl Foreign {
     }
 }
 
+/// What a walk of an artifact compares the tree with.
+struct Walk<'a> {
+    out: &'a Path,
+    table: &'a BTreeMap<String, String>,
+    directories: &'a BTreeSet<String>,
+    in_place: Option<&'a InPlace>,
+}
+
 /// Compares the tree under `dir` (artifact-relative `prefix`) with the table, without
 /// following symlinks, in sorted order so a refusal names the same paths every time. False
 /// once `foreign` is full.
 fn walk_artifact(
+    walk: &Walk<'_>,
     dir: &Path,
     prefix: &str,
-    table: &BTreeMap<String, String>,
-    directories: &BTreeSet<String>,
     foreign: &mut Foreign,
 ) -> Result<bool, EmitError> {
+    let Walk {
+        table, directories, ..
+    } = walk;
     for (name, kind) in sorted_entries(dir)? {
         let relative = format!("{prefix}{name}");
         let path = dir.join(&name);
         let unexpected = if kind.is_dir() && directories.contains(&relative) {
-            if !walk_artifact(&path, &format!("{relative}/"), table, directories, foreign)? {
+            if !walk_artifact(walk, &path, &format!("{relative}/"), foreign)? {
                 return Ok(false);
             }
             continue;
@@ -220,8 +251,14 @@ fn walk_artifact(
             match table.get(&relative) {
                 None => Some((relative, false)),
                 Some(sha256) => {
-                    let bytes = fs::read(&path).map_err(EmitError::io("read", &path))?;
-                    (sha256_hex(&bytes) != *sha256).then_some((relative, true))
+                    let kept = walk
+                        .in_place
+                        .and_then(|in_place| in_place.digest(walk.out, &relative));
+                    let found = match kept {
+                        Some(kept) => kept.to_owned(),
+                        None => sha256_hex(&fs::read(&path).map_err(EmitError::io("read", &path))?),
+                    };
+                    (found != *sha256).then_some((relative, true))
                 }
             }
         };

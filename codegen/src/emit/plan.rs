@@ -6,6 +6,7 @@
 //! bytes that [`super::stage`] writes.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use abgen_runtime::manifest::{FileEntry, MANIFEST_FILE_NAME};
 use sha2::{Digest, Sha256};
@@ -21,7 +22,8 @@ pub const MODE_EXECUTABLE: u32 = 0o755;
 /// One planned file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedFile {
-    pub contents: Vec<u8>,
+    /// Shared, so a plan can hold a large file kept from an earlier build without copying it.
+    pub contents: Arc<[u8]>,
     pub mode: u32,
 }
 
@@ -39,16 +41,21 @@ impl FilePlan {
         contents: impl Into<Vec<u8>>,
         mode: u32,
     ) -> Result<(), EmitError> {
+        self.add_shared(path, contents.into().into(), mode)
+    }
+
+    /// [`FilePlan::add`] of bytes already shared.
+    pub fn add_shared(
+        &mut self,
+        path: &str,
+        contents: Arc<[u8]>,
+        mode: u32,
+    ) -> Result<(), EmitError> {
         if path == MANIFEST_FILE_NAME || self.files.contains_key(path) {
             return Err(EmitError::DuplicatePath(path.to_owned()));
         }
-        self.files.insert(
-            path.to_owned(),
-            PlannedFile {
-                contents: contents.into(),
-                mode,
-            },
-        );
+        self.files
+            .insert(path.to_owned(), PlannedFile { contents, mode });
         Ok(())
     }
 
@@ -67,6 +74,22 @@ impl FilePlan {
             .map(|(path, file)| FileEntry {
                 path: path.clone(),
                 sha256: sha256_hex(&file.contents),
+                mode: file.mode,
+            })
+            .collect()
+    }
+
+    /// [`FilePlan::file_table`] with each file's sha256 taken from `digests` (every planned
+    /// path's, as [`super::reuse::EmitCache::digests`] gives them).
+    pub(super) fn file_table_from(&self, digests: &BTreeMap<String, String>) -> Vec<FileEntry> {
+        self.files
+            .iter()
+            .map(|(path, file)| FileEntry {
+                path: path.clone(),
+                sha256: digests
+                    .get(path)
+                    .cloned()
+                    .unwrap_or_else(|| sha256_hex(&file.contents)),
                 mode: file.mode,
             })
             .collect()

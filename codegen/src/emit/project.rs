@@ -4,14 +4,18 @@
 //! A project with error diagnostics is not built: the caller prints the diagnostics of the
 //! returned [`BuildFailure::Diagnostics`] exactly as `abgen check` would.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
 
-use abgen_runtime::manifest::RouteKind as ManifestRouteKind;
+use abgen_runtime::manifest::{
+    RouteKind as ManifestRouteKind, RouteSchemas as ManifestRouteSchemas,
+};
 use rayon::prelude::*;
 
 use super::build::{
-    EmitOptions, EmitReturn, PlannedArtifact, emit_claimed, locate_host_binary, plan_artifact,
+    EmitOptions, EmitReturn, PlannedArtifact, emit_claimed_reusing, locate_host_binary,
+    plan_artifact,
 };
 use super::compare::{ArtifactComparison, compare_with_directory};
 use super::error::EmitError;
@@ -19,8 +23,9 @@ use super::input::{
     EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute,
     EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
 };
-use super::output::claim_output;
+use super::output::claim_output_reusing;
 use super::platform::{PlatformBinary, locate_platform_binaries};
+use super::reuse::EmitCache;
 use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps_reusing, human_size};
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, ScriptCache, Toolchain, WorkerEntry,
@@ -32,6 +37,7 @@ use crate::extract::DefaultExport;
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::config::Author;
 use crate::project::{ExtractionCache, FsReader, ProjectConfig};
+use crate::schema::RouteSchemas;
 
 /// The environment variable naming a prebuilt worker bundle to ship instead of bundling one.
 pub const WORKER_BUNDLE_ENV: &str = "ABGEN_WORKER_BUNDLE";
@@ -102,11 +108,15 @@ impl BuildFailure {
 
 /// What one build keeps for the next build of the same project, so that a rebuild redoes only
 /// what a change reaches: each module's extraction (by its text) and each bundle and App
-/// document (by its request and the files the bundler read).
+/// document (by its request and the files the bundler read), each route's schema projections
+/// (by its translated schemas), and what the last emit put in the output (the files it need not
+/// write or hash again).
 #[derive(Debug, Default)]
 pub struct BuildCache {
     pub extraction: ExtractionCache,
     pub scripts: ScriptCache,
+    pub projections: ProjectionCache,
+    pub emit: EmitCache,
 }
 
 /// Checks, bundles and emits the project at `options.root`, with production App documents
@@ -138,12 +148,13 @@ pub fn build_project_reusing(
         &FsReader,
         cache.map(|cache| &cache.extraction),
     );
-    let input = buildable_input(options, &checked)?;
+    let input = buildable_input(options, &checked, cache)?;
     let host_binaries = host_binaries(options, &input, &checked)?;
     // The output is claimed before the slow steps, so a refusal comes at once, and held to the
     // end, so a second build of the same output waits for this one.
     let out = output_dir(options);
-    let claim = match claim_output(&input.project_root, &out) {
+    let emit_cache = cache.map(|cache| &cache.emit);
+    let claim = match claim_output_reusing(&input.project_root, &out, emit_cache) {
         Ok(claim) => claim,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
@@ -160,7 +171,7 @@ pub fn build_project_reusing(
         app_profile,
         cache.map(|cache| &cache.scripts),
     )?;
-    let emitted = match emit_claimed(&input, &emit_options, &claim) {
+    let emitted = match emit_claimed_reusing(&input, &emit_options, &claim, emit_cache) {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
@@ -193,7 +204,7 @@ pub fn check_built_artifact(options: &BuildOptions) -> Result<CheckedArtifact, B
         root: options.root.clone(),
         targets: options.targets.clone(),
     });
-    let input = buildable_input(options, &checked)?;
+    let input = buildable_input(options, &checked, None)?;
     let host_binaries = host_binaries(options, &input, &checked)?;
     let out = output_dir(options);
     let Bundled {
@@ -232,11 +243,16 @@ fn output_dir(options: &BuildOptions) -> PathBuf {
 fn buildable_input(
     options: &BuildOptions,
     checked: &CheckReturn,
+    cache: Option<&BuildCache>,
 ) -> Result<EmitInput, BuildFailure> {
     match (&checked.config, &checked.graph) {
-        (Some(config), Some(graph)) if !checked.has_errors() => {
-            Ok(checked_emit_input(&options.root, checked, config, graph))
-        }
+        (Some(config), Some(graph)) if !checked.has_errors() => Ok(checked_emit_input_reusing(
+            &options.root,
+            checked,
+            config,
+            graph,
+            cache.map(|cache| &cache.projections),
+        )),
         _ => Err(BuildFailure::Diagnostics {
             diagnostics: checked.diagnostics.clone(),
             sources: checked.sources.clone(),
@@ -482,14 +498,68 @@ pub fn checked_emit_input(
     config: &ProjectConfig,
     graph: &RouteGraph,
 ) -> EmitInput {
+    checked_emit_input_reusing(root, checked, config, graph, None)
+}
+
+/// Each route's schema projections, kept by the translated schemas and the targets they were
+/// projected from: a rebuild projects again only the routes whose schemas changed.
+#[derive(Debug, Default)]
+pub struct ProjectionCache {
+    kept: Mutex<HashMap<String, KeptProjection>>,
+}
+
+#[derive(Debug)]
+struct KeptProjection {
+    targets: Vec<String>,
+    schemas: RouteSchemas,
+    projected: ManifestRouteSchemas,
+}
+
+/// [`checked_emit_input`], taking from `cache` the projections of every route whose translated
+/// schemas and targets are the ones they were projected from (and keeping this build's).
+fn checked_emit_input_reusing(
+    root: &std::path::Path,
+    checked: &CheckReturn,
+    config: &ProjectConfig,
+    graph: &RouteGraph,
+    cache: Option<&ProjectionCache>,
+) -> EmitInput {
     let mut input = emit_input(root, config, graph);
     let targets: Vec<&str> = graph.targets.iter().map(|target| target.as_str()).collect();
+    let mut kept = cache
+        .map(|cache| std::mem::take(&mut *lock(&cache.kept)))
+        .unwrap_or_default();
+    let unchanged = |id: &str, schemas: &RouteSchemas| {
+        kept.get(id)
+            .filter(|kept| kept.targets == targets && kept.schemas == *schemas)
+    };
     // One projection per host profile of every schema: the build's largest step, in parallel.
     input.schemas = checked
         .schemas
         .par_iter()
-        .map(|(id, schemas)| (id.clone(), schemas.to_manifest(&targets)))
+        .map(|(id, schemas)| {
+            let projected = match unchanged(id, schemas) {
+                Some(kept) => kept.projected.clone(),
+                None => schemas.to_manifest(&targets),
+            };
+            (id.clone(), projected)
+        })
         .collect();
+    if let Some(cache) = cache {
+        let mut next = HashMap::with_capacity(checked.schemas.len());
+        for (id, schemas) in &checked.schemas {
+            let entry = match kept.remove(id) {
+                Some(entry) if entry.targets == targets && entry.schemas == *schemas => entry,
+                _ => KeptProjection {
+                    targets: targets.iter().map(|target| (*target).to_owned()).collect(),
+                    schemas: schemas.clone(),
+                    projected: input.schemas[id].clone(),
+                },
+            };
+            next.insert(id.clone(), entry);
+        }
+        *lock(&cache.kept) = next;
+    }
     input.skills = checked.skills.clone();
     input
         .declared
@@ -819,4 +889,8 @@ pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
             })
             .collect(),
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }

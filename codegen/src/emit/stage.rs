@@ -11,34 +11,115 @@
 //! free; the previous artifact is then complete under its aside name and [`recover`], which
 //! every build runs first, moves it back. Failpoints ([`super::failpoint`]) prove each step.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use abgen_runtime::manifest::MANIFEST_FILE_NAME;
+use abgen_runtime::manifest::{FileEntry, MANIFEST_FILE_NAME};
 
 use super::error::EmitError;
 use super::failpoint::Failpoint;
 use super::output::{ASIDE_TAG, OutputClaim, STAGING_TAG, check_owned, has_manifest, sibling};
 use super::plan::FilePlan;
+use super::reuse::{EmitCache, FileStamp, InPlace, ManifestCheck};
 
 /// Writes `plan` and then `manifest` (its bytes, under `manifest_path`) into a staging sibling
 /// of the claimed output, and swaps it in.
-pub fn stage_artifact(
+#[cfg(test)]
+pub(super) fn stage_artifact(
     plan: &FilePlan,
     manifest_path: &str,
     manifest: &[u8],
     claim: &OutputClaim,
+) -> Result<(), EmitError> {
+    stage_artifact_reusing(plan, manifest_path, manifest, claim, None)
+}
+
+/// [`stage_artifact`], given `reuse`: the cache of the emits of this output and the planned
+/// file table. A file the artifact in place already holds with the planned digest and mode,
+/// unchanged since abgen put it there, is hard-linked into the staging tree rather than written
+/// (the swap replaces directories, never a file in place, so the linked inode is never written
+/// again), and verified by its stamp rather than read back; every other step is as without.
+pub(super) fn stage_artifact_reusing(
+    plan: &FilePlan,
+    manifest_path: &str,
+    manifest: &[u8],
+    claim: &OutputClaim,
+    reuse: Option<(&EmitCache, &[FileEntry])>,
+) -> Result<(), EmitError> {
+    let Some((cache, table)) = reuse else {
+        return stage_and_swap(plan, manifest_path, manifest, claim, None);
+    };
+    let digests: BTreeMap<String, String> = table
+        .iter()
+        .map(|entry| (entry.path.clone(), entry.sha256.clone()))
+        .collect();
+    let in_place = cache
+        .in_place()
+        .filter(|in_place| in_place.out == claim.path());
+    let staged = stage_and_swap(
+        plan,
+        manifest_path,
+        manifest,
+        claim,
+        Some(Linkable {
+            digests: &digests,
+            in_place,
+            manifest_check: cache.take_manifest_check(),
+        }),
+    );
+    match &staged {
+        Ok(()) => cache.placed(claim.path(), plan, &digests),
+        Err(_) => cache.forget_in_place(),
+    }
+    staged
+}
+
+/// What staging may link from the output instead of writing: the planned digests, and the
+/// artifact in place as the cache recorded it.
+struct Linkable<'a> {
+    digests: &'a BTreeMap<String, String>,
+    in_place: Option<InPlace>,
+    /// The manifest was written from kept route fragments: what its schema check covers.
+    manifest_check: Option<ManifestCheck>,
+}
+
+fn stage_and_swap(
+    plan: &FilePlan,
+    manifest_path: &str,
+    manifest: &[u8],
+    claim: &OutputClaim,
+    mut linkable: Option<Linkable<'_>>,
 ) -> Result<(), EmitError> {
     let out = claim.path();
     let pid = std::process::id();
     let staging = sibling(out, &format!("{STAGING_TAG}{pid}"));
     let aside = sibling(out, &format!("{ASIDE_TAG}{pid}"));
     remove_if_present(&staging)?;
-    let written = write_tree(plan, manifest_path, manifest, &staging)
-        .and_then(|()| verify_tree(plan, manifest_path, &staging))
-        // Files may have been put into the output while the artifact was bundled and staged:
-        // it is judged again just before it is replaced.
-        .and_then(|()| check_owned(out));
+    let written = write_tree(
+        plan,
+        manifest_path,
+        manifest,
+        &staging,
+        out,
+        linkable.as_mut(),
+    )
+    .and_then(|linked| {
+        let manifest_check = linkable
+            .as_ref()
+            .and_then(|linkable| linkable.manifest_check.as_ref());
+        verify_tree(plan, manifest_path, &staging, &linked, manifest_check)
+    })
+    // Files may have been put into the output while the artifact was bundled and staged:
+    // it is judged again just before it is replaced.
+    .and_then(|()| {
+        check_owned(
+            out,
+            linkable
+                .as_ref()
+                .and_then(|linkable| linkable.in_place.as_ref()),
+        )
+    });
     if let Err(error) = written {
         let _ = fs::remove_dir_all(&staging);
         return Err(error);
@@ -187,7 +268,15 @@ fn remove_artifact(dir: &Path) -> Result<(), EmitError> {
 
 /// The staged tree holds exactly the planned files and the manifest, as regular files with the
 /// planned bytes: nothing else, no symlink, nothing outside.
-fn verify_tree(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Result<(), EmitError> {
+/// A file linked from the output (in `linked`, with the stamp it had there) is verified by being
+/// that same file, unchanged, rather than by reading it back.
+fn verify_tree(
+    plan: &FilePlan,
+    manifest_path: &str,
+    staging: &Path,
+    linked: &BTreeMap<String, FileStamp>,
+    manifest_check: Option<&ManifestCheck>,
+) -> Result<(), EmitError> {
     let mut found = Vec::new();
     let mut pending = vec![staging.to_owned()];
     while let Some(dir) = pending.pop() {
@@ -208,8 +297,10 @@ fn verify_tree(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Result<(
             let planned = plan.get(&relative);
             let expected = kind.is_file()
                 && (relative == manifest_path
-                    || planned.is_some_and(|file| {
-                        fs::read(entry.path()).is_ok_and(|bytes| bytes == file.contents)
+                    || planned.is_some_and(|file| match linked.get(&relative) {
+                        Some(stamp) => FileStamp::of(&entry.path())
+                            .is_some_and(|now| now.same_content_as(stamp)),
+                        None => fs::read(entry.path()).is_ok_and(|bytes| *bytes == *file.contents),
                     }));
             if !expected {
                 return Err(EmitError::StagedTreeMismatch(relative));
@@ -224,12 +315,26 @@ fn verify_tree(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Result<(
             found.len()
         )));
     }
-    verify_documents(plan, manifest_path, staging)
+    verify_documents(plan, manifest_path, staging, manifest_check)
 }
 
 /// Every JSON document parses, and the hook client can read the staged manifest (its hook view
-/// skips the schemas, as it does inside a host's deadline).
-fn verify_documents(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Result<(), EmitError> {
+/// skips the schemas, as it does inside a host's deadline), and the manifest passes its schema.
+///
+/// A manifest written from kept route fragments (`manifest_check`) is checked in parts: the
+/// manifest without its routes, then each route whose fragment is new against
+/// `#/$defs/route`. That is the whole check's verdict because the schema judges each route
+/// alone: `routes` is `{"type": "array", "items": {"$ref": "#/$defs/route"}}`, and no keyword
+/// anywhere looks across items or through a dynamic reference (`uniqueItems`, `contains`,
+/// `unevaluatedItems`, `$dynamicRef`; `manifest_schema_judges_each_route_alone` keeps it so),
+/// while every kept fragment is the text of a route equal to one that passed in a manifest
+/// verified before. The staged file is still read whole by the hook client, so its bytes parse.
+fn verify_documents(
+    plan: &FilePlan,
+    manifest_path: &str,
+    staging: &Path,
+    manifest_check: Option<&ManifestCheck>,
+) -> Result<(), EmitError> {
     for (path, file) in plan.files().filter(|(path, _)| path.ends_with(".json")) {
         if serde_json::from_slice::<serde::de::IgnoredAny>(&file.contents).is_err() {
             return Err(EmitError::StagedTreeMismatch(format!("{path} is not JSON")));
@@ -239,15 +344,32 @@ fn verify_documents(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Res
     abgen_runtime::manifest::read_hook_view(&manifest_file).map_err(|error| {
         EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
     })?;
+    let broken = |error: jsonschema::ValidationError<'_>, at: &str| {
+        EmitError::StagedTreeMismatch(format!(
+            "{manifest_path} breaks schemas/abgen-manifest.schema.json at `{at}{}`: {error}",
+            error.instance_path()
+        ))
+    };
+    if let Some(check) = manifest_check {
+        if let Some(error) = manifest_validator()
+            .iter_errors(&check.without_routes)
+            .next()
+        {
+            return Err(broken(error, ""));
+        }
+        for (index, route) in &check.new_routes {
+            if let Some(error) = route_validator().iter_errors(route).next() {
+                return Err(broken(error, &format!("/routes/{index}")));
+            }
+        }
+        return Ok(());
+    }
     let manifest: serde_json::Value = fs::read(&manifest_file)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or_else(|| EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON")))?;
     if let Some(error) = manifest_validator().iter_errors(&manifest).next() {
-        return Err(EmitError::StagedTreeMismatch(format!(
-            "{manifest_path} breaks schemas/abgen-manifest.schema.json at `{}`: {error}",
-            error.instance_path()
-        )));
+        return Err(broken(error, ""));
     }
     Ok(())
 }
@@ -257,25 +379,89 @@ fn verify_documents(plan: &FilePlan, manifest_path: &str, staging: &Path) -> Res
 fn manifest_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        let schema: serde_json::Value =
-            serde_json::from_str(include_str!("../../../schemas/abgen-manifest.schema.json"))
-                .expect("the manifest schema is JSON");
-        jsonschema::draft202012::new(&schema).expect("the manifest schema compiles")
+        jsonschema::draft202012::new(&manifest_schema()).expect("the manifest schema compiles")
     })
 }
 
+/// The manifest schema's `#/$defs/route`, compiled once: one route of a manifest.
+fn route_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let mut schema = manifest_schema();
+        let object = schema
+            .as_object_mut()
+            .expect("the manifest schema is an object");
+        object.retain(|key, _| key.starts_with('$'));
+        object.insert("$ref".to_owned(), "#/$defs/route".into());
+        jsonschema::draft202012::new(&schema).expect("the route schema compiles")
+    })
+}
+
+fn manifest_schema() -> serde_json::Value {
+    serde_json::from_str(include_str!("../../../schemas/abgen-manifest.schema.json"))
+        .expect("the manifest schema is JSON")
+}
+
+/// Writes the tree, linking from `out` what `linkable` allows; returns the linked files with the
+/// stamp each had in `out` (linking changes a file's change time, so `linkable`'s record of the
+/// output is brought up to date for the ownership check that follows).
 fn write_tree(
     plan: &FilePlan,
     manifest_path: &str,
     manifest: &[u8],
     staging: &Path,
-) -> Result<(), EmitError> {
+    out: &Path,
+    mut linkable: Option<&mut Linkable<'_>>,
+) -> Result<BTreeMap<String, FileStamp>, EmitError> {
     fs::create_dir_all(staging).map_err(EmitError::io("create", staging))?;
     Failpoint::StageWrite.hit()?;
+    let mut linked = BTreeMap::new();
     for (path, file) in plan.files() {
+        if let Some(linkable) = linkable.as_deref_mut()
+            && let Some(stamp) = link_unchanged(linkable, path, file.mode, out, staging)
+        {
+            linked.insert(path.to_owned(), stamp);
+            continue;
+        }
         write_file(staging, path, &file.contents, file.mode)?;
     }
-    write_file(staging, manifest_path, manifest, super::plan::MODE_FILE)
+    write_file(staging, manifest_path, manifest, super::plan::MODE_FILE)?;
+    Ok(linked)
+}
+
+/// Links `out/<path>` to `staging/<path>` when the output holds it with the planned digest and
+/// mode, as abgen put it there; the stamp it had, or none when it must be written.
+fn link_unchanged(
+    linkable: &mut Linkable<'_>,
+    path: &str,
+    mode: u32,
+    out: &Path,
+    staging: &Path,
+) -> Option<FileStamp> {
+    let in_place = linkable.in_place.as_mut()?;
+    let placed = in_place.files.get_mut(path)?;
+    let source = out.join(path);
+    let unchanged = placed.mode == mode
+        && linkable.digests.get(path) == Some(&placed.sha256)
+        && FileStamp::of(&source) == Some(placed.stamp);
+    if !unchanged {
+        return None;
+    }
+    let target = staging.join(path);
+    if let Some(directory) = target.parent() {
+        fs::create_dir_all(directory).ok()?;
+    }
+    // A file system without hard links (or a race with an edit) falls back to writing.
+    fs::hard_link(&source, &target).ok()?;
+    let stamp = placed.stamp;
+    match FileStamp::of(&source) {
+        Some(now) if now.same_content_as(&stamp) => placed.stamp = now,
+        _ => {
+            let _ = fs::remove_file(&target);
+            return None;
+        }
+    }
+    Some(stamp)
 }
 
 fn write_file(staging: &Path, relative: &str, contents: &[u8], mode: u32) -> Result<(), EmitError> {

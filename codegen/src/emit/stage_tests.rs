@@ -128,3 +128,70 @@ fn a_staged_tree_that_fails_verification_changes_nothing() {
         .collect();
     assert_eq!(names, ["artifact"]);
 }
+
+/// What lets a manifest written from kept route fragments be checked in parts (see
+/// `verify_documents`): `routes` judges each item alone against `#/$defs/route`, and no keyword
+/// of the schema looks across the items of an array or through a dynamic reference.
+#[test]
+fn manifest_schema_judges_each_route_alone() {
+    fn no_cross_item_keyword(value: &serde_json::Value, at: &str) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    let crossing = [
+                        "uniqueItems",
+                        "contains",
+                        "minContains",
+                        "maxContains",
+                        "unevaluatedItems",
+                        "$dynamicRef",
+                        "$recursiveRef",
+                    ];
+                    assert!(!crossing.contains(&key.as_str()), "{at}/{key}");
+                    no_cross_item_keyword(value, &format!("{at}/{key}"));
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    no_cross_item_keyword(item, &format!("{at}/{index}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    let schema = super::manifest_schema();
+    assert_eq!(
+        schema["properties"]["routes"],
+        serde_json::json!({ "type": "array", "items": { "$ref": "#/$defs/route" } })
+    );
+    no_cross_item_keyword(&schema, "");
+}
+
+#[test]
+fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
+    let temp = tempfile::tempdir().unwrap();
+    fs::write(temp.path().join("abgen.manifest.json"), minimal_manifest()).unwrap();
+    let without_routes: serde_json::Value = serde_json::from_str(&minimal_manifest()).unwrap();
+    let check = crate::emit::reuse::ManifestCheck {
+        without_routes: without_routes.clone(),
+        new_routes: vec![(7, serde_json::json!({ "id": 3 }))],
+    };
+    let plan = FilePlan::default();
+    let verify = |check| super::verify_documents(&plan, "abgen.manifest.json", temp.path(), check);
+    let error = verify(Some(&check)).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("breaks schemas/abgen-manifest.schema.json at `/routes/7"),
+        "{error}"
+    );
+    let mut broken = without_routes;
+    broken["react"] = "next".into();
+    let check = crate::emit::reuse::ManifestCheck {
+        without_routes: broken,
+        new_routes: Vec::new(),
+    };
+    let error = verify(Some(&check)).unwrap_err();
+    assert!(error.to_string().contains("at `/react`"), "{error}");
+    assert!(verify(None).is_ok());
+}

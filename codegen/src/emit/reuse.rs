@@ -1,0 +1,327 @@
+//! What one emit keeps for the next emit of the same output in a watch loop, so that a rebuild
+//! writes and hashes only the files that changed. Entry: [`EmitCache`], held by
+//! [`super::BuildCache`]; a one-off build passes none and does every step in full.
+//!
+//! Kept: the bytes and sha256 of every file of the previous plan (a planned file with the same
+//! bytes takes its digest from there), each shipped binary by its path, length and modification
+//! time (read and hashed once), and the artifact in place after the last swap: each file's
+//! digest, mode and [`FileStamp`]. Staging links a file of the output into the new tree instead
+//! of writing it again when its planned digest and mode are the ones in place and the file on
+//! disk still has the stamp recorded when it was put there; the ownership check takes a file's
+//! digest from there when its stamp is unchanged. Also kept: each route of the manifest in
+//! place with its canonical text, so a rebuild serialises and schema-checks only the routes
+//! that changed ([`EmitCache::manifest_json`]).
+//!
+//! Invariant: a kept fact is used only for a file whose stamp is the one recorded, and a stamp
+//! is recorded only for a file abgen itself put in place and verified. The stamp holds the
+//! inode's change time, which every write, `chmod` or `touch` sets and no one can set back, so an
+//! edited file is always hashed again.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use abgen_runtime::manifest::{Manifest, Route};
+use serde_json::Value;
+
+use super::canonical_json::{canonical_member_item, to_canonical_json_spliced};
+use super::error::EmitError;
+use super::plan::{FilePlan, sha256_hex};
+
+/// A file's identity and last change, as `stat` tells them: the same stamp means the same bytes
+/// abgen put there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct FileStamp {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+impl FileStamp {
+    /// The stamp of the regular file at `path` (not following a symlink); none for anything
+    /// else, or where the platform gives no inode and change time.
+    pub(super) fn of(path: &Path) -> Option<Self> {
+        let metadata = fs::symlink_metadata(path).ok()?;
+        if !metadata.is_file() {
+            return None;
+        }
+        Self::from_metadata(&metadata)
+    }
+
+    #[cfg(unix)]
+    fn from_metadata(metadata: &fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let nanos =
+            |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+        Some(Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            len: metadata.len(),
+            modified_ns: nanos(metadata.mtime(), metadata.mtime_nsec()),
+            changed_ns: nanos(metadata.ctime(), metadata.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn from_metadata(_metadata: &fs::Metadata) -> Option<Self> {
+        None
+    }
+
+    /// The same file with the same bytes: linking a file sets its change time, so a link of a
+    /// file is recognised by inode, length and modification time.
+    pub(super) fn same_content_as(&self, other: &FileStamp) -> bool {
+        (self.device, self.inode, self.len, self.modified_ns)
+            == (other.device, other.inode, other.len, other.modified_ns)
+    }
+}
+
+/// One file of the artifact in place.
+#[derive(Clone, Debug)]
+pub(super) struct PlacedFile {
+    pub sha256: String,
+    pub mode: u32,
+    pub stamp: FileStamp,
+}
+
+/// The artifact the last swap put in place.
+#[derive(Clone, Debug)]
+pub(super) struct InPlace {
+    pub out: PathBuf,
+    pub manifest: FileStamp,
+    pub files: BTreeMap<String, PlacedFile>,
+}
+
+impl InPlace {
+    /// The digest of `relative` in `out` when it is the file abgen put there, unchanged.
+    pub(super) fn digest(&self, out: &Path, relative: &str) -> Option<&str> {
+        let placed = self.files.get(relative)?;
+        (self.out == out && FileStamp::of(&out.join(relative)) == Some(placed.stamp))
+            .then_some(placed.sha256.as_str())
+    }
+
+    /// The file table of the manifest in `out` when it is the one abgen put there, unchanged.
+    pub(super) fn file_table(&self, out: &Path) -> Option<BTreeMap<String, String>> {
+        let manifest = out.join(abgen_runtime::manifest::MANIFEST_FILE_NAME);
+        (self.out == out && FileStamp::of(&manifest) == Some(self.manifest)).then(|| {
+            self.files
+                .iter()
+                .map(|(path, placed)| (path.clone(), placed.sha256.clone()))
+                .collect()
+        })
+    }
+}
+
+#[derive(Debug)]
+struct KeptBinary {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    bytes: Arc<[u8]>,
+}
+
+/// A route of a verified manifest, with its canonical text there.
+#[derive(Debug)]
+struct KeptRoute {
+    route: Route,
+    fragment: Arc<str>,
+}
+
+/// The manifest of the plan being staged: its routes with their fragments (kept once the
+/// artifact is verified and in place), and what its verification must still check against the
+/// manifest schema.
+#[derive(Debug)]
+struct PendingManifest {
+    routes: HashMap<String, KeptRoute>,
+    check: Option<ManifestCheck>,
+}
+
+/// What the schema check of a manifest written from kept fragments covers: the manifest with
+/// no routes, and each route whose fragment is new. A kept fragment belongs to a route that
+/// passed the check in a manifest verified before, and the manifest schema judges each route
+/// alone (see [`super::stage`]), so the verdict is that of checking the whole manifest.
+#[derive(Debug)]
+pub(super) struct ManifestCheck {
+    pub without_routes: Value,
+    /// Each new route with its index in `routes`.
+    pub new_routes: Vec<(usize, Value)>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    binaries: HashMap<PathBuf, KeptBinary>,
+    /// The previous plan's bytes and digest of each file, by artifact path.
+    digests: HashMap<String, (Arc<[u8]>, String)>,
+    in_place: Option<InPlace>,
+    /// Each route of the manifest in place, by id.
+    routes: HashMap<String, KeptRoute>,
+    pending: Option<PendingManifest>,
+}
+
+/// What emits of one output keep for the next (see the module doc).
+#[derive(Debug, Default)]
+pub struct EmitCache {
+    state: Mutex<State>,
+}
+
+impl EmitCache {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// The bytes of a binary to ship (`abgen-host`), read again only when its length or
+    /// modification time changed.
+    pub(super) fn read_binary(&self, path: &Path) -> Result<Arc<[u8]>, EmitError> {
+        let metadata =
+            fs::metadata(path).map_err(EmitError::io("read the abgen-host binary at", path))?;
+        let modified = metadata.modified().ok();
+        let mut state = self.state();
+        if let Some(kept) = state.binaries.get(path)
+            && kept.len == metadata.len()
+            && kept.modified.is_some()
+            && kept.modified == modified
+        {
+            return Ok(kept.bytes.clone());
+        }
+        let bytes: Arc<[u8]> = fs::read(path)
+            .map_err(EmitError::io("read the abgen-host binary at", path))?
+            .into();
+        state.binaries.insert(
+            path.to_owned(),
+            KeptBinary {
+                len: metadata.len(),
+                modified,
+                bytes: bytes.clone(),
+            },
+        );
+        Ok(bytes)
+    }
+
+    /// The sha256 of every planned file, by path: the previous plan's digest for bytes it had
+    /// at the same path, else hashed now. Keeps this plan's digests for the next.
+    pub(super) fn digests(&self, plan: &FilePlan) -> BTreeMap<String, String> {
+        let mut state = self.state();
+        let mut digests = BTreeMap::new();
+        let mut kept = HashMap::with_capacity(state.digests.len());
+        for (path, file) in plan.files() {
+            let sha256 = match state.digests.get(path) {
+                Some((bytes, sha256))
+                    if Arc::ptr_eq(bytes, &file.contents) || **bytes == *file.contents =>
+                {
+                    sha256.clone()
+                }
+                _ => sha256_hex(&file.contents),
+            };
+            kept.insert(path.to_owned(), (file.contents.clone(), sha256.clone()));
+            digests.insert(path.to_owned(), sha256);
+        }
+        state.digests = kept;
+        digests
+    }
+
+    /// The canonical bytes of `manifest`, each route's text taken from the manifest in place
+    /// when the route is equal to the one there (the same bytes as
+    /// [`super::canonical_json::serialize_canonical`], pinned by a test). What the staged
+    /// manifest's schema check must cover is kept for [`EmitCache::manifest_check`].
+    pub(super) fn manifest_json(&self, manifest: &mut Manifest) -> Result<String, EmitError> {
+        let serialize = |source| EmitError::Serialize {
+            what: "the manifest",
+            source,
+        };
+        let routes = std::mem::take(&mut manifest.routes);
+        let without_routes = serde_json::to_value(&*manifest);
+        manifest.routes = routes;
+        let without_routes = without_routes.map_err(serialize)?;
+        let Some(document) = without_routes.as_object() else {
+            unreachable!("a manifest is an object");
+        };
+        let mut state = self.state();
+        let mut kept_routes = HashMap::with_capacity(manifest.routes.len());
+        let mut new_routes = Vec::new();
+        let mut fragments = Vec::with_capacity(manifest.routes.len());
+        for (index, route) in manifest.routes.iter().enumerate() {
+            let kept = match state.routes.remove(&route.id) {
+                Some(kept) if kept.route == *route => kept,
+                _ => {
+                    let value = serde_json::to_value(route).map_err(serialize)?;
+                    let fragment = canonical_member_item(&value).into();
+                    new_routes.push((index, value));
+                    KeptRoute {
+                        route: route.clone(),
+                        fragment,
+                    }
+                }
+            };
+            fragments.push(kept.fragment.clone());
+            kept_routes.insert(route.id.clone(), kept);
+        }
+        let fragments: Vec<&str> = fragments.iter().map(|fragment| &**fragment).collect();
+        let text = to_canonical_json_spliced(document, "routes", &fragments);
+        state.pending = Some(PendingManifest {
+            routes: kept_routes,
+            check: Some(ManifestCheck {
+                without_routes,
+                new_routes,
+            }),
+        });
+        Ok(text)
+    }
+
+    /// What the schema check of the manifest [`EmitCache::manifest_json`] wrote last must cover
+    /// (handed out once).
+    pub(super) fn take_manifest_check(&self) -> Option<ManifestCheck> {
+        self.state()
+            .pending
+            .as_mut()
+            .and_then(|pending| pending.check.take())
+    }
+
+    /// The artifact in place after the last swap, if any.
+    pub(super) fn in_place(&self) -> Option<InPlace> {
+        self.state().in_place.clone()
+    }
+
+    /// Records what the swap just put in `out`: each planned file with its digest and current
+    /// stamp. A file without a stamp, or an unreadable manifest stamp, records nothing, so the
+    /// next emit does everything in full.
+    pub(super) fn placed(&self, out: &Path, plan: &FilePlan, digests: &BTreeMap<String, String>) {
+        let placed = (|| {
+            let manifest = FileStamp::of(&out.join(abgen_runtime::manifest::MANIFEST_FILE_NAME))?;
+            let mut files = BTreeMap::new();
+            for (path, file) in plan.files() {
+                files.insert(
+                    path.to_owned(),
+                    PlacedFile {
+                        sha256: digests.get(path)?.clone(),
+                        mode: file.mode,
+                        stamp: FileStamp::of(&out.join(path))?,
+                    },
+                );
+            }
+            Some(InPlace {
+                out: out.to_owned(),
+                manifest,
+                files,
+            })
+        })();
+        let mut state = self.state();
+        state.in_place = placed;
+        // The manifest passed its check and is in place: its routes are the ones to keep.
+        state.routes = state
+            .pending
+            .take()
+            .map(|pending| pending.routes)
+            .unwrap_or_default();
+    }
+
+    /// Forgets the artifact in place and the manifest being staged (a failed emit).
+    pub(super) fn forget_in_place(&self) {
+        let mut state = self.state();
+        state.in_place = None;
+        state.pending = None;
+        state.routes.clear();
+    }
+}
