@@ -156,7 +156,8 @@ def main():
         "",
         f"`{command}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, revision {revision}; "
         f"{os.cpu_count()} vCPU, load average {load_before:.1f} at the start and {load_after:.1f} at "
-        f"the end (other builds shared the machine); {platform.system()} {platform.release()}, "
+        f"the end{' (other work shared the machine)' if max(load_before, load_after) > 2 else ''}; "
+        f"{platform.system()} {platform.release()}, "
         f"/bin/sh is {os.path.realpath('/bin/sh')}; abgen-host release, stripped "
         f"({os.path.getsize(ROOT / 'target/release/abgen-host') // 1024} KiB before stripping).",
         "",
