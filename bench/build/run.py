@@ -65,7 +65,10 @@ def main():
         limit_event_routes(project)
         (temp / "worker.mjs").write_text("// stand-in worker: bundling is not timed\n")
         (temp / "abgen-host").write_text("#!/bin/sh\nexit 2\n")
-        env = dict(os.environ, ABGEN_WORKER_BUNDLE=str(temp / "worker.mjs"), ABGEN_HOST=str(temp / "abgen-host"))
+        # The project's imports resolve from the repository's node_modules, as `abgen dev`'s
+        # benchmark does: the generated project has none of its own.
+        env = dict(os.environ, ABGEN_WORKER_BUNDLE=str(temp / "worker.mjs"), ABGEN_HOST=str(temp / "abgen-host"),
+                   ABGEN_NODE_MODULES=str(ROOT / "node_modules"))
         check = [RELEASE / "abgen", "check", "--root", project]
         build = [RELEASE / "abgen", "build", "--root", project, "--target", TARGETS, "--out", temp / "artifact"]
         run(check, env)
