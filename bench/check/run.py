@@ -379,6 +379,9 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated projects")
     parser.add_argument("--no-build", action="store_true", help="use the binaries already built")
     args = parser.parse_args()
+    # The generated projects' imports resolve from the repository's node_modules (`check`
+    # resolves imports; the projects have none of their own), as bench/dev and bench/build do.
+    os.environ["ABGEN_NODE_MODULES"] = str(ROOT / "node_modules")
 
     sizes = [int(s.replace("_", "").replace(",", "")) for s in args.sizes.split(",")] if args.sizes else (
         [100, 1000] if args.quick else [100, 1000, 10000])

@@ -9,6 +9,7 @@
 //! never bundles, except under a `tsconfig.json` with `paths` or `baseUrl`, where a bare
 //! specifier can be an alias and is left to the bundler.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostics::{Code, Diagnostic};
@@ -73,6 +74,7 @@ pub fn check_imports(
     fallback: Option<&Path>,
 ) -> Vec<Diagnostic> {
     let aliases = declares_path_aliases(root);
+    let mut packages = PackageLookup::default();
     let mut found = Vec::new();
     for module in modules {
         let path = &module.source.path;
@@ -82,7 +84,7 @@ pub fn check_imports(
             if request.type_only {
                 continue;
             }
-            if let Some(diagnostic) = unresolved(request, dir, fallback, aliases) {
+            if let Some(diagnostic) = unresolved(request, dir, fallback, aliases, &mut packages) {
                 found.push(diagnostic.at(request.location.clone()));
             }
         }
@@ -95,6 +97,7 @@ fn unresolved(
     dir: &Path,
     fallback: Option<&Path>,
     aliases: bool,
+    packages: &mut PackageLookup,
 ) -> Option<Diagnostic> {
     let specifier = request.specifier.as_str();
     if specifier.starts_with("./") || specifier.starts_with("../") {
@@ -112,7 +115,7 @@ fn unresolved(
         return None;
     }
     let package = package_name(specifier);
-    if NODE_BUILTINS.contains(&package) || package_dir(dir, package, fallback).is_some() {
+    if NODE_BUILTINS.contains(&package) || packages.is_installed(dir, package, fallback) {
         return None;
     }
     let message = if package == specifier {
@@ -138,13 +141,33 @@ pub fn package_name(specifier: &str) -> &str {
     &specifier[..end.unwrap_or(specifier.len())]
 }
 
-/// The folder of package `name` as Node finds it from `dir`: `node_modules/<name>` in `dir` or
-/// its nearest ancestor that has it, then in `fallback`.
-pub fn package_dir(dir: &Path, name: &str, fallback: Option<&Path>) -> Option<PathBuf> {
-    dir.ancestors()
-        .map(|ancestor| ancestor.join("node_modules").join(name))
-        .chain(fallback.map(|fallback| fallback.join(name)))
-        .find(|candidate| candidate.join("package.json").is_file())
+/// Whether Node finds package `name` from a folder: `node_modules/<name>` in that folder or an
+/// ancestor, then in the fallback folder. Each candidate folder is looked at once per check: the
+/// modules of a project share their ancestors, and a lookup per import and ancestor was most of
+/// `check`'s system time (24,000 `statx` calls for 1,000 routes).
+#[derive(Default)]
+struct PackageLookup {
+    /// `<folder>/<name>/package.json` is a file, by candidate `<folder>/<name>`.
+    has_manifest: HashMap<PathBuf, bool>,
+}
+
+impl PackageLookup {
+    fn is_installed(&mut self, dir: &Path, name: &str, fallback: Option<&Path>) -> bool {
+        let candidates = dir
+            .ancestors()
+            .map(|ancestor| ancestor.join("node_modules").join(name))
+            .chain(fallback.map(|fallback| fallback.join(name)));
+        for candidate in candidates {
+            let found = *self
+                .has_manifest
+                .entry(candidate)
+                .or_insert_with_key(|candidate| candidate.join("package.json").is_file());
+            if found {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 /// Whether `specifier` (relative to `dir`) is a file, with the extensions and `index` files the
