@@ -19,15 +19,7 @@ fn the_app_client_works_in_chromium_against_the_ext_apps_host_bridge() {
     let temp = tempfile::tempdir().unwrap();
     let temp = temp.path().canonicalize().unwrap();
     let artifact = build_fixture(&temp, "valid-app-probe");
-    let scratch = temp.join("scratch");
-    std::fs::create_dir_all(&scratch).unwrap();
-    let summary = node_summary("runtime/tests/apps/browser.mjs", &[&artifact, &scratch]);
-    // The script asserts every case; these are the outcomes a reader checks first.
-    assert_eq!(summary["abort"], "aborted", "{summary}");
-    assert_eq!(summary["timeout"]["code"], "timeout", "{summary}");
-    assert_eq!(summary["serverSawCancelled"], 2, "{summary}");
-    assert_eq!(summary["rebind"]["old"], "connection-rebound", "{summary}");
-    assert_eq!(summary["afterTeardown"], "disposed", "{summary}");
+    probe_passes_in_chromium(&temp, &artifact);
 }
 
 #[test]
@@ -60,14 +52,7 @@ fn a_development_document_is_readable_and_works_in_chromium_as_the_production_on
     );
     assert!(readable.contains("packages/agent-bundle/src/app/client.ts\n"));
     assert!(!readable.contains("sourceMappingURL"));
-    let scratch = temp.join("scratch");
-    std::fs::create_dir_all(&scratch).unwrap();
-    let summary = node_summary("runtime/tests/apps/browser.mjs", &[&artifact, &scratch]);
-    assert_eq!(summary["abort"], "aborted", "{summary}");
-    assert_eq!(summary["timeout"]["code"], "timeout", "{summary}");
-    assert_eq!(summary["serverSawCancelled"], 2, "{summary}");
-    assert_eq!(summary["rebind"]["old"], "connection-rebound", "{summary}");
-    assert_eq!(summary["afterTeardown"], "disposed", "{summary}");
+    probe_passes_in_chromium(&temp, &artifact);
 }
 
 #[test]
@@ -130,4 +115,18 @@ fn the_curator_shelf_viewer_renders_and_calls_in_chromium_behind_the_ext_apps_ho
     assert_eq!(summary["called"]["heading"], "finished (5)", "{summary}");
     let png = std::fs::read(&screenshot).unwrap();
     assert!(png.starts_with(b"\x89PNG") && png.len() > 1000);
+}
+
+/// Runs `runtime/tests/apps/browser.mjs` on the probe App of `artifact` in Chromium (scratch
+/// files under `temp`). The script asserts every case; these are the outcomes a reader checks
+/// first.
+fn probe_passes_in_chromium(temp: &std::path::Path, artifact: &std::path::Path) {
+    let scratch = temp.join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let summary = node_summary("runtime/tests/apps/browser.mjs", &[&artifact, &scratch]);
+    assert_eq!(summary["abort"], "aborted", "{summary}");
+    assert_eq!(summary["timeout"]["code"], "timeout", "{summary}");
+    assert_eq!(summary["serverSawCancelled"], 2, "{summary}");
+    assert_eq!(summary["rebind"]["old"], "connection-rebound", "{summary}");
+    assert_eq!(summary["afterTeardown"], "disposed", "{summary}");
 }

@@ -64,10 +64,10 @@ fn build(project: &Path, out: &Path, platforms: &str, extra: &[&str]) -> Output 
         .unwrap()
 }
 
-/// `bin/abgen-host args…` run as a host runs it: no `--artifact`, no `ABGEN_ARTIFACT`, a private
-/// runtime directory, `stdin` written and closed.
-fn launch(launcher: &Path, args: &[&str], stdin: &[u8], runtime: &Path) -> Output {
-    let mut child = Command::new(launcher)
+/// `bin/abgen-host args…` started as a host starts it: no `--artifact`, no `ABGEN_ARTIFACT`, a
+/// private runtime directory, every stream piped.
+fn spawn_launcher(launcher: &Path, args: &[&str], runtime: &Path) -> std::process::Child {
+    Command::new(launcher)
         .args(args)
         .env_remove("ABGEN_ARTIFACT")
         .env_remove("CLAUDE_PROJECT_DIR")
@@ -76,22 +76,19 @@ fn launch(launcher: &Path, args: &[&str], stdin: &[u8], runtime: &Path) -> Outpu
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// [`spawn_launcher`] with `stdin` written and closed; its output.
+fn launch(launcher: &Path, args: &[&str], stdin: &[u8], runtime: &Path) -> Output {
+    let mut child = spawn_launcher(launcher, args, runtime);
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     child.wait_with_output().unwrap()
 }
 
 /// `initialize` then `tools/list` over `bin/abgen-host mcp --server library`; the tools' names.
 fn list_tools(launcher: &Path, runtime: &Path) -> Vec<String> {
-    let mut child = Command::new(launcher)
-        .args(["mcp", "--server", "library"])
-        .env_remove("ABGEN_ARTIFACT")
-        .env("XDG_RUNTIME_DIR", runtime)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_launcher(launcher, &["mcp", "--server", "library"], runtime);
     let mut input = child.stdin.take().unwrap();
     for message in [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
