@@ -23,12 +23,12 @@
 //! worker broke, timed out or was killed), unless its caller cancelled it, and then the caller
 //! has stopped listening.
 
+mod events;
 mod pool;
 mod shared;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -170,10 +170,10 @@ impl KernelError {
 /// `complete` cancels the render.
 #[derive(Debug)]
 pub struct Rendering {
-    events: Receiver<RenderEvent>,
+    events: events::EventReceiver,
     cancel: Cancel,
     /// Whether `complete` has been handed out.
-    completed: std::cell::Cell<bool>,
+    completed: AtomicBool,
 }
 
 /// What waiting for a render's next event gave.
@@ -189,14 +189,18 @@ pub enum Next {
 impl Rendering {
     /// The next event, waiting until `until` at most.
     pub fn next_until(&self, until: Instant) -> Next {
-        match self
-            .events
-            .recv_timeout(until.saturating_duration_since(Instant::now()))
-        {
+        match self.events.recv_until(until) {
             Ok(event) => Next::Event(Box::new(self.handed_out(event))),
-            Err(RecvTimeoutError::Timeout) => Next::Pending,
-            Err(RecvTimeoutError::Disconnected) => Next::Ended,
+            Err(events::NoEvent::Timeout) => Next::Pending,
+            Err(events::NoEvent::Ended) => Next::Ended,
         }
+    }
+
+    /// The next event, awaited; `None` once no event will come any more. An async caller reads
+    /// the render here, with no thread of its own in between.
+    pub async fn next_event(&self) -> Option<RenderEvent> {
+        let event = self.events.recv().await?;
+        Some(self.handed_out(event))
     }
 
     /// The render's cancel handle.
@@ -209,7 +213,7 @@ impl Rendering {
             event.kind,
             crate::document::RenderEventKind::Complete { .. }
         ) {
-            self.completed.set(true);
+            self.completed.store(true, Ordering::Relaxed);
         }
         event
     }
@@ -219,15 +223,20 @@ impl Iterator for Rendering {
     type Item = RenderEvent;
 
     fn next(&mut self) -> Option<RenderEvent> {
-        let event = self.events.recv().ok()?;
+        let event = self.events.recv_until(far_future()).ok()?;
         Some(self.handed_out(event))
     }
+}
+
+/// A wait with no deadline of its own: a render always ends with `complete` or the sender's drop.
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(60 * 60 * 24 * 365)
 }
 
 impl Drop for Rendering {
     fn drop(&mut self) {
         // Nobody reads the events any more: an unfinished render has no reason to go on.
-        if !self.completed.get() {
+        if !self.completed.load(Ordering::Relaxed) {
             self.cancel.cancel("the caller stopped listening");
         }
     }

@@ -49,7 +49,7 @@ enum Task {
     /// A render, whose events go to its caller.
     Render {
         invocation: Invocation,
-        events: mpsc::Sender<RenderEvent>,
+        events: super::events::EventSender,
     },
     /// A route's run-time JSON Schemas (the worker computes them once and keeps them).
     Schemas {
@@ -162,7 +162,7 @@ impl Kernel {
         cancel: Cancel,
         deadline: Instant,
     ) -> Result<Rendering, KernelError> {
-        let (events, received) = mpsc::channel();
+        let (events, received) = super::events::channel();
         let job = Job {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
             task: Task::Render { invocation, events },
@@ -173,7 +173,7 @@ impl Kernel {
         Ok(Rendering {
             events: received,
             cancel,
-            completed: std::cell::Cell::new(false),
+            completed: AtomicBool::new(false),
         })
     }
 

@@ -41,10 +41,8 @@ use super::tools::{
     resource_definition, resource_mime_type, resource_uri, server_routes, tool_definition,
 };
 use super::transport::{LineTransport, OutputProbe};
-use crate::document::{
-    Document, DocumentError, LogLevel, Node, RenderEvent, RenderEventKind, Status,
-};
-use crate::kernel::{Cancel, Invocation, Kernel, Next, SharedKernel};
+use crate::document::{Document, DocumentError, LogLevel, Node, RenderEventKind, Status};
+use crate::kernel::{Cancel, Invocation, Kernel, SharedKernel};
 use crate::manifest::{Manifest, Route, RouteKind};
 use crate::project::mcp::{
     McpOptions, McpProgress, McpProjectionError, call_tool_result, get_prompt_result,
@@ -430,25 +428,9 @@ impl McpServer {
             Ok(rendering) => rendering,
             Err(refused) => return Some(Err(format!("[{}] {refused}", refused.code()))),
         };
-        // The kernel's events are read on a blocking thread and handed to this task, which alone
-        // writes (through rmcp), so a cancel is seen between any two messages.
-        let (events, mut received) = tokio::sync::mpsc::unbounded_channel::<Option<RenderEvent>>();
-        tokio::task::spawn_blocking(move || {
-            loop {
-                let event = match rendering.next_until(deadline + REPLY_ALLOWANCE) {
-                    Next::Event(event) => *event,
-                    Next::Ended => return,
-                    Next::Pending => {
-                        let _ = events.send(None);
-                        return;
-                    }
-                };
-                let complete = matches!(event.kind, RenderEventKind::Complete { .. });
-                if events.send(Some(event)).is_err() || complete {
-                    return;
-                }
-            }
-        });
+        // This task alone reads the render's events and writes (through rmcp), so a cancel is
+        // seen between any two messages.
+        let reply_by = tokio::time::Instant::from_std(deadline + REPLY_ALLOWANCE);
         let mut progress = McpProgress::new(progress_token);
         // A task observes its progress whether or not the client asked to be told of it.
         let mut observed = task.map(|_| McpProgress::new(Some(Value::Null)));
@@ -472,9 +454,9 @@ impl McpServer {
                     cancel.cancel("the client is gone");
                     return None;
                 }
-                event = received.recv() => event,
+                event = tokio::time::timeout_at(reply_by, rendering.next_event()) => event,
             };
-            let Some(Some(event)) = event else {
+            let Ok(Some(event)) = event else {
                 return Some(Err("the render never completed".to_owned()));
             };
             if let (Some(observed), Some(task)) = (&mut observed, task) {

@@ -14,7 +14,7 @@ mod protocol;
 mod restart;
 mod supervisor;
 
-pub use frame::{Frame, MAX_FRAME_BYTES, encode_frame, read_frame};
+pub use frame::{Frame, FrameBuffer, MAX_FRAME_BYTES, encode_frame};
 pub use lifetime::{end_all, end_all_then};
 pub use node::{NodeBinary, find_node, find_node_in, locate_node, locate_node_in};
 pub use protocol::{

@@ -3,8 +3,9 @@
 //! Entry: [`Worker::start`]. Node runs as `node --conditions=react-server <entry>` with
 //! NODE_ENV=production; fd 3 is a pipe from us, fd 4 a pipe to us (mapped with `command-fds`),
 //! and its stdout and stderr both go to our stderr, so author output never meets the protocol.
-//! A reader thread turns fd 4 into frames on a channel, which is what lets every wait have a
-//! deadline. The process is started and reaped only through `lifetime` (which also makes it die
+//! fd 4 is read on the thread that waits for the frame ([`WorkerOutput`]: a non-blocking pipe
+//! and `poll`), which is what lets every wait have a deadline without a reader thread (and its
+//! wake-up on every frame). The process is started and reaped only through `lifetime` (which also makes it die
 //! with this process). Invariant: after a timeout, a malformed frame or a wrong identity the process is
 //! killed and the `Worker` refuses further renders.
 
@@ -12,12 +13,11 @@ use std::io::Write as _;
 use std::os::fd::{AsFd as _, OwnedFd};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use command_fds::{CommandFdExt as _, FdMapping};
 
-use super::frame::{Frame, encode_frame, read_frame};
+use super::frame::{Frame, FrameBuffer, encode_frame};
 use super::lifetime;
 use super::node::NodeBinary;
 use super::protocol::{
@@ -99,8 +99,83 @@ pub const WORKER_SERVER_ENV: &str = "ABGEN_WORKER_SERVER";
 pub struct Worker {
     child: Child,
     to_worker: std::io::PipeWriter,
-    frames: Receiver<Result<Frame, WorkerError>>,
+    frames: WorkerOutput,
     healthy: bool,
+}
+
+/// The worker's fd 4, read on the caller's thread: whole frames as they arrive, each wait bounded.
+#[derive(Debug)]
+struct WorkerOutput {
+    /// Non-blocking: a read takes what has arrived and never waits; `poll` does the waiting.
+    pipe: std::io::PipeReader,
+    buffer: FrameBuffer,
+    ended: bool,
+}
+
+impl WorkerOutput {
+    fn new(pipe: std::io::PipeReader) -> Result<Self, WorkerError> {
+        rustix::io::ioctl_fionbio(&pipe, true).map_err(|error| WorkerError::Spawn(error.into()))?;
+        Ok(WorkerOutput {
+            pipe,
+            buffer: FrameBuffer::default(),
+            ended: false,
+        })
+    }
+
+    /// The next frame, waiting until `until` at most (`None` then); the worker's exit, a broken
+    /// frame or a failed read is an error.
+    fn next_until(&mut self, until: Instant) -> Option<Result<Frame, WorkerError>> {
+        use std::io::Read as _;
+        let mut chunk = [0u8; 64 * 1024];
+        loop {
+            match self.buffer.next_frame() {
+                Ok(Some(frame)) => return Some(Ok(frame)),
+                Ok(None) => {}
+                Err(error) => return Some(Err(WorkerError::Protocol(error.to_string()))),
+            }
+            if self.ended {
+                return Some(Err(if self.buffer.holds_partial_frame() {
+                    WorkerError::Protocol("the worker's output ended inside a frame".into())
+                } else {
+                    WorkerError::Exited
+                }));
+            }
+            match self.pipe.read(&mut chunk) {
+                Ok(0) => self.ended = true,
+                Ok(read) => self.buffer.push(&chunk[..read]),
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    let now = Instant::now();
+                    if now >= until {
+                        return None;
+                    }
+                    let wait = rustix::event::Timespec::try_from(until - now).unwrap_or(
+                        rustix::event::Timespec {
+                            tv_sec: i64::MAX,
+                            tv_nsec: 0,
+                        },
+                    );
+                    let mut fds = [rustix::event::PollFd::new(
+                        &self.pipe,
+                        rustix::event::PollFlags::IN,
+                    )];
+                    match rustix::event::poll(&mut fds, Some(&wait)) {
+                        Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                        Err(error) => {
+                            return Some(Err(WorkerError::Protocol(format!(
+                                "waiting for the worker's output failed: {error}"
+                            ))));
+                        }
+                    }
+                }
+                Err(error) => {
+                    return Some(Err(WorkerError::Protocol(format!(
+                        "reading the worker's output failed: {error}"
+                    ))));
+                }
+            }
+        }
+    }
 }
 
 impl Worker {
@@ -142,21 +217,7 @@ impl Worker {
         // left as their only owner, so the worker's exit shows up here as end of stream.
         let child = lifetime::spawn(command).map_err(WorkerError::Spawn)?;
 
-        let (sender, frames) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = std::io::BufReader::new(from_worker);
-            loop {
-                let frame = match read_frame(&mut reader) {
-                    Ok(Some(frame)) => Ok(frame),
-                    Ok(None) => Err(WorkerError::Exited),
-                    Err(error) => Err(WorkerError::Protocol(error.to_string())),
-                };
-                let last = frame.is_err();
-                if sender.send(frame).is_err() || last {
-                    return;
-                }
-            }
-        });
+        let frames = WorkerOutput::new(from_worker)?;
 
         let mut worker = Worker {
             child,
@@ -381,20 +442,16 @@ impl Worker {
         let wait = wait_until
             .min(deadline)
             .saturating_duration_since(Instant::now());
-        let frame = match self.frames.recv_timeout(wait) {
-            Ok(Ok(frame)) => frame,
-            Ok(Err(error)) => {
+        let frame = match self.frames.next_until(Instant::now() + wait) {
+            Some(Ok(frame)) => frame,
+            Some(Err(error)) => {
                 self.kill();
                 return Some(Err(error));
             }
-            Err(RecvTimeoutError::Timeout) if Instant::now() < deadline => return None,
-            Err(RecvTimeoutError::Timeout) => {
+            None if Instant::now() < deadline => return None,
+            None => {
                 self.kill();
                 return Some(Err(WorkerError::Timeout(timeout)));
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                self.kill();
-                return Some(Err(WorkerError::Exited));
             }
         };
         Some(
