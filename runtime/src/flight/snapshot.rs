@@ -6,7 +6,8 @@
 //! shell back or fails the invocation. Invariant: boundary ids depend only on where the Suspense
 //! element sits in the stream (row id and path), so they are stable from one snapshot to the next.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
@@ -28,8 +29,11 @@ pub struct Region {
 /// What one snapshot leaves to the next: boundary ids and the regions already converted.
 #[derive(Debug)]
 pub struct SnapshotCache {
-    /// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
-    ids: HashMap<(u32, PathId), String>,
+    /// Boundary numbers (1, 2, …: ids `b1`, `b2`, …) by the place of their Suspense element, in
+    /// order of discovery. A boundary's number is also the key of its region in the waits.
+    ids: HashMap<(u32, PathId), usize>,
+    /// The id of boundary `n` at index `n - 1`.
+    names: Vec<String>,
     /// Every path met inside a row, by its parent and last step.
     paths: HashMap<(PathId, Step), PathId>,
     /// Converted lists, list blocks and elements, by their place.
@@ -42,6 +46,7 @@ impl Default for SnapshotCache {
     fn default() -> Self {
         Self {
             ids: HashMap::new(),
+            names: Vec::new(),
             paths: HashMap::new(),
             converted: HashMap::new(),
             reuse: true,
@@ -121,21 +126,61 @@ struct Converted {
     counted: usize,
     /// The rows found missing, sorted; empty once settled.
     missing_rows: Box<[u32]>,
-    /// The waits it recorded, in order.
-    waits: Box<[(u32, WaitingRegion)]>,
-    /// How many boundary regions it met.
-    regions: usize,
+    /// The waits it recorded; `None` once settled.
+    waits: Option<Arc<GroupWaits>>,
+}
+
+/// The waits a kept conversion recorded, shared by every snapshot that reuses it: a snapshot
+/// reports a reused conversion's waits as one [`Group`], not wait by wait, so the wait table
+/// (`pending.rs`) only reads them when the group is new to it.
+#[derive(Debug)]
+pub struct GroupWaits {
+    /// The waits, in order.
+    entries: Box<[(u32, WaitingRegion)]>,
+    /// Whether one of them is in the enclosing region.
+    encloses: bool,
     /// The missing rows it reached through a path reference.
     by_path: Box<[u32]>,
 }
 
-/// Which region a replayed wait belongs to.
+/// Which region a recorded wait belongs to.
 #[derive(Debug, Clone, Copy)]
 enum WaitingRegion {
     /// The region the conversion sat in.
     Enclosing,
-    /// The `n`th boundary region met inside it (from 1).
+    /// The region of the boundary of this number, held inside the conversion.
     Held(usize),
+}
+
+/// The waits of one reused conversion in one snapshot: its recorded waits, in the region it sat in.
+#[derive(Debug, Clone)]
+pub struct Group {
+    waits: Arc<GroupWaits>,
+    /// The region the conversion sat in.
+    enclosing: usize,
+}
+
+impl Group {
+    /// Identifies the group while it is alive: the same recorded waits in the same region.
+    pub fn key(&self) -> (usize, usize) {
+        (Arc::as_ptr(&self.waits) as usize, self.enclosing)
+    }
+
+    /// Its waits: `(row, region)`.
+    pub fn waits(&self) -> impl Iterator<Item = (u32, usize)> + '_ {
+        self.waits.entries.iter().map(|&(id, region)| {
+            let region = match region {
+                WaitingRegion::Enclosing => self.enclosing,
+                WaitingRegion::Held(region) => region,
+            };
+            (id, region)
+        })
+    }
+
+    /// The missing rows it reached through a path reference.
+    pub fn by_path(&self) -> &[u32] {
+        &self.waits.by_path
+    }
 }
 
 impl SnapshotCache {
@@ -148,12 +193,14 @@ impl SnapshotCache {
         }
     }
 
-    fn id_for(&mut self, chunk: u32, path: PathId) -> String {
-        let next = self.ids.len() + 1;
-        self.ids
-            .entry((chunk, path))
-            .or_insert_with(|| format!("b{next}"))
-            .clone()
+    /// The number and id of the boundary whose Suspense element sits at `path` in `chunk`.
+    fn id_for(&mut self, chunk: u32, path: PathId) -> (usize, String) {
+        let next = self.names.len() + 1;
+        let number = *self.ids.entry((chunk, path)).or_insert(next);
+        if number == next {
+            self.names.push(format!("b{next}"));
+        }
+        (number, self.names[number - 1].clone())
     }
 
     /// The path `step` below `parent`.
@@ -174,11 +221,13 @@ pub struct Snapshot {
     pub metadata: Option<Map<String, Value>>,
     /// The state of everything outside boundaries.
     pub region: Region,
-    /// The rows of `waits` reached through a path reference.
-    pub wanted_by_path: BTreeSet<u32>,
-    /// Each wanted row with the region waiting for it: 0 is the root region, then one index per
-    /// Suspense boundary in the order this snapshot met them.
+    /// The rows of `waits` reached through a path reference (those of `groups` aside).
+    pub wanted_by_path: Vec<u32>,
+    /// Each wanted row with the region waiting for it: 0 is the root region, `n` the content of
+    /// boundary `bn`; the waits of reused conversions aside, which are in `groups`.
     pub waits: Vec<(u32, usize)>,
+    /// The waits of the reused conversions, one group each.
+    pub groups: Vec<Group>,
 }
 
 /// Builds the snapshot of `chunks`. With `closed`, missing chunks count as failed (the stream ended).
@@ -196,10 +245,10 @@ pub fn build_snapshot(
         route,
         closed,
         region: Region::default(),
-        wanted_by_path: BTreeSet::new(),
-        by_path_log: Vec::new(),
+        by_path: Vec::new(),
         waits: Vec::new(),
-        regions: 0,
+        groups: Vec::new(),
+        wait_count: 0,
         region_index: 0,
         nodes: 0,
         value: None,
@@ -221,8 +270,9 @@ pub fn build_snapshot(
         value: builder.value,
         metadata: builder.metadata,
         region: builder.region,
-        wanted_by_path: builder.wanted_by_path,
+        wanted_by_path: builder.by_path,
         waits: builder.waits,
+        groups: builder.groups,
     })
 }
 
@@ -234,13 +284,16 @@ pub struct SnapshotBuilder<'a> {
     route: &'a str,
     closed: bool,
     region: Region,
-    wanted_by_path: BTreeSet<u32>,
-    /// Every row marked in `wanted_by_path`, in order, so a conversion can tell which were its own.
-    by_path_log: Vec<u32>,
+    /// Every missing row reached through a path reference, in order, so a conversion can tell
+    /// which were its own (those of reused conversions are in `groups`).
+    by_path: Vec<u32>,
+    /// Waits recorded by this walk, `(row, region)`, in order.
     waits: Vec<(u32, usize)>,
-    /// Regions met so far (the root is 0).
-    regions: usize,
-    /// The region being built.
+    /// The waits of the reused conversions, in order.
+    groups: Vec<Group>,
+    /// How many waits `waits` and `groups` hold together.
+    wait_count: usize,
+    /// The region being built: 0 for the root, else the number of its boundary.
     region_index: usize,
     nodes: usize,
     value: Option<Value>,
@@ -265,6 +318,7 @@ impl<'a> SnapshotBuilder<'a> {
             } else {
                 self.region.pending = true;
                 self.waits.push((id, self.region_index));
+                self.wait_count += 1;
             }
         }
         chunk
@@ -274,8 +328,7 @@ impl<'a> SnapshotBuilder<'a> {
     /// failed, or that is missing once the stream closed, is no wait.
     pub fn wanted_by_path(&mut self, id: u32) {
         if !self.closed && self.chunks.get(id).is_none() {
-            self.wanted_by_path.insert(id);
-            self.by_path_log.push(id);
+            self.by_path.push(id);
         }
     }
 
@@ -388,7 +441,7 @@ impl<'a> SnapshotBuilder<'a> {
     /// unless it set a region error or a result value or metadata (effects beyond its own nodes
     /// and waits). Reusing it replays what the walk would have done: its node count (so the
     /// limits fail at the same size), its waits (in the enclosing region or in the boundaries it
-    /// holds, renumbered after the regions met so far), and the rows it reached by path. Once
+    /// holds) and the rows it reached by path, reported as one group. Once
     /// the stream has closed, missing rows are failures, so only settled conversions are reused.
     fn converted_or_built(
         &mut self,
@@ -419,20 +472,13 @@ impl<'a> SnapshotBuilder<'a> {
                         .iter()
                         .all(|&id| self.chunks.get(id).is_none())))
         {
-            for &(id, region) in converted.waits.iter() {
-                let index = match region {
-                    WaitingRegion::Enclosing => {
-                        self.region.pending = true;
-                        self.region_index
-                    }
-                    WaitingRegion::Held(offset) => self.regions + offset,
-                };
-                self.waits.push((id, index));
-            }
-            self.regions += converted.regions;
-            for &id in converted.by_path.iter() {
-                self.wanted_by_path.insert(id);
-                self.by_path_log.push(id);
+            if let Some(waits) = &converted.waits {
+                self.region.pending |= waits.encloses;
+                self.wait_count += waits.entries.len();
+                self.groups.push(Group {
+                    waits: waits.clone(),
+                    enclosing: self.region_index,
+                });
             }
             out.append(&converted.children);
             self.nodes += converted.counted;
@@ -440,10 +486,11 @@ impl<'a> SnapshotBuilder<'a> {
         }
         let before = (
             self.waits.len(),
-            self.regions,
+            self.groups.len(),
+            self.wait_count,
             self.nodes,
             self.result_props,
-            self.by_path_log.len(),
+            self.by_path.len(),
         );
         let mut built = ChildrenBuilder::default();
         match what {
@@ -474,7 +521,7 @@ impl<'a> SnapshotBuilder<'a> {
         }
         let children = built.finish();
         out.append(&children);
-        let (waits, regions, nodes, result_props, by_path) = before;
+        let (waits, groups, wait_count, nodes, result_props, by_path) = before;
         // A conversion that waits for many rows is not kept: any of them arriving invalidates
         // it, so keeping it costs O(waits) per snapshot for a reuse that rarely comes, while
         // rebuilding it reuses its blocks and elements, which are kept.
@@ -482,29 +529,53 @@ impl<'a> SnapshotBuilder<'a> {
             && !self.closed
             && self.region.error.is_none()
             && self.result_props == result_props
-            && self.waits.len() - waits <= MAX_KEPT_WAITS;
+            && self.wait_count - wait_count <= MAX_KEPT_WAITS;
         if keep {
-            let waits: Vec<(u32, WaitingRegion)> = self.waits[waits..]
-                .iter()
-                .map(|&(id, index)| {
-                    let region = if index == self.region_index {
-                        WaitingRegion::Enclosing
-                    } else {
-                        WaitingRegion::Held(index - regions)
-                    };
-                    (id, region)
-                })
-                .collect();
-            let mut missing_rows: Vec<u32> = waits.iter().map(|&(id, _)| id).collect();
+            // Its waits, its own and those of the conversions it reused, become one group.
+            let enclosing = self.region_index;
+            let relative = |index: usize| {
+                if index == enclosing {
+                    WaitingRegion::Enclosing
+                } else {
+                    WaitingRegion::Held(index)
+                }
+            };
+            let mut entries = Vec::with_capacity(self.wait_count - wait_count);
+            let mut by_path_rows = self.by_path[by_path..].to_vec();
+            entries.extend(
+                self.waits[waits..]
+                    .iter()
+                    .map(|&(id, index)| (id, relative(index))),
+            );
+            for group in &self.groups[groups..] {
+                entries.extend(group.waits().map(|(id, index)| (id, relative(index))));
+                by_path_rows.extend_from_slice(group.by_path());
+            }
+            self.waits.truncate(waits);
+            self.groups.truncate(groups);
+            self.by_path.truncate(by_path);
+            let mut missing_rows: Vec<u32> = entries.iter().map(|&(id, _)| id).collect();
             missing_rows.sort_unstable();
             missing_rows.dedup();
+            let waits = (!entries.is_empty()).then(|| {
+                let waits = Arc::new(GroupWaits {
+                    encloses: entries
+                        .iter()
+                        .any(|(_, region)| matches!(region, WaitingRegion::Enclosing)),
+                    entries: entries.into(),
+                    by_path: by_path_rows.into(),
+                });
+                self.groups.push(Group {
+                    waits: waits.clone(),
+                    enclosing,
+                });
+                waits
+            });
             let converted = Converted {
                 children,
                 counted: self.nodes - nodes,
                 missing_rows: missing_rows.into(),
-                waits: waits.into(),
-                regions: self.regions - regions,
-                by_path: self.by_path_log[by_path..].into(),
+                waits,
             };
             self.cache.converted.insert(place, converted);
         }
@@ -602,10 +673,9 @@ impl<'a> SnapshotBuilder<'a> {
         depth: usize,
         out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
-        let id = self.cache.id_for(chunk, path);
+        let (number, id) = self.cache.id_for(chunk, path);
         let outer = std::mem::take(&mut self.region);
-        self.regions += 1;
-        let outer_index = std::mem::replace(&mut self.region_index, self.regions);
+        let outer_index = std::mem::replace(&mut self.region_index, number);
         let mut content = ChildrenBuilder::default();
         let built = self.prop_children(props, chunk, path, depth, &mut content);
         let inner = std::mem::replace(&mut self.region, outer);
