@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use foldhash::fast::RandomState;
 use serde_json::{Number, Value};
 
 use super::chunks::Chunks;
@@ -45,6 +46,8 @@ pub struct FlightDecoder {
     boundaries: BoundaryStates,
     /// The lists of children the last comparison of boundary states read.
     compared: ComparedLists,
+    /// The next comparison's table, kept between comparisons with its memory.
+    comparing: ComparedLists,
     /// Whether a comparison skips the lists the last one read (off only to test that skipping
     /// changes nothing).
     skip_compared: bool,
@@ -74,6 +77,7 @@ impl FlightDecoder {
             waits: Waits::default(),
             boundaries: BoundaryStates::default(),
             compared: ComparedLists::default(),
+            comparing: ComparedLists::default(),
             skip_compared: true,
             #[cfg(test)]
             rebuild_always: false,
@@ -263,11 +267,13 @@ impl FlightDecoder {
             return self.emit_shell(snapshot, events);
         }
         let mut visible = Vec::new();
-        let mut compared = ComparedLists::default();
+        let mut compared = std::mem::take(&mut self.comparing);
+        compared.clear();
+        let empty = ComparedLists::default();
         let previous = if self.skip_compared {
             &self.compared
         } else {
-            &ComparedLists::default()
+            &empty
         };
         visible_boundaries(
             &snapshot.root,
@@ -309,15 +315,17 @@ impl FlightDecoder {
                 return;
             }
         }
-        self.compared = compared;
+        self.comparing = std::mem::replace(&mut self.compared, compared);
     }
 
     fn emit_shell(&mut self, snapshot: &Snapshot, events: &mut Vec<RenderEvent>) {
         let mut visible = Vec::new();
-        let mut compared = ComparedLists::default();
+        let mut compared = std::mem::take(&mut self.comparing);
+        compared.clear();
+        let empty = ComparedLists::default();
         visible_boundaries(
             &snapshot.root,
-            |children| compared.enter(children, &ComparedLists::default()),
+            |children| compared.enter(children, &empty),
             &mut visible,
         );
         self.phase = Phase::Streaming;
@@ -341,7 +349,7 @@ impl FlightDecoder {
                 );
             }
         }
-        self.compared = compared;
+        self.comparing = std::mem::replace(&mut self.compared, compared);
     }
 
     fn fail_into(&mut self, error: DocumentError, events: &mut Vec<RenderEvent>) {
@@ -432,11 +440,17 @@ impl BoundaryStates {
 /// comparison proportional to what changed, not to every boundary of the document.
 #[derive(Debug, Default)]
 struct ComparedLists {
-    identities: HashSet<usize>,
+    identities: HashSet<usize, RandomState>,
     kept: Vec<Children>,
 }
 
 impl ComparedLists {
+    /// Forgets every list, keeping the memory.
+    fn clear(&mut self) {
+        self.identities.clear();
+        self.kept.clear();
+    }
+
     /// Records `children` as compared; returns whether it must be read (`previous` did not).
     fn enter(&mut self, children: &Children, previous: &ComparedLists) -> bool {
         let identity = children.identity();

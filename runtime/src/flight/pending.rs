@@ -17,6 +17,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use foldhash::fast::RandomState;
+
 use super::chunks::{Chunk, Chunks};
 use super::model::Model;
 use super::snapshot::Group;
@@ -31,12 +33,12 @@ use super::values::{Escape, is_element, parse_escape};
 #[derive(Debug)]
 pub struct Waits {
     /// Missing row → the regions waiting for it, each with how many sources report the wait.
-    rows: HashMap<u32, Vec<(usize, u32)>>,
+    rows: HashMap<u32, Vec<(usize, u32)>, RandomState>,
     /// Region → how many distinct rows it still waits for (0 is the root region, `n` the content
     /// of boundary `bn`).
     outstanding: Vec<usize>,
     /// Missing rows reached through a path reference, with how many sources report them.
-    by_path: HashMap<u32, u32>,
+    by_path: HashMap<u32, u32, RandomState>,
     /// The last snapshot's own waits and rows reached by path.
     own: Vec<(u32, usize)>,
     own_by_path: Vec<u32>,
@@ -57,9 +59,9 @@ impl Waits {
     /// The waits of a snapshot that reused nothing.
     pub fn from_snapshot(waits: Vec<(u32, usize)>, by_path: BTreeSet<u32>) -> Self {
         let mut table = Self {
-            rows: HashMap::new(),
+            rows: HashMap::default(),
             outstanding: Vec::new(),
-            by_path: HashMap::new(),
+            by_path: HashMap::default(),
             own: Vec::new(),
             own_by_path: Vec::new(),
             groups: Vec::new(),
@@ -262,7 +264,11 @@ impl Waits {
             .map(|(&id, regions)| (id, regions.iter().copied().collect()))
             .collect();
         assert_eq!(table, rows, "the waits by row");
-        assert_eq!(self.by_path, by_path, "the rows reached by path");
+        assert_eq!(
+            self.by_path.iter().map(|(&id, &n)| (id, n)).collect::<HashMap<_, _>>(),
+            by_path,
+            "the rows reached by path"
+        );
         let mut outstanding = vec![0; self.outstanding.len()];
         for regions in rows.values() {
             for &region in regions.keys() {

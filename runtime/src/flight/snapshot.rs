@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
+
 use serde_json::{Map, Number, Value};
 
 use super::chunks::{Chunk, Chunks};
@@ -31,13 +33,13 @@ pub struct Region {
 pub struct SnapshotCache {
     /// Boundary numbers (1, 2, …: ids `b1`, `b2`, …) by the place of their Suspense element, in
     /// order of discovery. A boundary's number is also the key of its region in the waits.
-    ids: HashMap<(u32, PathId), usize>,
+    ids: HashMap<(u32, PathId), usize, RandomState>,
     /// The id of boundary `n` at index `n - 1`.
     names: Vec<String>,
     /// Every path met inside a row, by its parent and last step.
-    paths: HashMap<(PathId, Step), PathId>,
+    paths: HashMap<(PathId, Step), PathId, RandomState>,
     /// Converted lists, list blocks and elements, by their place.
-    converted: HashMap<Place, Converted>,
+    converted: HashMap<Place, Converted, RandomState>,
     /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
     reuse: bool,
 }
@@ -45,10 +47,10 @@ pub struct SnapshotCache {
 impl Default for SnapshotCache {
     fn default() -> Self {
         Self {
-            ids: HashMap::new(),
+            ids: HashMap::default(),
             names: Vec::new(),
-            paths: HashMap::new(),
-            converted: HashMap::new(),
+            paths: HashMap::default(),
+            converted: HashMap::default(),
             reuse: true,
         }
     }
