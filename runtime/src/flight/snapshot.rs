@@ -533,7 +533,12 @@ impl<'a> SnapshotBuilder<'a> {
             && self.result_props == result_props
             && self.wait_count - wait_count <= MAX_KEPT_WAITS;
         if keep {
-            // Its waits, its own and those of the conversions it reused, become one group.
+            // Its waits, its own and those of the conversions it reused, become one group for
+            // the snapshots that reuse it. This one reports them as they came (the reused
+            // conversions' groups and the waits found now): a snapshot after one row arrived
+            // rebuilds the conversions around that row, and reporting their waits through the
+            // groups they reused, which the table holds already, keeps its update to what
+            // changed.
             let enclosing = self.region_index;
             let relative = |index: usize| {
                 if index == enclosing {
@@ -553,25 +558,17 @@ impl<'a> SnapshotBuilder<'a> {
                 entries.extend(group.waits().map(|(id, index)| (id, relative(index))));
                 by_path_rows.extend_from_slice(group.by_path());
             }
-            self.waits.truncate(waits);
-            self.groups.truncate(groups);
-            self.by_path.truncate(by_path);
             let mut missing_rows: Vec<u32> = entries.iter().map(|&(id, _)| id).collect();
             missing_rows.sort_unstable();
             missing_rows.dedup();
             let waits = (!entries.is_empty()).then(|| {
-                let waits = Arc::new(GroupWaits {
+                Arc::new(GroupWaits {
                     encloses: entries
                         .iter()
                         .any(|(_, region)| matches!(region, WaitingRegion::Enclosing)),
                     entries: entries.into(),
                     by_path: by_path_rows.into(),
-                });
-                self.groups.push(Group {
-                    waits: waits.clone(),
-                    enclosing,
-                });
-                waits
+                })
             });
             let converted = Converted {
                 children,
