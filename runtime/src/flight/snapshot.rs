@@ -38,6 +38,10 @@ pub struct SnapshotCache {
     names: Vec<String>,
     /// Every path met inside a row, by its parent and last step.
     paths: HashMap<(PathId, Step), PathId, RandomState>,
+    /// The paths of the items of a list, by the list's path, as far as they were needed.
+    items: HashMap<PathId, Vec<PathId>, RandomState>,
+    /// The paths of the blocks of a long list, by the list's path and length.
+    blocks: HashMap<(PathId, usize), Box<[PathId]>, RandomState>,
     /// Converted lists, list blocks and elements, by their place.
     converted: HashMap<Place, Converted, RandomState>,
     /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
@@ -50,6 +54,8 @@ impl Default for SnapshotCache {
             ids: HashMap::default(),
             names: Vec::new(),
             paths: HashMap::default(),
+            items: HashMap::default(),
+            blocks: HashMap::default(),
             converted: HashMap::default(),
             reuse: true,
         }
@@ -102,22 +108,16 @@ const MAX_KEPT_WAITS: usize = 4 * BLOCK_ITEMS;
 enum Convert<'a> {
     /// An element tuple.
     Element(&'a [Model]),
-    /// `items`, the items of the list `all` from index `start` on.
+    /// `items`, the items of the list `all` from index `start` on; `block` is the path of
+    /// their block when they are one block of a long list.
     Items {
         start: usize,
         items: &'a [Model],
         all: &'a [Model],
+        block: Option<PathId>,
     },
 }
 
-impl Convert<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Convert::Element(_) => 1,
-            Convert::Items { all, .. } => all.len(),
-        }
-    }
-}
 
 /// A converted list, block or element: its nodes (shared with every snapshot that holds them)
 /// and what its conversion did besides, to replay when it is reused.
@@ -209,6 +209,33 @@ impl SnapshotCache {
     fn path(&mut self, parent: PathId, step: Step) -> PathId {
         let next = PathId(self.paths.len() + 1);
         *self.paths.entry((parent, step)).or_insert(next)
+    }
+
+    /// The paths of the items `0..end` of the list at `list`: one look-up for a whole list.
+    fn item_paths(&mut self, list: PathId, end: usize) -> &[PathId] {
+        let known = self.items.entry(list).or_default();
+        while known.len() < end {
+            let next = PathId(self.paths.len() + 1);
+            let step = Step::Item(known.len());
+            known.push(*self.paths.entry((list, step)).or_insert(next));
+        }
+        &known[..end]
+    }
+
+    /// The paths of the blocks of `block` items that the list at `list`, `len` items long,
+    /// is converted in.
+    fn block_paths(&mut self, list: PathId, len: usize, block: usize) -> &[PathId] {
+        let paths = &mut self.paths;
+        self.blocks.entry((list, len)).or_insert_with(|| {
+            (0..len)
+                .step_by(block)
+                .map(|first| {
+                    let next = PathId(paths.len() + 1);
+                    let step = Step::Block(first, len.min(first + block));
+                    *paths.entry((list, step)).or_insert(next)
+                })
+                .collect()
+        })
     }
 }
 
@@ -425,6 +452,7 @@ impl<'a> SnapshotBuilder<'a> {
                     start: 0,
                     items,
                     all: items,
+                    block: None,
                 };
                 self.converted_or_built(what, chunk, path, depth, out)
             }
@@ -456,10 +484,9 @@ impl<'a> SnapshotBuilder<'a> {
         let place = Place {
             chunk,
             path: match what {
-                Convert::Items { start, items, .. } if items.len() < what.len() || start > 0 => {
-                    self.cache
-                        .path(path, Step::Block(start, start + items.len()))
-                }
+                Convert::Items {
+                    block: Some(block), ..
+                } => block,
                 _ => path,
             },
             depth,
@@ -497,26 +524,31 @@ impl<'a> SnapshotBuilder<'a> {
         let mut built = ChildrenBuilder::default();
         match what {
             Convert::Element(items) => self.element(items, chunk, path, depth, &mut built)?,
-            Convert::Items { start, items, all }
-                if all.len() > BLOCK_ITEMS && items.len() == all.len() =>
-            {
+            Convert::Items {
+                start,
+                items,
+                all,
+                block: None,
+            } if all.len() > BLOCK_ITEMS => {
                 // A long list is converted in blocks, each kept on its own, so a snapshot
                 // after one item changed walks that item's block and reuses the others.
                 let block = BLOCK_ITEMS.max(all.len().isqrt());
-                for first in (0..all.len()).step_by(block) {
+                let blocks = self.cache.block_paths(path, all.len(), block).to_vec();
+                for (first, block_path) in (0..all.len()).step_by(block).zip(blocks) {
                     let items = &all[first..all.len().min(first + block)];
                     let what = Convert::Items {
                         start: first,
                         items,
                         all,
+                        block: Some(block_path),
                     };
                     self.converted_or_built(what, chunk, path, depth, &mut built)?;
                 }
-                debug_assert_eq!(start, 0);
+                debug_assert_eq!((start, items.len()), (0, all.len()));
             }
             Convert::Items { start, items, .. } => {
-                for (offset, item) in items.iter().enumerate() {
-                    let path = self.cache.path(path, Step::Item(start + offset));
+                let paths = self.cache.item_paths(path, start + items.len())[start..].to_vec();
+                for (item, path) in items.iter().zip(paths) {
                     self.children(item, chunk, path, depth + 1, &mut built)?;
                 }
             }
