@@ -6,7 +6,7 @@
 //! `error`. Invariant: events depend only on the sequence of rows, never on how the bytes were
 //! split, and nothing follows `complete`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use foldhash::fast::RandomState;
 use serde_json::{Number, Value};
@@ -44,10 +44,8 @@ pub struct FlightDecoder {
     waits: Waits,
     /// Boundary states of the last emitted snapshot.
     boundaries: BoundaryStates,
-    /// The lists of children the last comparison of boundary states read.
+    /// The lists of children the last comparisons of boundary states read.
     compared: ComparedLists,
-    /// The next comparison's table, kept between comparisons with its memory.
-    comparing: ComparedLists,
     /// Whether a comparison skips the lists the last one read (off only to test that skipping
     /// changes nothing).
     skip_compared: bool,
@@ -77,7 +75,6 @@ impl FlightDecoder {
             waits: Waits::default(),
             boundaries: BoundaryStates::default(),
             compared: ComparedLists::default(),
-            comparing: ComparedLists::default(),
             skip_compared: true,
             #[cfg(test)]
             rebuild_always: false,
@@ -267,17 +264,12 @@ impl FlightDecoder {
             return self.emit_shell(snapshot, events);
         }
         let mut visible = Vec::new();
-        let mut compared = std::mem::take(&mut self.comparing);
-        compared.clear();
-        let empty = ComparedLists::default();
-        let previous = if self.skip_compared {
-            &self.compared
-        } else {
-            &empty
-        };
+        let compared = &mut self.compared;
+        let skip = self.skip_compared;
+        compared.begin();
         visible_boundaries(
             &snapshot.root,
-            |children| compared.enter(children, previous),
+            |children| compared.enter(children, skip),
             &mut visible,
         );
         for (id, state, children) in visible {
@@ -315,17 +307,15 @@ impl FlightDecoder {
                 return;
             }
         }
-        self.comparing = std::mem::replace(&mut self.compared, compared);
     }
 
     fn emit_shell(&mut self, snapshot: &Snapshot, events: &mut Vec<RenderEvent>) {
         let mut visible = Vec::new();
-        let mut compared = std::mem::take(&mut self.comparing);
-        compared.clear();
-        let empty = ComparedLists::default();
+        let compared = &mut self.compared;
+        compared.begin();
         visible_boundaries(
             &snapshot.root,
-            |children| compared.enter(children, &empty),
+            |children| compared.enter(children, false),
             &mut visible,
         );
         self.phase = Phase::Streaming;
@@ -349,7 +339,6 @@ impl FlightDecoder {
                 );
             }
         }
-        self.comparing = std::mem::replace(&mut self.compared, compared);
     }
 
     fn fail_into(&mut self, error: DocumentError, events: &mut Vec<RenderEvent>) {
@@ -432,32 +421,49 @@ impl BoundaryStates {
     }
 }
 
-/// The lists of children whose boundaries the last comparison read, kept alive so their
+/// The lists of children whose boundaries the last comparisons read, kept alive so their
 /// identities stay theirs. A snapshot shares every unchanged list with the one before, and a
 /// list is immutable: the boundaries of a list read last time still have the states recorded
 /// then (all places of one boundary share its state within a snapshot, since they are one
 /// Suspense element of one row), so the next comparison skips it. That keeps an event's
-/// comparison proportional to what changed, not to every boundary of the document.
+/// comparison proportional to what changed, not to every boundary of the document. One table
+/// serves every comparison: a list costs one look-up, however many comparisons it lives through.
 #[derive(Debug, Default)]
 struct ComparedLists {
-    identities: HashSet<usize, RandomState>,
+    /// Identity → the comparison that last met the list, and whether the one before it did.
+    seen: HashMap<usize, (u64, bool), RandomState>,
+    /// The lists the current comparison met, and those the previous one met.
     kept: Vec<Children>,
+    kept_before: Vec<Children>,
+    /// The current comparison (from 1).
+    comparison: u64,
 }
 
 impl ComparedLists {
-    /// Forgets every list, keeping the memory.
-    fn clear(&mut self) {
-        self.identities.clear();
-        self.kept.clear();
+    /// Starts a comparison.
+    fn begin(&mut self) {
+        self.comparison += 1;
+        self.kept_before = std::mem::take(&mut self.kept);
+        // Lists met before the previous comparison may be gone, and their identities with
+        // them: their entries are dropped now and then, so the table stays the size of two
+        // comparisons. (An entry left behind is harmless: it is not of the previous one.)
+        if self.seen.len() > 4 * self.kept_before.len() + 64 {
+            let previous = self.comparison - 1;
+            self.seen.retain(|_, (met, _)| *met == previous);
+        }
     }
 
-    /// Records `children` as compared; returns whether it must be read (`previous` did not).
-    fn enter(&mut self, children: &Children, previous: &ComparedLists) -> bool {
-        let identity = children.identity();
-        if self.identities.insert(identity) {
+    /// Records `children` as met; returns whether it must be read: always unless `skip`, else
+    /// when the previous comparison did not meet it.
+    fn enter(&mut self, children: &Children, skip: bool) -> bool {
+        let now = self.comparison;
+        let (met, before) = self.seen.entry(children.identity()).or_insert((0, false));
+        if *met != now {
+            *before = *met + 1 == now;
+            *met = now;
             self.kept.push(children.clone());
         }
-        !previous.identities.contains(&identity)
+        !(skip && *before)
     }
 }
 
