@@ -443,7 +443,8 @@ impl ComparedLists {
     /// Starts a comparison.
     fn begin(&mut self) {
         self.comparison += 1;
-        self.kept_before = std::mem::take(&mut self.kept);
+        std::mem::swap(&mut self.kept, &mut self.kept_before);
+        self.kept.clear();
         // Lists met before the previous comparison may be gone, and their identities with
         // them: their entries are dropped now and then, so the table stays the size of two
         // comparisons. (An entry left behind is harmless: it is not of the previous one.)
