@@ -265,7 +265,10 @@ impl Waits {
             .collect();
         assert_eq!(table, rows, "the waits by row");
         assert_eq!(
-            self.by_path.iter().map(|(&id, &n)| (id, n)).collect::<HashMap<_, _>>(),
+            self.by_path
+                .iter()
+                .map(|(&id, &n)| (id, n))
+                .collect::<HashMap<_, _>>(),
             by_path,
             "the rows reached by path"
         );

@@ -118,7 +118,6 @@ enum Convert<'a> {
     },
 }
 
-
 /// A converted list, block or element: its nodes (shared with every snapshot that holds them)
 /// and what its conversion did besides, to replay when it is reused.
 #[derive(Debug)]
