@@ -133,6 +133,7 @@ fn render(entry: &PathBuf, runs: usize) -> Result<serde_json::Value, Box<dyn std
         invocation: None,
         input: json!({"mode": "error-root"}),
         context: Default::default(),
+        providers: Default::default(),
         limits: Default::default(),
     };
     let render_on = |worker: &mut Worker, id: u64| {

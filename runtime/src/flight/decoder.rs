@@ -6,8 +6,9 @@
 //! `error`. Invariant: events depend only on the sequence of rows, never on how the bytes were
 //! split, and nothing follows `complete`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
 use serde_json::{Number, Value};
 
 use super::chunks::Chunks;
@@ -43,11 +44,15 @@ pub struct FlightDecoder {
     waits: Waits,
     /// Boundary states of the last emitted snapshot.
     boundaries: BoundaryStates,
-    /// The lists of children the last comparison of boundary states read.
+    /// The lists of children the last comparisons of boundary states read.
     compared: ComparedLists,
     /// Whether a comparison skips the lists the last one read (off only to test that skipping
     /// changes nothing).
     skip_compared: bool,
+    /// Whether every row that resolved a chunk rebuilds the document, whatever the wait table
+    /// says (only to test that the rows it skips change nothing).
+    #[cfg(test)]
+    rebuild_always: bool,
     bytes: usize,
     sequence: u64,
 }
@@ -71,6 +76,8 @@ impl FlightDecoder {
             boundaries: BoundaryStates::default(),
             compared: ComparedLists::default(),
             skip_compared: true,
+            #[cfg(test)]
+            rebuild_always: false,
             bytes: 0,
             sequence: 0,
         }
@@ -220,6 +227,8 @@ impl FlightDecoder {
             Some(chunk) => self.waits.arrived(id, chunk, &self.chunks),
             None => false,
         };
+        #[cfg(test)]
+        let rebuild = rebuild || self.rebuild_always;
         if !rebuild {
             return;
         }
@@ -232,9 +241,11 @@ impl FlightDecoder {
         ) {
             Err(error) => self.fail_into(error.to_document_error(), events),
             Ok(mut snapshot) => {
-                self.waits = Waits::from_snapshot(
+                self.waits.update(
                     std::mem::take(&mut snapshot.waits),
                     std::mem::take(&mut snapshot.wanted_by_path),
+                    std::mem::take(&mut snapshot.groups),
+                    &self.chunks,
                 );
                 self.advance(&snapshot, events);
             }
@@ -253,15 +264,12 @@ impl FlightDecoder {
             return self.emit_shell(snapshot, events);
         }
         let mut visible = Vec::new();
-        let mut compared = ComparedLists::default();
-        let previous = if self.skip_compared {
-            &self.compared
-        } else {
-            &ComparedLists::default()
-        };
+        let compared = &mut self.compared;
+        let skip = self.skip_compared;
+        compared.begin();
         visible_boundaries(
             &snapshot.root,
-            |children| compared.enter(children, previous),
+            |children| compared.enter(children, skip),
             &mut visible,
         );
         for (id, state, children) in visible {
@@ -299,15 +307,15 @@ impl FlightDecoder {
                 return;
             }
         }
-        self.compared = compared;
     }
 
     fn emit_shell(&mut self, snapshot: &Snapshot, events: &mut Vec<RenderEvent>) {
         let mut visible = Vec::new();
-        let mut compared = ComparedLists::default();
+        let compared = &mut self.compared;
+        compared.begin();
         visible_boundaries(
             &snapshot.root,
-            |children| compared.enter(children, &ComparedLists::default()),
+            |children| compared.enter(children, false),
             &mut visible,
         );
         self.phase = Phase::Streaming;
@@ -331,7 +339,6 @@ impl FlightDecoder {
                 );
             }
         }
-        self.compared = compared;
     }
 
     fn fail_into(&mut self, error: DocumentError, events: &mut Vec<RenderEvent>) {
@@ -414,26 +421,50 @@ impl BoundaryStates {
     }
 }
 
-/// The lists of children whose boundaries the last comparison read, kept alive so their
+/// The lists of children whose boundaries the last comparisons read, kept alive so their
 /// identities stay theirs. A snapshot shares every unchanged list with the one before, and a
 /// list is immutable: the boundaries of a list read last time still have the states recorded
 /// then (all places of one boundary share its state within a snapshot, since they are one
 /// Suspense element of one row), so the next comparison skips it. That keeps an event's
-/// comparison proportional to what changed, not to every boundary of the document.
+/// comparison proportional to what changed, not to every boundary of the document. One table
+/// serves every comparison: a list costs one look-up, however many comparisons it lives through.
 #[derive(Debug, Default)]
 struct ComparedLists {
-    identities: HashSet<usize>,
+    /// Identity → the comparison that last met the list, and whether the one before it did.
+    seen: HashMap<usize, (u64, bool), RandomState>,
+    /// The lists the current comparison met, and those the previous one met.
     kept: Vec<Children>,
+    kept_before: Vec<Children>,
+    /// The current comparison (from 1).
+    comparison: u64,
 }
 
 impl ComparedLists {
-    /// Records `children` as compared; returns whether it must be read (`previous` did not).
-    fn enter(&mut self, children: &Children, previous: &ComparedLists) -> bool {
-        let identity = children.identity();
-        if self.identities.insert(identity) {
+    /// Starts a comparison.
+    fn begin(&mut self) {
+        self.comparison += 1;
+        std::mem::swap(&mut self.kept, &mut self.kept_before);
+        self.kept.clear();
+        // Lists met before the previous comparison may be gone, and their identities with
+        // them: their entries are dropped now and then, so the table stays the size of two
+        // comparisons. (An entry left behind is harmless: it is not of the previous one.)
+        if self.seen.len() > 4 * self.kept_before.len() + 64 {
+            let previous = self.comparison - 1;
+            self.seen.retain(|_, (met, _)| *met == previous);
+        }
+    }
+
+    /// Records `children` as met; returns whether it must be read: always unless `skip`, else
+    /// when the previous comparison did not meet it.
+    fn enter(&mut self, children: &Children, skip: bool) -> bool {
+        let now = self.comparison;
+        let (met, before) = self.seen.entry(children.identity()).or_insert((0, false));
+        if *met != now {
+            *before = *met + 1 == now;
+            *met = now;
             self.kept.push(children.clone());
         }
-        !previous.identities.contains(&identity)
+        !(skip && *before)
     }
 }
 
@@ -536,6 +567,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The wait table only skips rebuilds that would change nothing: rebuilding after every row
+    /// gives the same events, over every recorded stream, every fuzz input and out-of-order
+    /// streams with many boundaries, whatever the pieces (a table that missed a wait would hold
+    /// a replace back, or lose it). A stream that fails may fail earlier, and differently, when
+    /// every row is converted at once (a malformed row nothing waited for yet is read sooner):
+    /// there both must fail.
+    #[test]
+    fn the_rows_the_wait_table_skips_change_no_event() {
+        let mut inputs: Vec<Vec<u8>> = files("../fixtures/flight", Some("flight"))
+            .into_iter()
+            .chain(files("../fuzz/corpus/flight_decoder", None))
+            .map(|path| std::fs::read(path).expect("the input reads"))
+            .collect();
+        inputs.extend([3, 40, 100].map(out_of_order_stream));
+        let limits = DocumentLimits::default();
+        let failed = |events: &[RenderEvent]| {
+            matches!(
+                events.last().map(|event| &event.kind),
+                Some(RenderEventKind::Complete { document })
+                    if document.status == crate::document::Status::Failed
+            )
+        };
+        let mut compared = 0;
+        for bytes in &inputs {
+            for piece in [bytes.len(), 7] {
+                let mut decoder = FlightDecoder::new("tool:fixtures/case", limits);
+                decoder.rebuild_always = true;
+                let mut every_row = Vec::new();
+                for part in bytes.chunks(piece) {
+                    every_row.extend(decoder.push(part));
+                }
+                every_row.extend(decoder.finish());
+                let events = decode(bytes, piece, limits, true);
+                let stream = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
+                if failed(&every_row) {
+                    assert!(failed(&events), "{stream} in pieces of {piece} bytes");
+                } else {
+                    assert_eq!(events, every_row, "{stream} in pieces of {piece} bytes");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared >= 80, "{compared} decodes compared event by event");
     }
 
     /// The same row met at the same depth inside and outside an `<Agent.Result>` converts

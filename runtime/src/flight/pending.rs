@@ -8,29 +8,44 @@
 //! only skips work whose result is known; an error row, a row reached through a path reference
 //! (`$<id>:a:b`, which may need only part of the row) and a region whose set empties always
 //! lead to a rebuild.
+//!
+//! The table lives for the whole render and each snapshot updates it by difference
+//! ([`Waits::update`]): a snapshot reports the waits of the conversions it reused as groups
+//! shared with the snapshot before, so only the groups that are new to the table, or gone from
+//! it, and the snapshot's own waits are read. Regions are keyed by boundary number (stable from
+//! one snapshot to the next), so a group's waits mean the same in every snapshot that holds it.
 
 use std::collections::{BTreeSet, HashMap};
 
+use foldhash::fast::RandomState;
+
 use super::chunks::{Chunk, Chunks};
 use super::model::Model;
+use super::snapshot::Group;
 use super::values::{Escape, is_element, parse_escape};
 
 /// Which regions wait for which rows, as of the last snapshot and the rows since.
 ///
-/// Built once per snapshot from the waits it reported, which is O(waits) with no allocation
-/// per row: a sorted vector searched by row id, plus a small map for the waits the rows
-/// arriving since added. A row arrives at most once (a second row for an id is malformed).
+/// Every wait is counted once per source that reports it (the snapshot's own waits, each group,
+/// each wait added by an arriving row), so a source that goes takes exactly its own waits away.
+/// A row arrives at most once (a second row for an id is malformed): when it does, its waits
+/// leave the table, and a source that still names it later takes nothing away for it.
 #[derive(Debug)]
 pub struct Waits {
-    /// `(row, region)` pairs the last snapshot reported, sorted and without repeats (0 is the
-    /// root region).
-    reported: Vec<(u32, usize)>,
-    /// Waits added since, by rows that arrived and refer to rows still missing.
-    added: HashMap<u32, Vec<usize>>,
-    /// Region → how many distinct rows it still waits for.
+    /// Missing row → the regions waiting for it, each with how many sources report the wait.
+    rows: HashMap<u32, Vec<(usize, u32)>, RandomState>,
+    /// Region → how many distinct rows it still waits for (0 is the root region, `n` the content
+    /// of boundary `bn`).
     outstanding: Vec<usize>,
-    /// Rows reached through a path reference.
-    by_path: BTreeSet<u32>,
+    /// Missing rows reached through a path reference, with how many sources report them.
+    by_path: HashMap<u32, u32, RandomState>,
+    /// The last snapshot's own waits and rows reached by path.
+    own: Vec<(u32, usize)>,
+    own_by_path: Vec<u32>,
+    /// The last snapshot's groups, sorted by key.
+    groups: Vec<Group>,
+    /// Waits added since, by rows that arrived and refer to rows still missing.
+    added: Vec<(u32, usize)>,
 }
 
 impl Default for Waits {
@@ -41,39 +56,91 @@ impl Default for Waits {
 }
 
 impl Waits {
-    /// The waits a snapshot reported.
-    pub fn from_snapshot(mut waits: Vec<(u32, usize)>, by_path: BTreeSet<u32>) -> Self {
-        waits.sort_unstable();
-        waits.dedup();
-        let mut outstanding = Vec::new();
-        for &(_, region) in &waits {
-            if outstanding.len() <= region {
-                outstanding.resize(region + 1, 0);
+    /// The waits of a snapshot that reused nothing.
+    pub fn from_snapshot(waits: Vec<(u32, usize)>, by_path: BTreeSet<u32>) -> Self {
+        let mut table = Self {
+            rows: HashMap::default(),
+            outstanding: Vec::new(),
+            by_path: HashMap::default(),
+            own: Vec::new(),
+            own_by_path: Vec::new(),
+            groups: Vec::new(),
+            added: Vec::new(),
+        };
+        table.update(
+            waits,
+            by_path.into_iter().collect(),
+            Vec::new(),
+            &Chunks::default(),
+        );
+        table
+    }
+
+    /// Replaces what the last snapshot reported with what a new one reports: its own `waits`
+    /// and `by_path` rows, and its `groups`. A group the last snapshot held too costs nothing;
+    /// `chunks` tells which rows arrived since (their waits already left).
+    pub fn update(
+        &mut self,
+        waits: Vec<(u32, usize)>,
+        by_path: Vec<u32>,
+        mut groups: Vec<Group>,
+        chunks: &Chunks,
+    ) {
+        // New waits first, then the old ones go: a wait both report never leaves the table.
+        for &(id, region) in &waits {
+            self.add(id, region);
+        }
+        for &id in &by_path {
+            *self.by_path.entry(id).or_default() += 1;
+        }
+        groups.sort_unstable_by_key(Group::key);
+        let old = std::mem::take(&mut self.groups);
+        let mut gone = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < groups.len() {
+            let before = old.get(i).map(Group::key);
+            let now = groups.get(j).map(Group::key);
+            match (before, now) {
+                (Some(before), Some(now)) if before == now => {
+                    i += 1;
+                    j += 1;
+                }
+                (Some(before), now) if now.is_none_or(|now| before < now) => {
+                    gone.push(i);
+                    i += 1;
+                }
+                _ => {
+                    self.add_group(&groups[j]);
+                    j += 1;
+                }
             }
-            outstanding[region] += 1;
         }
-        Self {
-            reported: waits,
-            added: HashMap::new(),
-            outstanding,
-            by_path,
+        for i in gone {
+            self.remove_group(&old[i], chunks);
         }
+        for (id, region) in std::mem::replace(&mut self.own, waits) {
+            self.remove(id, region, chunks);
+        }
+        for (id, region) in std::mem::take(&mut self.added) {
+            self.remove(id, region, chunks);
+        }
+        for id in std::mem::replace(&mut self.own_by_path, by_path) {
+            self.remove_by_path(id, chunks);
+        }
+        self.groups = groups;
+        #[cfg(test)]
+        self.check(chunks);
     }
 
     /// Row `id` (with `chunk`) arrived; returns whether a region could now change, so the document
     /// must be rebuilt.
     pub fn arrived(&mut self, id: u32, chunk: &Chunk, chunks: &Chunks) -> bool {
-        let first = self.reported.partition_point(|&(row, _)| row < id);
-        let last = first + self.reported[first..].partition_point(|&(row, _)| row == id);
-        let mut regions: Vec<usize> = self.reported[first..last]
-            .iter()
-            .map(|&(_, region)| region)
-            .collect();
-        if let Some(added) = self.added.remove(&id) {
-            regions.extend(added);
-        }
-        if regions.is_empty() {
+        let by_path = self.by_path.remove(&id).is_some();
+        let Some(regions) = self.rows.remove(&id) else {
             return false;
+        };
+        for &(region, _) in &regions {
+            self.outstanding[region] -= 1;
         }
         let mut missing = Vec::new();
         match chunk {
@@ -81,38 +148,140 @@ impl Waits {
             Chunk::Text(_) | Chunk::Bytes(_) => {}
             Chunk::Error(_) | Chunk::Stream(_) => return true,
         }
-        if self.by_path.contains(&id) || missing.iter().any(|missing| missing.by_path) {
+        if by_path || missing.iter().any(|missing| missing.by_path) {
             return true;
         }
         let mut changed = false;
-        for region in regions {
-            let count = self.count_of(region);
-            *count = count.saturating_sub(1);
+        for (region, _) in regions {
             for missing in &missing {
                 self.wait(missing.id, region);
             }
-            changed |= *self.count_of(region) == 0;
+            changed |= self.outstanding[region] == 0;
         }
         changed
     }
 
-    fn count_of(&mut self, region: usize) -> &mut usize {
-        if self.outstanding.len() <= region {
-            self.outstanding.resize(region + 1, 0);
-        }
-        &mut self.outstanding[region]
-    }
-
     /// Region `region` now also waits for row `id` (once, however often it is met).
     fn wait(&mut self, id: u32, region: usize) {
-        if self.reported.binary_search(&(id, region)).is_ok() {
+        let known = self
+            .rows
+            .get(&id)
+            .is_some_and(|regions| regions.iter().any(|&(known, _)| known == region));
+        if !known {
+            self.add(id, region);
+            self.added.push((id, region));
+        }
+    }
+
+    fn add(&mut self, id: u32, region: usize) {
+        let regions = self.rows.entry(id).or_default();
+        match regions.iter_mut().find(|(known, _)| *known == region) {
+            Some((_, sources)) => *sources += 1,
+            None => {
+                regions.push((region, 1));
+                if self.outstanding.len() <= region {
+                    self.outstanding.resize(region + 1, 0);
+                }
+                self.outstanding[region] += 1;
+            }
+        }
+    }
+
+    fn remove(&mut self, id: u32, region: usize, chunks: &Chunks) {
+        if chunks.get(id).is_some() {
             return;
         }
-        let regions = self.added.entry(id).or_default();
-        if !regions.contains(&region) {
-            regions.push(region);
-            *self.count_of(region) += 1;
+        let Some(regions) = self.rows.get_mut(&id) else {
+            return;
+        };
+        let Some(at) = regions.iter().position(|&(known, _)| known == region) else {
+            return;
+        };
+        regions[at].1 -= 1;
+        if regions[at].1 == 0 {
+            regions.swap_remove(at);
+            self.outstanding[region] -= 1;
+            if regions.is_empty() {
+                self.rows.remove(&id);
+            }
         }
+    }
+
+    fn remove_by_path(&mut self, id: u32, chunks: &Chunks) {
+        if chunks.get(id).is_some() {
+            return;
+        }
+        if let Some(sources) = self.by_path.get_mut(&id) {
+            *sources -= 1;
+            if *sources == 0 {
+                self.by_path.remove(&id);
+            }
+        }
+    }
+
+    fn add_group(&mut self, group: &Group) {
+        for (id, region) in group.waits() {
+            self.add(id, region);
+        }
+        for &id in group.by_path() {
+            *self.by_path.entry(id).or_default() += 1;
+        }
+    }
+
+    fn remove_group(&mut self, group: &Group, chunks: &Chunks) {
+        for (id, region) in group.waits() {
+            self.remove(id, region, chunks);
+        }
+        for &id in group.by_path() {
+            self.remove_by_path(id, chunks);
+        }
+    }
+
+    /// The table is exactly what its sources report, counted from scratch.
+    #[cfg(test)]
+    fn check(&self, chunks: &Chunks) {
+        let mut rows: HashMap<u32, HashMap<usize, u32>> = HashMap::new();
+        let mut by_path: HashMap<u32, u32> = HashMap::new();
+        let waits = self
+            .own
+            .iter()
+            .copied()
+            .chain(self.groups.iter().flat_map(Group::waits));
+        for (id, region) in waits {
+            assert!(chunks.get(id).is_none(), "row {id:x} arrived");
+            *rows.entry(id).or_default().entry(region).or_default() += 1;
+        }
+        let paths = self
+            .own_by_path
+            .iter()
+            .chain(self.groups.iter().flat_map(Group::by_path));
+        for &id in paths {
+            *by_path.entry(id).or_default() += 1;
+        }
+        let table: HashMap<u32, HashMap<usize, u32>> = self
+            .rows
+            .iter()
+            .map(|(&id, regions)| (id, regions.iter().copied().collect()))
+            .collect();
+        assert_eq!(table, rows, "the waits by row");
+        assert_eq!(
+            self.by_path
+                .iter()
+                .map(|(&id, &n)| (id, n))
+                .collect::<HashMap<_, _>>(),
+            by_path,
+            "the rows reached by path"
+        );
+        let mut outstanding = vec![0; self.outstanding.len()];
+        for regions in rows.values() {
+            for &region in regions.keys() {
+                outstanding[region] += 1;
+            }
+        }
+        assert_eq!(
+            self.outstanding, outstanding,
+            "the rows each region waits for"
+        );
     }
 }
 

@@ -6,7 +6,10 @@
 //! shell back or fails the invocation. Invariant: boundary ids depend only on where the Suspense
 //! element sits in the stream (row id and path), so they are stable from one snapshot to the next.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use foldhash::fast::RandomState;
 
 use serde_json::{Map, Number, Value};
 
@@ -28,12 +31,19 @@ pub struct Region {
 /// What one snapshot leaves to the next: boundary ids and the regions already converted.
 #[derive(Debug)]
 pub struct SnapshotCache {
-    /// Boundary ids (`b1`, `b2`, …) by the place of their Suspense element, in order of discovery.
-    ids: HashMap<(u32, PathId), String>,
+    /// Boundary numbers (1, 2, …: ids `b1`, `b2`, …) by the place of their Suspense element, in
+    /// order of discovery. A boundary's number is also the key of its region in the waits.
+    ids: HashMap<(u32, PathId), usize, RandomState>,
+    /// The id of boundary `n` at index `n - 1`.
+    names: Vec<String>,
     /// Every path met inside a row, by its parent and last step.
-    paths: HashMap<(PathId, Step), PathId>,
+    paths: HashMap<(PathId, Step), PathId, RandomState>,
+    /// The paths of the items of a list, by the list's path, as far as they were needed.
+    items: HashMap<PathId, Vec<PathId>, RandomState>,
+    /// The paths of the blocks of a long list, by the list's path and length.
+    blocks: HashMap<(PathId, usize), Box<[PathId]>, RandomState>,
     /// Converted lists, list blocks and elements, by their place.
-    converted: HashMap<Place, Converted>,
+    converted: HashMap<Place, Converted, RandomState>,
     /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
     reuse: bool,
 }
@@ -41,9 +51,12 @@ pub struct SnapshotCache {
 impl Default for SnapshotCache {
     fn default() -> Self {
         Self {
-            ids: HashMap::new(),
-            paths: HashMap::new(),
-            converted: HashMap::new(),
+            ids: HashMap::default(),
+            names: Vec::new(),
+            paths: HashMap::default(),
+            items: HashMap::default(),
+            blocks: HashMap::default(),
+            converted: HashMap::default(),
             reuse: true,
         }
     }
@@ -95,21 +108,14 @@ const MAX_KEPT_WAITS: usize = 4 * BLOCK_ITEMS;
 enum Convert<'a> {
     /// An element tuple.
     Element(&'a [Model]),
-    /// `items`, the items of the list `all` from index `start` on.
+    /// `items`, the items of the list `all` from index `start` on; `block` is the path of
+    /// their block when they are one block of a long list.
     Items {
         start: usize,
         items: &'a [Model],
         all: &'a [Model],
+        block: Option<PathId>,
     },
-}
-
-impl Convert<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Convert::Element(_) => 1,
-            Convert::Items { all, .. } => all.len(),
-        }
-    }
 }
 
 /// A converted list, block or element: its nodes (shared with every snapshot that holds them)
@@ -121,21 +127,61 @@ struct Converted {
     counted: usize,
     /// The rows found missing, sorted; empty once settled.
     missing_rows: Box<[u32]>,
-    /// The waits it recorded, in order.
-    waits: Box<[(u32, WaitingRegion)]>,
-    /// How many boundary regions it met.
-    regions: usize,
+    /// The waits it recorded; `None` once settled.
+    waits: Option<Arc<GroupWaits>>,
+}
+
+/// The waits a kept conversion recorded, shared by every snapshot that reuses it: a snapshot
+/// reports a reused conversion's waits as one [`Group`], not wait by wait, so the wait table
+/// (`pending.rs`) only reads them when the group is new to it.
+#[derive(Debug)]
+pub struct GroupWaits {
+    /// The waits, in order.
+    entries: Box<[(u32, WaitingRegion)]>,
+    /// Whether one of them is in the enclosing region.
+    encloses: bool,
     /// The missing rows it reached through a path reference.
     by_path: Box<[u32]>,
 }
 
-/// Which region a replayed wait belongs to.
+/// Which region a recorded wait belongs to.
 #[derive(Debug, Clone, Copy)]
 enum WaitingRegion {
     /// The region the conversion sat in.
     Enclosing,
-    /// The `n`th boundary region met inside it (from 1).
+    /// The region of the boundary of this number, held inside the conversion.
     Held(usize),
+}
+
+/// The waits of one reused conversion in one snapshot: its recorded waits, in the region it sat in.
+#[derive(Debug, Clone)]
+pub struct Group {
+    waits: Arc<GroupWaits>,
+    /// The region the conversion sat in.
+    enclosing: usize,
+}
+
+impl Group {
+    /// Identifies the group while it is alive: the same recorded waits in the same region.
+    pub fn key(&self) -> (usize, usize) {
+        (Arc::as_ptr(&self.waits) as usize, self.enclosing)
+    }
+
+    /// Its waits: `(row, region)`.
+    pub fn waits(&self) -> impl Iterator<Item = (u32, usize)> + '_ {
+        self.waits.entries.iter().map(|&(id, region)| {
+            let region = match region {
+                WaitingRegion::Enclosing => self.enclosing,
+                WaitingRegion::Held(region) => region,
+            };
+            (id, region)
+        })
+    }
+
+    /// The missing rows it reached through a path reference.
+    pub fn by_path(&self) -> &[u32] {
+        &self.waits.by_path
+    }
 }
 
 impl SnapshotCache {
@@ -148,18 +194,47 @@ impl SnapshotCache {
         }
     }
 
-    fn id_for(&mut self, chunk: u32, path: PathId) -> String {
-        let next = self.ids.len() + 1;
-        self.ids
-            .entry((chunk, path))
-            .or_insert_with(|| format!("b{next}"))
-            .clone()
+    /// The number and id of the boundary whose Suspense element sits at `path` in `chunk`.
+    fn id_for(&mut self, chunk: u32, path: PathId) -> (usize, String) {
+        let next = self.names.len() + 1;
+        let number = *self.ids.entry((chunk, path)).or_insert(next);
+        if number == next {
+            self.names.push(format!("b{next}"));
+        }
+        (number, self.names[number - 1].clone())
     }
 
     /// The path `step` below `parent`.
     fn path(&mut self, parent: PathId, step: Step) -> PathId {
         let next = PathId(self.paths.len() + 1);
         *self.paths.entry((parent, step)).or_insert(next)
+    }
+
+    /// The paths of the items `0..end` of the list at `list`: one look-up for a whole list.
+    fn item_paths(&mut self, list: PathId, end: usize) -> &[PathId] {
+        let known = self.items.entry(list).or_default();
+        while known.len() < end {
+            let next = PathId(self.paths.len() + 1);
+            let step = Step::Item(known.len());
+            known.push(*self.paths.entry((list, step)).or_insert(next));
+        }
+        &known[..end]
+    }
+
+    /// The paths of the blocks of `block` items that the list at `list`, `len` items long,
+    /// is converted in.
+    fn block_paths(&mut self, list: PathId, len: usize, block: usize) -> &[PathId] {
+        let paths = &mut self.paths;
+        self.blocks.entry((list, len)).or_insert_with(|| {
+            (0..len)
+                .step_by(block)
+                .map(|first| {
+                    let next = PathId(paths.len() + 1);
+                    let step = Step::Block(first, len.min(first + block));
+                    *paths.entry((list, step)).or_insert(next)
+                })
+                .collect()
+        })
     }
 }
 
@@ -174,11 +249,13 @@ pub struct Snapshot {
     pub metadata: Option<Map<String, Value>>,
     /// The state of everything outside boundaries.
     pub region: Region,
-    /// The rows of `waits` reached through a path reference.
-    pub wanted_by_path: BTreeSet<u32>,
-    /// Each wanted row with the region waiting for it: 0 is the root region, then one index per
-    /// Suspense boundary in the order this snapshot met them.
+    /// The rows of `waits` reached through a path reference (those of `groups` aside).
+    pub wanted_by_path: Vec<u32>,
+    /// Each wanted row with the region waiting for it: 0 is the root region, `n` the content of
+    /// boundary `bn`; the waits of reused conversions aside, which are in `groups`.
     pub waits: Vec<(u32, usize)>,
+    /// The waits of the reused conversions, one group each.
+    pub groups: Vec<Group>,
 }
 
 /// Builds the snapshot of `chunks`. With `closed`, missing chunks count as failed (the stream ended).
@@ -196,10 +273,10 @@ pub fn build_snapshot(
         route,
         closed,
         region: Region::default(),
-        wanted_by_path: BTreeSet::new(),
-        by_path_log: Vec::new(),
+        by_path: Vec::new(),
         waits: Vec::new(),
-        regions: 0,
+        groups: Vec::new(),
+        wait_count: 0,
         region_index: 0,
         nodes: 0,
         value: None,
@@ -221,8 +298,9 @@ pub fn build_snapshot(
         value: builder.value,
         metadata: builder.metadata,
         region: builder.region,
-        wanted_by_path: builder.wanted_by_path,
+        wanted_by_path: builder.by_path,
         waits: builder.waits,
+        groups: builder.groups,
     })
 }
 
@@ -234,13 +312,16 @@ pub struct SnapshotBuilder<'a> {
     route: &'a str,
     closed: bool,
     region: Region,
-    wanted_by_path: BTreeSet<u32>,
-    /// Every row marked in `wanted_by_path`, in order, so a conversion can tell which were its own.
-    by_path_log: Vec<u32>,
+    /// Every missing row reached through a path reference, in order, so a conversion can tell
+    /// which were its own (those of reused conversions are in `groups`).
+    by_path: Vec<u32>,
+    /// Waits recorded by this walk, `(row, region)`, in order.
     waits: Vec<(u32, usize)>,
-    /// Regions met so far (the root is 0).
-    regions: usize,
-    /// The region being built.
+    /// The waits of the reused conversions, in order.
+    groups: Vec<Group>,
+    /// How many waits `waits` and `groups` hold together.
+    wait_count: usize,
+    /// The region being built: 0 for the root, else the number of its boundary.
     region_index: usize,
     nodes: usize,
     value: Option<Value>,
@@ -265,6 +346,7 @@ impl<'a> SnapshotBuilder<'a> {
             } else {
                 self.region.pending = true;
                 self.waits.push((id, self.region_index));
+                self.wait_count += 1;
             }
         }
         chunk
@@ -274,8 +356,7 @@ impl<'a> SnapshotBuilder<'a> {
     /// failed, or that is missing once the stream closed, is no wait.
     pub fn wanted_by_path(&mut self, id: u32) {
         if !self.closed && self.chunks.get(id).is_none() {
-            self.wanted_by_path.insert(id);
-            self.by_path_log.push(id);
+            self.by_path.push(id);
         }
     }
 
@@ -370,6 +451,7 @@ impl<'a> SnapshotBuilder<'a> {
                     start: 0,
                     items,
                     all: items,
+                    block: None,
                 };
                 self.converted_or_built(what, chunk, path, depth, out)
             }
@@ -388,7 +470,7 @@ impl<'a> SnapshotBuilder<'a> {
     /// unless it set a region error or a result value or metadata (effects beyond its own nodes
     /// and waits). Reusing it replays what the walk would have done: its node count (so the
     /// limits fail at the same size), its waits (in the enclosing region or in the boundaries it
-    /// holds, renumbered after the regions met so far), and the rows it reached by path. Once
+    /// holds) and the rows it reached by path, reported as one group. Once
     /// the stream has closed, missing rows are failures, so only settled conversions are reused.
     fn converted_or_built(
         &mut self,
@@ -401,10 +483,9 @@ impl<'a> SnapshotBuilder<'a> {
         let place = Place {
             chunk,
             path: match what {
-                Convert::Items { start, items, .. } if items.len() < what.len() || start > 0 => {
-                    self.cache
-                        .path(path, Step::Block(start, start + items.len()))
-                }
+                Convert::Items {
+                    block: Some(block), ..
+                } => block,
                 _ => path,
             },
             depth,
@@ -419,20 +500,13 @@ impl<'a> SnapshotBuilder<'a> {
                         .iter()
                         .all(|&id| self.chunks.get(id).is_none())))
         {
-            for &(id, region) in converted.waits.iter() {
-                let index = match region {
-                    WaitingRegion::Enclosing => {
-                        self.region.pending = true;
-                        self.region_index
-                    }
-                    WaitingRegion::Held(offset) => self.regions + offset,
-                };
-                self.waits.push((id, index));
-            }
-            self.regions += converted.regions;
-            for &id in converted.by_path.iter() {
-                self.wanted_by_path.insert(id);
-                self.by_path_log.push(id);
+            if let Some(waits) = &converted.waits {
+                self.region.pending |= waits.encloses;
+                self.wait_count += waits.entries.len();
+                self.groups.push(Group {
+                    waits: waits.clone(),
+                    enclosing: self.region_index,
+                });
             }
             out.append(&converted.children);
             self.nodes += converted.counted;
@@ -440,41 +514,47 @@ impl<'a> SnapshotBuilder<'a> {
         }
         let before = (
             self.waits.len(),
-            self.regions,
+            self.groups.len(),
+            self.wait_count,
             self.nodes,
             self.result_props,
-            self.by_path_log.len(),
+            self.by_path.len(),
         );
         let mut built = ChildrenBuilder::default();
         match what {
             Convert::Element(items) => self.element(items, chunk, path, depth, &mut built)?,
-            Convert::Items { start, items, all }
-                if all.len() > BLOCK_ITEMS && items.len() == all.len() =>
-            {
+            Convert::Items {
+                start,
+                items,
+                all,
+                block: None,
+            } if all.len() > BLOCK_ITEMS => {
                 // A long list is converted in blocks, each kept on its own, so a snapshot
                 // after one item changed walks that item's block and reuses the others.
                 let block = BLOCK_ITEMS.max(all.len().isqrt());
-                for first in (0..all.len()).step_by(block) {
+                let blocks = self.cache.block_paths(path, all.len(), block).to_vec();
+                for (first, block_path) in (0..all.len()).step_by(block).zip(blocks) {
                     let items = &all[first..all.len().min(first + block)];
                     let what = Convert::Items {
                         start: first,
                         items,
                         all,
+                        block: Some(block_path),
                     };
                     self.converted_or_built(what, chunk, path, depth, &mut built)?;
                 }
-                debug_assert_eq!(start, 0);
+                debug_assert_eq!((start, items.len()), (0, all.len()));
             }
             Convert::Items { start, items, .. } => {
-                for (offset, item) in items.iter().enumerate() {
-                    let path = self.cache.path(path, Step::Item(start + offset));
+                let paths = self.cache.item_paths(path, start + items.len())[start..].to_vec();
+                for (item, path) in items.iter().zip(paths) {
                     self.children(item, chunk, path, depth + 1, &mut built)?;
                 }
             }
         }
         let children = built.finish();
         out.append(&children);
-        let (waits, regions, nodes, result_props, by_path) = before;
+        let (waits, groups, wait_count, nodes, result_props, by_path) = before;
         // A conversion that waits for many rows is not kept: any of them arriving invalidates
         // it, so keeping it costs O(waits) per snapshot for a reuse that rarely comes, while
         // rebuilding it reuses its blocks and elements, which are kept.
@@ -482,29 +562,50 @@ impl<'a> SnapshotBuilder<'a> {
             && !self.closed
             && self.region.error.is_none()
             && self.result_props == result_props
-            && self.waits.len() - waits <= MAX_KEPT_WAITS;
+            && self.wait_count - wait_count <= MAX_KEPT_WAITS;
         if keep {
-            let waits: Vec<(u32, WaitingRegion)> = self.waits[waits..]
-                .iter()
-                .map(|&(id, index)| {
-                    let region = if index == self.region_index {
-                        WaitingRegion::Enclosing
-                    } else {
-                        WaitingRegion::Held(index - regions)
-                    };
-                    (id, region)
-                })
-                .collect();
-            let mut missing_rows: Vec<u32> = waits.iter().map(|&(id, _)| id).collect();
+            // Its waits, its own and those of the conversions it reused, become one group for
+            // the snapshots that reuse it. This one reports them as they came (the reused
+            // conversions' groups and the waits found now): a snapshot after one row arrived
+            // rebuilds the conversions around that row, and reporting their waits through the
+            // groups they reused, which the table holds already, keeps its update to what
+            // changed.
+            let enclosing = self.region_index;
+            let relative = |index: usize| {
+                if index == enclosing {
+                    WaitingRegion::Enclosing
+                } else {
+                    WaitingRegion::Held(index)
+                }
+            };
+            let mut entries = Vec::with_capacity(self.wait_count - wait_count);
+            let mut by_path_rows = self.by_path[by_path..].to_vec();
+            entries.extend(
+                self.waits[waits..]
+                    .iter()
+                    .map(|&(id, index)| (id, relative(index))),
+            );
+            for group in &self.groups[groups..] {
+                entries.extend(group.waits().map(|(id, index)| (id, relative(index))));
+                by_path_rows.extend_from_slice(group.by_path());
+            }
+            let mut missing_rows: Vec<u32> = entries.iter().map(|&(id, _)| id).collect();
             missing_rows.sort_unstable();
             missing_rows.dedup();
+            let waits = (!entries.is_empty()).then(|| {
+                Arc::new(GroupWaits {
+                    encloses: entries
+                        .iter()
+                        .any(|(_, region)| matches!(region, WaitingRegion::Enclosing)),
+                    entries: entries.into(),
+                    by_path: by_path_rows.into(),
+                })
+            });
             let converted = Converted {
                 children,
                 counted: self.nodes - nodes,
                 missing_rows: missing_rows.into(),
-                waits: waits.into(),
-                regions: self.regions - regions,
-                by_path: self.by_path_log[by_path..].into(),
+                waits,
             };
             self.cache.converted.insert(place, converted);
         }
@@ -602,10 +703,9 @@ impl<'a> SnapshotBuilder<'a> {
         depth: usize,
         out: &mut ChildrenBuilder,
     ) -> Result<(), FlightError> {
-        let id = self.cache.id_for(chunk, path);
+        let (number, id) = self.cache.id_for(chunk, path);
         let outer = std::mem::take(&mut self.region);
-        self.regions += 1;
-        let outer_index = std::mem::replace(&mut self.region_index, self.regions);
+        let outer_index = std::mem::replace(&mut self.region_index, number);
         let mut content = ChildrenBuilder::default();
         let built = self.prop_children(props, chunk, path, depth, &mut content);
         let inner = std::mem::replace(&mut self.region, outer);
