@@ -5,12 +5,15 @@
 //! Invariant: the same input, options and input files give byte-identical output, whatever the
 //! order of routes, servers or targets.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest};
+use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest, RouteSchemas};
 
-use super::canonical_json::serialize_canonical;
+use rayon::prelude::*;
+
+use super::canonical_json::{canonical_member_item, serialize_canonical_spliced};
 use super::documents::{HOST_BINARY_PATH, SKILLS_DIR, plan_host_documents};
 use super::error::EmitError;
 use super::input::EmitInput;
@@ -20,7 +23,7 @@ use super::output::{OutputClaim, claim_output};
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
 use super::platform::{PlatformBinary, platform_binary_path, platform_launcher};
 use super::report::BuiltApp;
-use super::reuse::EmitCache;
+use super::reuse::{EmitCache, ManifestCheck};
 use super::stage::stage_artifact_reusing;
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
@@ -53,6 +56,8 @@ pub struct PlannedArtifact {
     pub manifest: Manifest,
     /// The manifest's canonical bytes.
     pub manifest_json: String,
+    /// What staging checks of the manifest against its schema.
+    manifest_check: ManifestCheck,
     /// Degraded deliveries and routes left out, one line each: the warnings `check` reports as
     /// diagnostics, for callers that emit without checking.
     pub warnings: Vec<String>,
@@ -102,13 +107,15 @@ pub fn plan_artifact(
     input: &EmitInput,
     options: &EmitOptions,
 ) -> Result<PlannedArtifact, EmitError> {
-    plan_artifact_reusing(input, options, None)
+    plan_artifact_reusing(input, input.schemas.clone(), options, None)
 }
 
-/// [`plan_artifact`], taking the shipped binary's bytes and the digests of unchanged files from
-/// `cache` (and keeping this plan's there).
+/// [`plan_artifact`] with the input's schema projections given apart (`schemas`, moved into the
+/// manifest), taking the shipped binary's bytes and the digests of unchanged files from `cache`
+/// (and keeping this plan's there).
 fn plan_artifact_reusing(
     input: &EmitInput,
+    schemas: BTreeMap<String, RouteSchemas>,
     options: &EmitOptions,
     cache: Option<&EmitCache>,
 ) -> Result<PlannedArtifact, EmitError> {
@@ -201,22 +208,88 @@ fn plan_artifact_reusing(
         None => files.file_table(),
     };
     let digest = file_table_digest(&table)?;
-    let mut manifest = build_manifest(input, hooks, table, digest);
-    let manifest_json = match cache {
-        Some(cache) => cache.manifest_json(&mut manifest)?,
-        None => serialize_canonical(&manifest).map_err(|source| EmitError::Serialize {
-            what: "the manifest",
-            source,
-        })?,
-    };
+    let mut manifest = build_manifest(input, schemas, hooks, table, digest);
+    let (manifest_json, manifest_check) = manifest_json(&mut manifest, cache)?;
     Ok(PlannedArtifact {
         files,
         manifest,
         manifest_json,
+        manifest_check,
         warnings,
         targets: targets.iter().map(|target| (*target).to_owned()).collect(),
         apps: built_apps(input),
     })
+}
+
+/// The manifest's canonical bytes (the same as [`super::canonical_json::serialize_canonical`]
+/// of it, pinned by a test) and what its schema check must cover. Each route's text is the one
+/// `cache` kept for an equal route in the manifest in place, else written now: the routes, nearly
+/// all of the manifest, in parallel.
+fn manifest_json(
+    manifest: &mut Manifest,
+    cache: Option<&EmitCache>,
+) -> Result<(String, ManifestCheck), EmitError> {
+    let serialize = |source| EmitError::Serialize {
+        what: "the manifest",
+        source,
+    };
+    let kept = match cache {
+        Some(cache) => cache.kept_fragments(&manifest.routes),
+        None => vec![None; manifest.routes.len()],
+    };
+    let fragments: Vec<Fragment> = manifest
+        .routes
+        .par_iter()
+        .zip(kept)
+        .map(|(route, kept)| match kept {
+            Some(text) => Ok(Fragment::Kept(text)),
+            None => canonical_member_item(route).map(Fragment::Written),
+        })
+        .collect::<Result<_, _>>()
+        .map_err(serialize)?;
+    let texts: Vec<&str> = fragments.iter().map(Fragment::text).collect();
+    let text = serialize_canonical_spliced(&*manifest, "routes", &texts).map_err(serialize)?;
+    let routes = std::mem::take(&mut manifest.routes);
+    let without_routes = serde_json::to_value(&*manifest);
+    manifest.routes = routes;
+    if let Some(cache) = cache {
+        let kept: Vec<Arc<str>> = fragments
+            .iter()
+            .map(|fragment| match fragment {
+                Fragment::Kept(text) => text.clone(),
+                Fragment::Written(text) => text.as_str().into(),
+            })
+            .collect();
+        cache.stage_manifest(&manifest.routes, &kept);
+    }
+    let new_routes = fragments
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, fragment)| match fragment {
+            Fragment::Written(text) => Some((index, text)),
+            Fragment::Kept(_) => None,
+        })
+        .collect();
+    let check = ManifestCheck {
+        without_routes: without_routes.map_err(serialize)?,
+        new_routes,
+    };
+    Ok((text, check))
+}
+
+/// A route's canonical text in the manifest: kept from the manifest in place, or written now.
+enum Fragment {
+    Kept(Arc<str>),
+    Written(String),
+}
+
+impl Fragment {
+    fn text(&self) -> &str {
+        match self {
+            Fragment::Kept(text) => text,
+            Fragment::Written(text) => text,
+        }
+    }
 }
 
 /// `bin/abgen-host`: the one runtime binary, or the launcher of each `--platform`'s binary at
@@ -288,22 +361,35 @@ pub fn emit_claimed(
     options: &EmitOptions,
     claim: &OutputClaim,
 ) -> Result<EmitReturn, EmitError> {
-    emit_claimed_reusing(input, options, claim, None)
+    let artifact = plan_artifact_reusing(input, input.schemas.clone(), options, None)?;
+    stage_planned(artifact, claim, None)
 }
 
 /// [`emit_claimed`], writing and hashing only what changed since the emit that `cache` kept
-/// (see [`EmitCache`]): the result is byte for byte the artifact [`emit_claimed`] writes.
+/// (see [`EmitCache`]): the result is byte for byte the artifact [`emit_claimed`] writes. The
+/// input's schema projections move into the manifest: `input.schemas` is left empty.
 pub fn emit_claimed_reusing(
-    input: &EmitInput,
+    input: &mut EmitInput,
     options: &EmitOptions,
     claim: &OutputClaim,
     cache: Option<&EmitCache>,
 ) -> Result<EmitReturn, EmitError> {
-    let artifact = plan_artifact_reusing(input, options, cache)?;
+    let schemas = std::mem::take(&mut input.schemas);
+    let artifact = plan_artifact_reusing(input, schemas, options, cache)?;
+    stage_planned(artifact, claim, cache)
+}
+
+/// Stages the planned artifact into the claimed output and swaps it in.
+fn stage_planned(
+    artifact: PlannedArtifact,
+    claim: &OutputClaim,
+    cache: Option<&EmitCache>,
+) -> Result<EmitReturn, EmitError> {
     stage_artifact_reusing(
         &artifact.files,
         MANIFEST_FILE_NAME,
         artifact.manifest_json.as_bytes(),
+        Some(&artifact.manifest_check),
         claim,
         cache.map(|cache| (cache, artifact.manifest.files.as_slice())),
     )?;

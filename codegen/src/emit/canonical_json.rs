@@ -1,4 +1,5 @@
-//! The one canonical JSON writer: every JSON file abgen writes goes through [`to_canonical_json`].
+//! The one canonical JSON writer: every JSON file abgen writes goes through
+//! [`serialize_canonical`] (or [`to_canonical_json`] for a [`Value`]).
 //!
 //! Rules (ARCHITECTURE.md §6), so that builds are byte-identical across machines and target
 //! orders:
@@ -14,15 +15,28 @@
 //!   UTF-8, as `JSON.stringify` does;
 //! - integers are written in decimal; a float with an integral value below 2^53 in magnitude is
 //!   written as that integer (`1.0` → `1`, `-0.0` → `0`), any other float in its shortest
-//!   round-trip form (`1.5e+300`, `1e-7`, `0.1`).
+//!   round-trip form (`1.5e+300`, `1e-7`, `0.1`), and a float that is not finite as `null`.
 //!
 //! A JSON Schema is recognised by where it stands: the value of a member named in
 //! [`SCHEMA_ROOT_KEYS`] is a schema, and inside a schema the keywords that hold subschemas are
 //! followed, so a `properties` key inside `const`, `default`, `enum` or `examples` data is still
 //! sorted. Invariant: the output never depends on the order keys were inserted, except inside
 //! schema property maps.
+//!
+//! The writer is a [`serde::Serializer`]: a value is written as it is serialized, with the
+//! meaning `serde_json::to_value` gives it (a struct is an object of its fields, `None` is
+//! `null`, an enum variant is its name or an object of one member), without building a
+//! [`Value`] first. Each object's members are written in the order they come; an object whose
+//! keys did not come sorted is reordered once its last member is written (the text of a member
+//! does not depend on where it stands among its siblings).
 
-use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde::ser::{self, Error as _};
+use serde_json::{Number, Value};
 
 /// Members whose value is a JSON Schema, wherever they appear in a document.
 pub const SCHEMA_ROOT_KEYS: &[&str] = &[
@@ -54,127 +68,100 @@ const SCHEMA_VALUED: &[&str] = &[
 /// Schema keywords whose value is an array of subschemas.
 const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 
+type Error = serde_json::Error;
+
+/// Writes any serializable value as canonical JSON followed by a newline.
+pub fn serialize_canonical<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    let mut out = String::new();
+    value.serialize(Writer::new(&mut out, 0, Position::Data, None))?;
+    out.push('\n');
+    Ok(out)
+}
+
 /// Writes `value` as canonical JSON followed by a newline.
 pub fn to_canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_data(&mut out, value, 0);
-    out.push('\n');
-    out
+    serialize_canonical(value).expect("a JSON value has string keys")
 }
 
 /// Writes a JSON Schema document (its `properties` kept in order) as canonical JSON followed by
 /// a newline.
 pub fn schema_to_canonical_json(schema: &Value) -> String {
     let mut out = String::new();
-    write_schema(&mut out, schema, 0);
+    schema
+        .serialize(Writer::new(&mut out, 0, Position::Schema, None))
+        .expect("a JSON value has string keys");
     out.push('\n');
     out
 }
 
-/// [`to_canonical_json`] of any serializable value.
-pub fn serialize_canonical<T: serde::Serialize>(value: &T) -> Result<String, serde_json::Error> {
-    Ok(to_canonical_json(&serde_json::to_value(value)?))
-}
-
 /// An item of an array that is a data member of a top-level object (the manifest's `routes`),
-/// written as [`to_canonical_json`] writes it there: a fragment for [`to_canonical_json_spliced`].
-pub fn canonical_member_item(item: &Value) -> String {
+/// written as [`serialize_canonical`] writes it there: a fragment for
+/// [`serialize_canonical_spliced`].
+pub fn canonical_member_item<T: Serialize + ?Sized>(item: &T) -> Result<String, Error> {
     let mut out = String::new();
-    write_data(&mut out, item, 2);
-    out
+    item.serialize(Writer::new(&mut out, 2, Position::Data, None))?;
+    Ok(out)
 }
 
-/// [`to_canonical_json`] of the object `document` with its data member `member` (never a schema
-/// position; what `document` holds there is replaced) holding the items written in `items` by
-/// [`canonical_member_item`]: the very bytes of writing the whole document, without building
-/// the array's values again (what lets a rebuild keep each route's fragment).
-pub fn to_canonical_json_spliced(
-    document: &Map<String, Value>,
-    member: &str,
+/// [`serialize_canonical`] of the object `document` with its data member `member` (never a
+/// schema position; what `document` holds there is not written) holding the items written in
+/// `items` by [`canonical_member_item`]: the very bytes of writing the whole document, with the
+/// items written apart (in parallel, or kept from an earlier build).
+pub fn serialize_canonical_spliced<T: Serialize + ?Sized>(
+    document: &T,
+    member: &'static str,
     items: &[&str],
-) -> String {
+) -> Result<String, Error> {
+    debug_assert!(!SCHEMA_ROOT_KEYS.contains(&member), "a data member");
     let mut out = String::new();
-    let mut members: Vec<(&str, Option<&Value>)> = document
-        .iter()
-        .filter(|(key, _)| *key != member)
-        .map(|(key, value)| (key.as_str(), Some(value)))
-        .chain([(member, None)])
-        .collect();
-    members.sort_by_key(|(key, _)| *key);
-    out.push('{');
-    for (index, (key, value)) in members.into_iter().enumerate() {
-        if index > 0 {
-            out.push(',');
+    let splice = Splice {
+        member,
+        items,
+        written: Cell::new(false),
+    };
+    document.serialize(Writer::new(&mut out, 0, Position::Data, Some(&splice)))?;
+    if !splice.written.get() {
+        return Err(Error::custom(format!(
+            "the spliced document has no member `{member}`"
+        )));
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+/// The member of the top-level object written from fragments instead of from the document.
+struct Splice<'a> {
+    member: &'static str,
+    items: &'a [&'a str],
+    written: Cell<bool>,
+}
+
+impl Splice<'_> {
+    /// Writes the member's value, an array at depth 1.
+    fn write(&self, out: &mut String) {
+        self.written.set(true);
+        if self.items.is_empty() {
+            out.push_str("[]");
+            return;
         }
-        new_line(&mut out, 1);
-        write_string(&mut out, key);
-        out.push_str(": ");
-        match value {
-            Some(value) if SCHEMA_ROOT_KEYS.contains(&key) => write_schema(&mut out, value, 1),
-            Some(value) => write_data(&mut out, value, 1),
-            None if items.is_empty() => out.push_str("[]"),
-            None => {
-                out.push('[');
-                for (index, item) in items.iter().enumerate() {
-                    if index > 0 {
-                        out.push(',');
-                    }
-                    new_line(&mut out, 2);
-                    out.push_str(item);
-                }
-                new_line(&mut out, 1);
-                out.push(']');
+        // Each item after a comma, a line break and its indentation.
+        let lines: usize = self.items.iter().map(|item| item.len() + 6).sum();
+        out.reserve(lines + 4);
+        out.push('[');
+        for (index, item) in self.items.iter().enumerate() {
+            if index > 0 {
+                out.push(',');
             }
+            new_line(out, 2);
+            out.push_str(item);
         }
-    }
-    new_line(&mut out, 0);
-    out.push_str("}\n");
-    out
-}
-
-/// Writes a value that is plain data: every object sorted.
-fn write_data(out: &mut String, value: &Value, depth: usize) {
-    match value {
-        Value::Object(map) => write_object(out, map, depth, KeyOrder::Sorted, |key| {
-            if SCHEMA_ROOT_KEYS.contains(&key) {
-                Position::Schema
-            } else {
-                Position::Data
-            }
-        }),
-        Value::Array(items) => write_array(out, items, depth, write_data),
-        scalar => write_scalar(out, scalar),
+        new_line(out, 1);
+        out.push(']');
     }
 }
 
-/// Writes a value in a position where a JSON Schema stands.
-fn write_schema(out: &mut String, value: &Value, depth: usize) {
-    match value {
-        Value::Object(map) => write_object(out, map, depth, KeyOrder::Sorted, |key| {
-            if ORDERED_SCHEMA_MAPS.contains(&key) {
-                Position::OrderedSchemaMap
-            } else if SORTED_SCHEMA_MAPS.contains(&key) {
-                Position::SortedSchemaMap
-            } else if SCHEMA_VALUED.contains(&key) || SCHEMA_ARRAYS.contains(&key) {
-                Position::Schema
-            } else {
-                Position::Data
-            }
-        }),
-        // An array in a schema position is a list of subschemas (`anyOf`, draft-07 `items`).
-        Value::Array(items) => write_array(out, items, depth, write_schema),
-        scalar => write_scalar(out, scalar),
-    }
-}
-
-#[derive(Clone, Copy)]
-enum KeyOrder {
-    Sorted,
-    Inserted,
-}
-
-/// What a member's value is, decided by its key.
-#[derive(Clone, Copy)]
+/// What a value is, decided by the key of the member that holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Position {
     Data,
     Schema,
@@ -182,20 +169,37 @@ enum Position {
     SortedSchemaMap,
 }
 
-fn write_position(out: &mut String, position: Position, value: &Value, depth: usize) {
-    match (position, value) {
-        (Position::Data, _) => write_data(out, value, depth),
-        (Position::Schema, _) => write_schema(out, value, depth),
-        (Position::OrderedSchemaMap, Value::Object(map)) => {
-            write_object(out, map, depth, KeyOrder::Inserted, |_| Position::Schema);
+impl Position {
+    /// The position of the value of the member `key` of an object standing here.
+    fn of_member(self, key: &str) -> Position {
+        match self {
+            Position::Data if SCHEMA_ROOT_KEYS.contains(&key) => Position::Schema,
+            Position::Data => Position::Data,
+            Position::Schema if ORDERED_SCHEMA_MAPS.contains(&key) => Position::OrderedSchemaMap,
+            Position::Schema if SORTED_SCHEMA_MAPS.contains(&key) => Position::SortedSchemaMap,
+            Position::Schema if SCHEMA_VALUED.contains(&key) || SCHEMA_ARRAYS.contains(&key) => {
+                Position::Schema
+            }
+            Position::Schema => Position::Data,
+            Position::OrderedSchemaMap | Position::SortedSchemaMap => Position::Schema,
         }
-        (Position::SortedSchemaMap, Value::Object(map)) => {
-            write_object(out, map, depth, KeyOrder::Sorted, |_| Position::Schema);
+    }
+
+    /// The position of an item of an array standing here: an array in a schema position is a
+    /// list of subschemas (`anyOf`, draft-07 `items`); a malformed schema map (`"properties":
+    /// [..]`) is written as data.
+    fn of_item(self) -> Position {
+        match self {
+            Position::Schema => Position::Schema,
+            Position::Data | Position::OrderedSchemaMap | Position::SortedSchemaMap => {
+                Position::Data
+            }
         }
-        // A malformed schema (`"properties": 3`) is still written, as data.
-        (Position::OrderedSchemaMap | Position::SortedSchemaMap, _) => {
-            write_data(out, value, depth);
-        }
+    }
+
+    /// Whether an object standing here keeps its members in insertion order.
+    fn keeps_order(self) -> bool {
+        self == Position::OrderedSchemaMap
     }
 }
 
@@ -210,108 +214,581 @@ fn new_line(out: &mut String, depth: usize) {
 /// One level of indentation.
 const INDENT: &str = "  ";
 
-fn write_object(
-    out: &mut String,
-    map: &Map<String, Value>,
-    depth: usize,
-    order: KeyOrder,
-    position_of: impl Fn(&str) -> Position,
-) {
-    if map.is_empty() {
-        out.push_str("{}");
-        return;
-    }
-    let mut members: Vec<(&String, &Value)> = map.iter().collect();
-    if let KeyOrder::Sorted = order {
-        members.sort_by_key(|(key, _)| *key);
-    }
-    out.push('{');
-    for (index, (key, value)) in members.into_iter().enumerate() {
-        if index > 0 {
-            out.push(',');
+fn write_string(out: &mut String, text: &str) {
+    out.push('"');
+    let bytes = text.as_bytes();
+    let mut plain = 0;
+    for (index, &byte) in bytes.iter().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0C => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x00..=0x1F => "",
+            _ => continue,
+        };
+        // Every byte escaped is ASCII, so `plain..index` lies on character boundaries.
+        out.push_str(&text[plain..index]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{byte:04x}");
+        } else {
+            out.push_str(escape);
         }
-        new_line(out, depth + 1);
-        write_string(out, key);
-        out.push_str(": ");
-        write_position(out, position_of(key), value, depth + 1);
+        plain = index + 1;
     }
-    new_line(out, depth);
-    out.push('}');
-}
-
-fn write_array(
-    out: &mut String,
-    items: &[Value],
-    depth: usize,
-    write_item: fn(&mut String, &Value, usize),
-) {
-    if items.is_empty() {
-        out.push_str("[]");
-        return;
-    }
-    out.push('[');
-    for (index, item) in items.iter().enumerate() {
-        if index > 0 {
-            out.push(',');
-        }
-        new_line(out, depth + 1);
-        write_item(out, item, depth + 1);
-    }
-    new_line(out, depth);
-    out.push(']');
-}
-
-fn write_scalar(out: &mut String, value: &Value) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => write_number(out, number),
-        Value::String(text) => write_string(out, text),
-        Value::Array(_) | Value::Object(_) => {
-            unreachable!("containers are written by their callers")
-        }
-    }
+    out.push_str(&text[plain..]);
+    out.push('"');
 }
 
 /// 2^53: above it not every integer is a representable float, so the float form is kept.
 const MAX_SAFE_FLOAT_INTEGER: f64 = 9_007_199_254_740_992.0;
 
-fn write_number(out: &mut String, number: &Number) {
-    if let Some(unsigned) = number.as_u64() {
-        out.push_str(&unsigned.to_string());
-    } else if let Some(signed) = number.as_i64() {
-        out.push_str(&signed.to_string());
-    } else if let Some(float) = number.as_f64() {
-        if float.fract() == 0.0 && float.abs() < MAX_SAFE_FLOAT_INTEGER {
-            #[expect(clippy::cast_possible_truncation, reason = "integral and below 2^53")]
-            let integral = float as i64;
-            out.push_str(&integral.to_string());
-        } else {
-            // serde_json prints the shortest representation that reads back to the same f64.
-            out.push_str(&number.to_string());
-        }
+fn write_float(out: &mut String, float: f64) {
+    if !float.is_finite() {
+        out.push_str("null");
+    } else if float.fract() == 0.0 && float.abs() < MAX_SAFE_FLOAT_INTEGER {
+        #[expect(clippy::cast_possible_truncation, reason = "integral and below 2^53")]
+        let integral = float as i64;
+        let _ = write!(out, "{integral}");
+    } else if let Some(number) = Number::from_f64(float) {
+        // serde_json prints the shortest representation that reads back to the same f64.
+        let _ = write!(out, "{number}");
     }
 }
 
-fn write_string(out: &mut String, text: &str) {
-    out.push('"');
-    for character in text.chars() {
-        match character {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            control if u32::from(control) < 0x20 => {
-                out.push_str(&format!("\\u{:04x}", u32::from(control)));
-            }
-            other => out.push(other),
+/// Writes one value at `depth`, standing in `position`.
+struct Writer<'a> {
+    out: &'a mut String,
+    depth: usize,
+    position: Position,
+    /// Set only for the top-level document of [`serialize_canonical_spliced`].
+    splice: Option<&'a Splice<'a>>,
+}
+
+impl<'a> Writer<'a> {
+    fn new(
+        out: &'a mut String,
+        depth: usize,
+        position: Position,
+        splice: Option<&'a Splice<'a>>,
+    ) -> Self {
+        Self {
+            out,
+            depth,
+            position,
+            splice,
         }
     }
-    out.push('"');
+
+    fn object(self) -> Object<'a> {
+        Object {
+            start: self.out.len(),
+            out: self.out,
+            depth: self.depth,
+            position: self.position,
+            splice: self.splice,
+            members: Vec::new(),
+            sorted: true,
+            key: None,
+        }
+    }
+
+    fn array(self) -> Array<'a> {
+        Array {
+            out: self.out,
+            depth: self.depth,
+            position: self.position.of_item(),
+            empty: true,
+        }
+    }
+
+    /// The writer of the value of a variant that is not a unit, inside the object of one
+    /// member `{ "<variant>": … }` that [`close_variant`] closes.
+    fn open_variant(self, variant: &'static str) -> Writer<'a> {
+        self.out.push('{');
+        new_line(self.out, self.depth + 1);
+        write_string(self.out, variant);
+        self.out.push_str(": ");
+        Writer::new(
+            self.out,
+            self.depth + 1,
+            self.position.of_member(variant),
+            None,
+        )
+    }
+}
+
+/// Closes the object [`Writer::open_variant`] opened at `depth`.
+fn close_variant(out: &mut String, depth: usize) {
+    new_line(out, depth);
+    out.push('}');
+}
+
+impl<'a> ser::Serializer for Writer<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Array<'a>;
+    type SerializeTuple = Array<'a>;
+    type SerializeTupleStruct = Array<'a>;
+    type SerializeTupleVariant = Variant<Array<'a>>;
+    type SerializeMap = Object<'a>;
+    type SerializeStruct = Object<'a>;
+    type SerializeStructVariant = Variant<Object<'a>>;
+
+    fn serialize_bool(self, value: bool) -> Result<(), Error> {
+        self.out.push_str(if value { "true" } else { "false" });
+        Ok(())
+    }
+
+    fn serialize_i8(self, value: i8) -> Result<(), Error> {
+        self.serialize_i64(value.into())
+    }
+
+    fn serialize_i16(self, value: i16) -> Result<(), Error> {
+        self.serialize_i64(value.into())
+    }
+
+    fn serialize_i32(self, value: i32) -> Result<(), Error> {
+        self.serialize_i64(value.into())
+    }
+
+    fn serialize_i64(self, value: i64) -> Result<(), Error> {
+        let _ = write!(self.out, "{value}");
+        Ok(())
+    }
+
+    fn serialize_i128(self, value: i128) -> Result<(), Error> {
+        match i64::try_from(value) {
+            Ok(value) => self.serialize_i64(value),
+            Err(_) => self.serialize_u128(u128::try_from(value).map_err(out_of_range)?),
+        }
+    }
+
+    fn serialize_u8(self, value: u8) -> Result<(), Error> {
+        self.serialize_u64(value.into())
+    }
+
+    fn serialize_u16(self, value: u16) -> Result<(), Error> {
+        self.serialize_u64(value.into())
+    }
+
+    fn serialize_u32(self, value: u32) -> Result<(), Error> {
+        self.serialize_u64(value.into())
+    }
+
+    fn serialize_u64(self, value: u64) -> Result<(), Error> {
+        let _ = write!(self.out, "{value}");
+        Ok(())
+    }
+
+    fn serialize_u128(self, value: u128) -> Result<(), Error> {
+        self.serialize_u64(u64::try_from(value).map_err(out_of_range)?)
+    }
+
+    fn serialize_f32(self, value: f32) -> Result<(), Error> {
+        self.serialize_f64(value.into())
+    }
+
+    fn serialize_f64(self, value: f64) -> Result<(), Error> {
+        write_float(self.out, value);
+        Ok(())
+    }
+
+    fn serialize_char(self, value: char) -> Result<(), Error> {
+        self.serialize_str(value.encode_utf8(&mut [0; 4]))
+    }
+
+    fn serialize_str(self, value: &str) -> Result<(), Error> {
+        write_string(self.out, value);
+        Ok(())
+    }
+
+    fn serialize_bytes(self, value: &[u8]) -> Result<(), Error> {
+        let mut array = self.array();
+        for byte in value {
+            ser::SerializeSeq::serialize_element(&mut array, byte)?;
+        }
+        ser::SerializeSeq::end(array)
+    }
+
+    fn serialize_none(self) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.out.push_str("null");
+        Ok(())
+    }
+
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        let depth = self.depth;
+        let inner = self.open_variant(variant);
+        let (position, out) = (inner.position, inner.out);
+        value.serialize(Writer::new(&mut *out, depth + 1, position, None))?;
+        close_variant(out, depth);
+        Ok(())
+    }
+
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Array<'a>, Error> {
+        Ok(self.array())
+    }
+
+    fn serialize_tuple(self, len: usize) -> Result<Array<'a>, Error> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Array<'a>, Error> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Variant<Array<'a>>, Error> {
+        let depth = self.depth;
+        Ok(Variant {
+            inner: self.open_variant(variant).array(),
+            depth,
+        })
+    }
+
+    fn serialize_map(self, _len: Option<usize>) -> Result<Object<'a>, Error> {
+        Ok(self.object())
+    }
+
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Object<'a>, Error> {
+        Ok(self.object())
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Variant<Object<'a>>, Error> {
+        let depth = self.depth;
+        Ok(Variant {
+            inner: self.open_variant(variant).object(),
+            depth,
+        })
+    }
+}
+
+fn out_of_range<E>(_: E) -> Error {
+    Error::custom("number out of range")
+}
+
+/// The items of an array, each on a line of its own.
+struct Array<'a> {
+    out: &'a mut String,
+    depth: usize,
+    /// Where every item stands.
+    position: Position,
+    empty: bool,
+}
+
+impl<'a> Array<'a> {
+    fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.out.push(if self.empty { '[' } else { ',' });
+        self.empty = false;
+        new_line(self.out, self.depth + 1);
+        value.serialize(Writer::new(
+            &mut *self.out,
+            self.depth + 1,
+            self.position,
+            None,
+        ))
+    }
+
+    /// Closes the array; hands back the output.
+    fn finish(self) -> &'a mut String {
+        if self.empty {
+            self.out.push_str("[]");
+        } else {
+            new_line(self.out, self.depth);
+            self.out.push(']');
+        }
+        self.out
+    }
+}
+
+impl ser::SerializeSeq for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.item(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.item(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleStruct for Array<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.item(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.finish();
+        Ok(())
+    }
+}
+
+/// One member written into [`Object::out`]: its key and where its text (from the line break
+/// before the key to the end of the value) lies.
+struct Member {
+    key: Cow<'static, str>,
+    start: usize,
+    end: usize,
+    /// The member [`Splice`] writes; nothing of it is in `out` until the object is finished.
+    spliced: bool,
+}
+
+/// The members of an object, written as they come and sorted by key at the end unless the
+/// object keeps its insertion order.
+struct Object<'a> {
+    out: &'a mut String,
+    depth: usize,
+    /// Where the object stands (its members' positions follow from it).
+    position: Position,
+    splice: Option<&'a Splice<'a>>,
+    /// Where the object's text begins in `out`.
+    start: usize,
+    members: Vec<Member>,
+    /// The members came in key order so far.
+    sorted: bool,
+    /// A map's key, between `serialize_key` and `serialize_value`.
+    key: Option<String>,
+}
+
+impl<'a> Object<'a> {
+    fn member<T: Serialize + ?Sized>(
+        &mut self,
+        key: Cow<'static, str>,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.out
+            .push(if self.members.is_empty() { '{' } else { ',' });
+        let start = self.out.len();
+        let spliced = self.splice.is_some_and(|splice| splice.member == key);
+        if !spliced {
+            new_line(self.out, self.depth + 1);
+            write_string(self.out, &key);
+            self.out.push_str(": ");
+            value.serialize(Writer::new(
+                &mut *self.out,
+                self.depth + 1,
+                self.position.of_member(&key),
+                None,
+            ))?;
+        }
+        if let Some(last) = self.members.last() {
+            self.sorted &= last.key < key;
+        }
+        self.members.push(Member {
+            key,
+            start,
+            end: self.out.len(),
+            spliced,
+        });
+        Ok(())
+    }
+
+    /// Sorts the members unless the object keeps its order or they came sorted, writes the
+    /// spliced member (left out until now, so that the order of the others is settled without
+    /// moving it), closes the object and hands back the output.
+    fn finish(self) -> &'a mut String {
+        let out = self.out;
+        if self.members.is_empty() {
+            out.push_str("{}");
+            return out;
+        }
+        let spliced = self.members.iter().any(|member| member.spliced);
+        if spliced || !(self.sorted || self.position.keeps_order()) {
+            let mut members = self.members;
+            if !self.position.keeps_order() {
+                members.sort_by(|a, b| a.key.cmp(&b.key));
+            }
+            // `{` and then the members, each but the first after a comma.
+            let body = self.start + 1;
+            SCRATCH.with_borrow_mut(|scratch| {
+                scratch.clear();
+                scratch.push_str(&out[body..]);
+                out.truncate(body);
+                for (index, member) in members.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    match self.splice {
+                        Some(splice) if member.spliced => {
+                            new_line(out, self.depth + 1);
+                            write_string(out, &member.key);
+                            out.push_str(": ");
+                            splice.write(out);
+                        }
+                        _ => out.push_str(&scratch[member.start - body..member.end - body]),
+                    }
+                }
+            });
+        }
+        new_line(out, self.depth);
+        out.push('}');
+        out
+    }
+}
+
+thread_local! {
+    /// The members of the object being reordered: one buffer per thread, reused.
+    static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+impl ser::SerializeMap for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.key = Some(map_key(key)?);
+        Ok(())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| Error::custom("a map value without a key"))?;
+        self.member(Cow::Owned(key), value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Object<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.member(Cow::Borrowed(key), value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.finish();
+        Ok(())
+    }
+}
+
+/// A tuple or struct variant: its array or object, inside the object of one member that names
+/// the variant.
+struct Variant<T> {
+    inner: T,
+    /// The depth of the object of one member.
+    depth: usize,
+}
+
+impl ser::SerializeTupleVariant for Variant<Array<'_>> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.inner.item(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        close_variant(self.inner.finish(), self.depth);
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Variant<Object<'_>> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.inner.member(Cow::Borrowed(key), value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        close_variant(self.inner.finish(), self.depth);
+        Ok(())
+    }
+}
+
+/// A map key as `serde_json::to_value` writes it: a string, or a number or `bool` as its text.
+fn map_key<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
+    match key.serialize(serde_json::value::Serializer)? {
+        Value::String(key) => Ok(key),
+        Value::Number(number) => Ok(number.to_string()),
+        Value::Bool(value) => Ok(value.to_string()),
+        _ => Err(Error::custom("a map key must be a string")),
+    }
 }
 
 #[cfg(test)]

@@ -163,7 +163,7 @@ fn is_independent_of_insertion_order_outside_schemas() {
 /// before and after the spliced one (schema members among them).
 #[test]
 fn a_spliced_member_is_written_as_the_whole_document_is() {
-    use super::{canonical_member_item, to_canonical_json_spliced};
+    use super::{canonical_member_item, serialize_canonical_spliced};
     let document = json!({
         "routes": "replaced",
         "a": { "inputSchema": { "properties": { "b": { "type": "string" }, "a": {} } } },
@@ -179,12 +179,74 @@ fn a_spliced_member_is_written_as_the_whole_document_is() {
         let items = &items[..count];
         let mut whole = document.clone();
         whole["routes"] = Value::Array(items.to_vec());
-        let fragments: Vec<String> = items.iter().map(canonical_member_item).collect();
+        let fragments: Vec<String> = items
+            .iter()
+            .map(|item| canonical_member_item(item).unwrap())
+            .collect();
         let fragments: Vec<&str> = fragments.iter().map(String::as_str).collect();
         assert_eq!(
-            to_canonical_json_spliced(document.as_object().unwrap(), "routes", &fragments),
+            serialize_canonical_spliced(&document, "routes", &fragments).unwrap(),
             to_canonical_json(&whole),
             "{count} items"
         );
     }
+}
+
+/// The writer serializes a typed value as `serde_json::to_value` sees it: struct fields sorted
+/// whatever their declaration order, skipped and `None` members, every shape of enum variant,
+/// map keys that are not strings, a schema member of a struct, and floats that are not finite.
+#[test]
+fn a_typed_value_is_written_as_its_json_value_is() {
+    use std::collections::BTreeMap;
+
+    use serde::Serialize;
+
+    use super::serialize_canonical;
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Typed {
+        zeta: u8,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        skipped: Option<u8>,
+        none: Option<u8>,
+        alpha: Vec<Kind>,
+        by_number: BTreeMap<u32, bool>,
+        input_schema: Value,
+        floats: [f64; 4],
+        unit: (),
+        tuple: (i8, char),
+    }
+
+    #[derive(Serialize)]
+    enum Kind {
+        Unit,
+        Newtype(String),
+        Tuple(u8, u8),
+        Struct { b: u8, a: u8 },
+    }
+
+    let typed = Typed {
+        zeta: 1,
+        skipped: None,
+        none: None,
+        alpha: vec![
+            Kind::Unit,
+            Kind::Newtype("x\n".into()),
+            Kind::Tuple(1, 2),
+            Kind::Struct { b: 1, a: 2 },
+        ],
+        by_number: BTreeMap::from([(10, true), (9, false)]),
+        input_schema: json!({ "type": "object", "properties": { "z": {}, "a": {} } }),
+        floats: [1.0, f64::NAN, 0.5, -3.0],
+        unit: (),
+        tuple: (-1, 'é'),
+    };
+    let written = serialize_canonical(&typed).unwrap();
+    assert_eq!(
+        written,
+        to_canonical_json(&serde_json::to_value(&typed).unwrap())
+    );
+    assert!(written.starts_with("{\n  \"alpha\": [\n    \"Unit\",\n    {\n      \"Newtype\""));
+    assert!(written.contains("\"properties\": {\n      \"z\": {},\n      \"a\": {}\n    }"));
 }

@@ -7,6 +7,8 @@
 //! literal `inputJsonSchema` / `outputJsonSchema` (moved out of `config` into `schemas.input` /
 //! `schemas.result`).
 
+use std::collections::BTreeMap;
+
 use abgen_runtime::manifest::{
     Application, Cli, FileEntry, HookTables, Limits, MANIFEST_VERSION, Manifest, REACT_VERSION,
     Route, RouteKind, RouteSchemas, SchemaProjection, SchemaSource, Server, ServerMode,
@@ -20,9 +22,11 @@ const LITERAL_INPUT_SCHEMA_KEY: &str = "inputJsonSchema";
 /// The options key whose literal JSON Schema replaces the zod result schema.
 const LITERAL_OUTPUT_SCHEMA_KEY: &str = "outputJsonSchema";
 
-/// The manifest of an artifact whose files are `files` with `digest`.
+/// The manifest of an artifact whose files are `files` with `digest`, each route's schemas moved
+/// out of `schemas` (the emit input's).
 pub fn build_manifest(
     input: &EmitInput,
+    mut schemas: BTreeMap<String, RouteSchemas>,
     hooks: HookTables,
     files: Vec<FileEntry>,
     digest: String,
@@ -30,7 +34,7 @@ pub fn build_manifest(
     let mut routes: Vec<Route> = input
         .routes
         .iter()
-        .map(|route| manifest_route(route, input.schemas.get(&route.id)))
+        .map(|route| manifest_route(route, schemas.remove(&route.id)))
         .collect();
     routes.sort_by(|a, b| a.id.cmp(&b.id));
     let mut servers: Vec<Server> = input
@@ -73,7 +77,11 @@ pub fn build_manifest(
     }
 }
 
-fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route {
+fn manifest_route(route: &EmitRoute, translated: Option<RouteSchemas>) -> Route {
+    let RouteSchemas {
+        input: translated_input,
+        result: translated_result,
+    } = translated.unwrap_or_default();
     let mut config = route.config.clone();
     let literal_input = config
         .shift_remove(LITERAL_INPUT_SCHEMA_KEY)
@@ -87,21 +95,17 @@ fn manifest_route(route: &EmitRoute, translated: Option<&RouteSchemas>) -> Route
         Some(json_schema) if json_schema.is_object() || json_schema.is_boolean() => {
             Some(literal(json_schema))
         }
-        _ => translated.and_then(|schemas| schemas.result.clone()),
+        _ => translated_result,
     };
     let input = match (literal_input, route.kind) {
         (Some(json_schema), _) => Some(literal(json_schema)),
-        (None, RouteKind::Tool) => Some(
-            translated
-                .and_then(|schemas| schemas.input.clone())
-                .unwrap_or(SchemaProjection {
-                    source: SchemaSource::Runtime,
-                    json_schema: None,
-                    profiles: Default::default(),
-                }),
-        ),
+        (None, RouteKind::Tool) => Some(translated_input.unwrap_or(SchemaProjection {
+            source: SchemaSource::Runtime,
+            json_schema: None,
+            profiles: Default::default(),
+        })),
         (None, RouteKind::Resource | RouteKind::Prompt | RouteKind::Cli | RouteKind::Script) => {
-            translated.and_then(|schemas| schemas.input.clone())
+            translated_input
         }
         (None, _) => None,
     };

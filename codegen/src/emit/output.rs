@@ -20,7 +20,7 @@ use abgen_runtime::manifest::{FileEntry, MANIFEST_FILE_NAME};
 
 use super::error::{EmitError, ForeignPath};
 use super::plan::sha256_hex;
-use super::reuse::{EmitCache, InPlace};
+use super::reuse::{EmitCache, FileStamp, InPlace};
 use super::stage::recover;
 
 /// How many unexpected paths a refusal names.
@@ -39,6 +39,8 @@ const MAX_LOCK_ATTEMPTS: usize = 1000;
 pub struct OutputClaim {
     out: PathBuf,
     _lock: BuildLock,
+    /// The file table the claim read from the output's manifest, for the check before the swap.
+    table: Option<ReadTable>,
 }
 
 impl OutputClaim {
@@ -46,6 +48,19 @@ impl OutputClaim {
     pub fn path(&self) -> &Path {
         &self.out
     }
+
+    /// The file table the claim read from the output's manifest.
+    pub(super) fn table(&self) -> Option<&ReadTable> {
+        self.table.as_ref()
+    }
+}
+
+/// A file table read from the manifest of an output, with the stamp the manifest had before it
+/// was read: while the manifest keeps that stamp, it holds that table.
+#[derive(Debug)]
+pub(super) struct ReadTable {
+    stamp: Option<FileStamp>,
+    table: BTreeMap<String, String>,
 }
 
 /// Resolves `out`, refuses what it must not replace, takes the build lock, recovers what a
@@ -67,8 +82,12 @@ pub fn claim_output_reusing(
     fs::create_dir_all(parent).map_err(EmitError::io("create", parent))?;
     let lock = BuildLock::acquire(sibling(&out, LOCK_TAG))?;
     recover(&out)?;
-    check_owned(&out, cache.and_then(EmitCache::in_place).as_ref())?;
-    Ok(OutputClaim { out, _lock: lock })
+    let table = check_owned(&out, cache.and_then(EmitCache::in_place).as_ref(), None)?;
+    Ok(OutputClaim {
+        out,
+        _lock: lock,
+        table,
+    })
 }
 
 /// Resolves `out` (relative to the current directory when relative) and refuses it when it is
@@ -109,15 +128,32 @@ fn refuse_non_directory(out: &Path) -> Result<(), EmitError> {
 
 /// Refuses `out` unless it is absent, empty, or an artifact abgen wrote (see the module doc).
 /// `in_place`, what an earlier emit recorded putting there, gives the table and the digests of
-/// the files whose stamps are still the recorded ones.
-pub(super) fn check_owned(out: &Path, in_place: Option<&InPlace>) -> Result<(), EmitError> {
+/// the files whose stamps are still the recorded ones; else `read_before`, the table an earlier
+/// check read, while the manifest keeps its stamp (the 20 MB manifest of a large project is
+/// then read once per build, not at the claim and again before the swap). Returns the table it
+/// read from the manifest, if it read one.
+pub(super) fn check_owned(
+    out: &Path,
+    in_place: Option<&InPlace>,
+    read_before: Option<&ReadTable>,
+) -> Result<Option<ReadTable>, EmitError> {
     refuse_non_directory(out)?;
     if !out.exists() {
-        return Ok(());
+        return Ok(None);
     }
-    let table = in_place
-        .and_then(|in_place| in_place.file_table(out))
-        .or_else(|| read_file_table(out));
+    let mut read = None;
+    let table = match in_place.and_then(|in_place| in_place.file_table(out)) {
+        Some(table) => Some(table),
+        None => match read_before.filter(|before| {
+            before.stamp.is_some() && FileStamp::of(&out.join(MANIFEST_FILE_NAME)) == before.stamp
+        }) {
+            Some(before) => Some(before.table.clone()),
+            None => {
+                read = read_file_table(out);
+                read.as_ref().map(|read| read.table.clone())
+            }
+        },
+    };
     let mut foreign = Foreign::default();
     match &table {
         Some(table) => {
@@ -143,7 +179,7 @@ pub(super) fn check_owned(out: &Path, in_place: Option<&InPlace>) -> Result<(), 
         }
     }
     if foreign.paths.is_empty() {
-        return Ok(());
+        return Ok(read);
     }
     Err(EmitError::OutputNotOwned {
         out: out.to_owned(),
@@ -161,7 +197,7 @@ pub(super) fn has_manifest(dir: &Path) -> bool {
 
 /// The manifest's file table by path (sha256), or `None` when there is no readable manifest
 /// with one. Only `files` is read, so an artifact of an older abgen is still recognised.
-fn read_file_table(out: &Path) -> Option<BTreeMap<String, String>> {
+fn read_file_table(out: &Path) -> Option<ReadTable> {
     #[derive(serde::Deserialize)]
     struct FileTable {
         files: Vec<FileEntry>,
@@ -169,15 +205,18 @@ fn read_file_table(out: &Path) -> Option<BTreeMap<String, String>> {
     if !has_manifest(out) {
         return None;
     }
-    let bytes = fs::read(out.join(MANIFEST_FILE_NAME)).ok()?;
+    let manifest = out.join(MANIFEST_FILE_NAME);
+    let stamp = FileStamp::of(&manifest);
+    let bytes = fs::read(manifest).ok()?;
     let table: FileTable = serde_json::from_slice(&bytes).ok()?;
-    Some(
-        table
+    Some(ReadTable {
+        stamp,
+        table: table
             .files
             .into_iter()
             .map(|entry| (entry.path, entry.sha256))
             .collect(),
-    )
+    })
 }
 
 /// Every directory that some path of the table lies in, `/`-separated.

@@ -69,7 +69,8 @@ pub struct BuildOptions {
 #[derive(Debug)]
 pub struct BuildReturn {
     pub emitted: EmitReturn,
-    /// What was emitted from (kept so that a caller decides when to free it).
+    /// What was emitted from (kept so that a caller decides when to free it), but for its
+    /// `schemas`, moved into the manifest.
     pub input: EmitInput,
     /// Every diagnostic of the check (none is an error).
     pub diagnostics: Vec<Diagnostic>,
@@ -159,7 +160,7 @@ pub fn build_project_reusing(
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
     let Bundled {
-        input,
+        mut input,
         emit_options,
         diagnostics,
     } = bundled(
@@ -171,7 +172,7 @@ pub fn build_project_reusing(
         app_profile,
         cache.map(|cache| &cache.scripts),
     )?;
-    let emitted = match emit_claimed_reusing(&input, &emit_options, &claim, emit_cache) {
+    let emitted = match emit_claimed_reusing(&mut input, &emit_options, &claim, emit_cache) {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };

@@ -10,7 +10,7 @@
 //! disk still has the stamp recorded when it was put there; the ownership check takes a file's
 //! digest from there when its stamp is unchanged. Also kept: each route of the manifest in
 //! place with its canonical text, so a rebuild serialises and schema-checks only the routes
-//! that changed ([`EmitCache::manifest_json`]).
+//! that changed ([`EmitCache::kept_fragments`]).
 //!
 //! Invariant: a kept fact is used only for a file whose stamp is the one recorded, and a stamp
 //! is recorded only for a file abgen itself put in place and verified. The stamp holds the
@@ -22,10 +22,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use abgen_runtime::manifest::{Manifest, Route};
+use abgen_runtime::manifest::Route;
 use serde_json::Value;
 
-use super::canonical_json::{canonical_member_item, to_canonical_json_spliced};
 use super::error::EmitError;
 use super::plan::{FilePlan, sha256_hex};
 
@@ -128,24 +127,15 @@ struct KeptRoute {
     fragment: Arc<str>,
 }
 
-/// The manifest of the plan being staged: its routes with their fragments (kept once the
-/// artifact is verified and in place), and what its verification must still check against the
-/// manifest schema.
-#[derive(Debug)]
-struct PendingManifest {
-    routes: HashMap<String, KeptRoute>,
-    check: Option<ManifestCheck>,
-}
-
-/// What the schema check of a manifest written from kept fragments covers: the manifest with
-/// no routes, and each route whose fragment is new. A kept fragment belongs to a route that
-/// passed the check in a manifest verified before, and the manifest schema judges each route
-/// alone (see [`super::stage`]), so the verdict is that of checking the whole manifest.
+/// What the schema check of a manifest covers: the manifest with no routes, and each route
+/// whose fragment was written for it. A kept fragment belongs to a route that passed the check
+/// in a manifest verified before, and the manifest schema judges each route alone (see
+/// [`super::stage`]), so the verdict is that of checking the whole manifest.
 #[derive(Debug)]
 pub(super) struct ManifestCheck {
     pub without_routes: Value,
-    /// Each new route with its index in `routes`.
-    pub new_routes: Vec<(usize, Value)>,
+    /// Each newly written route's canonical text, with its index in `routes`.
+    pub new_routes: Vec<(usize, String)>,
 }
 
 #[derive(Debug, Default)]
@@ -156,7 +146,8 @@ struct State {
     in_place: Option<InPlace>,
     /// Each route of the manifest in place, by id.
     routes: HashMap<String, KeptRoute>,
-    pending: Option<PendingManifest>,
+    /// The routes of the manifest being staged, kept once it is verified and in place.
+    pending: Option<HashMap<String, KeptRoute>>,
 }
 
 /// What emits of one output keep for the next (see the module doc).
@@ -222,61 +213,34 @@ impl EmitCache {
         digests
     }
 
-    /// The canonical bytes of `manifest`, each route's text taken from the manifest in place
-    /// when the route is equal to the one there (the same bytes as
-    /// [`super::canonical_json::serialize_canonical`], pinned by a test). What the staged
-    /// manifest's schema check must cover is kept for [`EmitCache::manifest_check`].
-    pub(super) fn manifest_json(&self, manifest: &mut Manifest) -> Result<String, EmitError> {
-        let serialize = |source| EmitError::Serialize {
-            what: "the manifest",
-            source,
-        };
-        let routes = std::mem::take(&mut manifest.routes);
-        let without_routes = serde_json::to_value(&*manifest);
-        manifest.routes = routes;
-        let without_routes = without_routes.map_err(serialize)?;
-        let Some(document) = without_routes.as_object() else {
-            unreachable!("a manifest is an object");
-        };
-        let mut state = self.state();
-        let mut kept_routes = HashMap::with_capacity(manifest.routes.len());
-        let mut new_routes = Vec::new();
-        let mut fragments = Vec::with_capacity(manifest.routes.len());
-        for (index, route) in manifest.routes.iter().enumerate() {
-            let kept = match state.routes.remove(&route.id) {
-                Some(kept) if kept.route == *route => kept,
-                _ => {
-                    let value = serde_json::to_value(route).map_err(serialize)?;
-                    let fragment = canonical_member_item(&value).into();
-                    new_routes.push((index, value));
-                    KeptRoute {
-                        route: route.clone(),
-                        fragment,
-                    }
-                }
-            };
-            fragments.push(kept.fragment.clone());
-            kept_routes.insert(route.id.clone(), kept);
-        }
-        let fragments: Vec<&str> = fragments.iter().map(|fragment| &**fragment).collect();
-        let text = to_canonical_json_spliced(document, "routes", &fragments);
-        state.pending = Some(PendingManifest {
-            routes: kept_routes,
-            check: Some(ManifestCheck {
-                without_routes,
-                new_routes,
-            }),
-        });
-        Ok(text)
+    /// Each route's canonical text in the manifest in place, for a route equal to the one there.
+    pub(super) fn kept_fragments(&self, routes: &[Route]) -> Vec<Option<Arc<str>>> {
+        let state = self.state();
+        routes
+            .iter()
+            .map(|route| {
+                let kept = state.routes.get(&route.id)?;
+                (kept.route == *route).then(|| kept.fragment.clone())
+            })
+            .collect()
     }
 
-    /// What the schema check of the manifest [`EmitCache::manifest_json`] wrote last must cover
-    /// (handed out once).
-    pub(super) fn take_manifest_check(&self) -> Option<ManifestCheck> {
-        self.state()
-            .pending
-            .as_mut()
-            .and_then(|pending| pending.check.take())
+    /// Keeps each route of the manifest being staged with its text there, for the emit after
+    /// this manifest is verified and in place.
+    pub(super) fn stage_manifest(&self, routes: &[Route], fragments: &[Arc<str>]) {
+        let mut state = self.state();
+        let mut pending = HashMap::with_capacity(routes.len());
+        for (route, fragment) in routes.iter().zip(fragments) {
+            let kept = match state.routes.remove(&route.id) {
+                Some(kept) if Arc::ptr_eq(&kept.fragment, fragment) => kept,
+                _ => KeptRoute {
+                    route: route.clone(),
+                    fragment: fragment.clone(),
+                },
+            };
+            pending.insert(route.id.clone(), kept);
+        }
+        state.pending = Some(pending);
     }
 
     /// The artifact in place after the last swap, if any.
@@ -310,11 +274,7 @@ impl EmitCache {
         let mut state = self.state();
         state.in_place = placed;
         // The manifest passed its check and is in place: its routes are the ones to keep.
-        state.routes = state
-            .pending
-            .take()
-            .map(|pending| pending.routes)
-            .unwrap_or_default();
+        state.routes = state.pending.take().unwrap_or_default();
     }
 
     /// Forgets the artifact in place and the manifest being staged (a failed emit).

@@ -16,6 +16,7 @@ use std::fs;
 use std::path::Path;
 
 use abgen_runtime::manifest::{FileEntry, MANIFEST_FILE_NAME};
+use rayon::prelude::*;
 
 use super::error::EmitError;
 use super::failpoint::Failpoint;
@@ -24,7 +25,8 @@ use super::plan::FilePlan;
 use super::reuse::{EmitCache, FileStamp, InPlace, ManifestCheck};
 
 /// Writes `plan` and then `manifest` (its bytes, under `manifest_path`) into a staging sibling
-/// of the claimed output, and swaps it in.
+/// of the claimed output, and swaps it in. The manifest staged is checked against its schema
+/// as `manifest_check` says, else read back and checked whole.
 #[cfg(test)]
 pub(super) fn stage_artifact(
     plan: &FilePlan,
@@ -32,7 +34,7 @@ pub(super) fn stage_artifact(
     manifest: &[u8],
     claim: &OutputClaim,
 ) -> Result<(), EmitError> {
-    stage_artifact_reusing(plan, manifest_path, manifest, claim, None)
+    stage_artifact_reusing(plan, manifest_path, manifest, None, claim, None)
 }
 
 /// [`stage_artifact`], given `reuse`: the cache of the emits of this output and the planned
@@ -44,11 +46,12 @@ pub(super) fn stage_artifact_reusing(
     plan: &FilePlan,
     manifest_path: &str,
     manifest: &[u8],
+    manifest_check: Option<&ManifestCheck>,
     claim: &OutputClaim,
     reuse: Option<(&EmitCache, &[FileEntry])>,
 ) -> Result<(), EmitError> {
     let Some((cache, table)) = reuse else {
-        return stage_and_swap(plan, manifest_path, manifest, claim, None);
+        return stage_and_swap(plan, manifest_path, manifest, manifest_check, claim, None);
     };
     let digests: BTreeMap<String, String> = table
         .iter()
@@ -61,11 +64,11 @@ pub(super) fn stage_artifact_reusing(
         plan,
         manifest_path,
         manifest,
+        manifest_check,
         claim,
         Some(Linkable {
             digests: &digests,
             in_place,
-            manifest_check: cache.take_manifest_check(),
         }),
     );
     match &staged {
@@ -80,14 +83,13 @@ pub(super) fn stage_artifact_reusing(
 struct Linkable<'a> {
     digests: &'a BTreeMap<String, String>,
     in_place: Option<InPlace>,
-    /// The manifest was written from kept route fragments: what its schema check covers.
-    manifest_check: Option<ManifestCheck>,
 }
 
 fn stage_and_swap(
     plan: &FilePlan,
     manifest_path: &str,
     manifest: &[u8],
+    manifest_check: Option<&ManifestCheck>,
     claim: &OutputClaim,
     mut linkable: Option<Linkable<'_>>,
 ) -> Result<(), EmitError> {
@@ -104,12 +106,7 @@ fn stage_and_swap(
         out,
         linkable.as_mut(),
     )
-    .and_then(|linked| {
-        let manifest_check = linkable
-            .as_ref()
-            .and_then(|linkable| linkable.manifest_check.as_ref());
-        verify_tree(plan, manifest_path, &staging, &linked, manifest_check)
-    })
+    .and_then(|linked| verify_tree(plan, manifest_path, &staging, &linked, manifest_check))
     // Files may have been put into the output while the artifact was bundled and staged:
     // it is judged again just before it is replaced.
     .and_then(|()| {
@@ -118,7 +115,9 @@ fn stage_and_swap(
             linkable
                 .as_ref()
                 .and_then(|linkable| linkable.in_place.as_ref()),
+            claim.table(),
         )
+        .map(|_| ())
     });
     if let Err(error) = written {
         let _ = fs::remove_dir_all(&staging);
@@ -321,8 +320,8 @@ fn verify_tree(
 /// Every JSON document parses, and the hook client can read the staged manifest (its hook view
 /// skips the schemas, as it does inside a host's deadline), and the manifest passes its schema.
 ///
-/// A manifest written from kept route fragments (`manifest_check`) is checked in parts: the
-/// manifest without its routes, then each route whose fragment is new against
+/// A manifest with its `manifest_check` is checked in parts: the manifest without its routes,
+/// then each route whose fragment is new (every route, but for a rebuild) against
 /// `#/$defs/route`. That is the whole check's verdict because the schema judges each route
 /// alone: `routes` is `{"type": "array", "items": {"$ref": "#/$defs/route"}}`, and no keyword
 /// anywhere looks across items or through a dynamic reference (`uniqueItems`, `contains`,
@@ -357,12 +356,20 @@ fn verify_documents(
         {
             return Err(broken(error, ""));
         }
-        for (index, route) in &check.new_routes {
-            if let Some(error) = route_validator().iter_errors(route).next() {
-                return Err(broken(error, &format!("/routes/{index}")));
-            }
-        }
-        return Ok(());
+        // Each route is parsed from the text written for it, checked and dropped, in parallel.
+        return check
+            .new_routes
+            .par_iter()
+            .map(|(index, text)| {
+                let route: serde_json::Value = serde_json::from_str(text).map_err(|_| {
+                    EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON"))
+                })?;
+                match route_validator().iter_errors(&route).next() {
+                    Some(error) => Err(broken(error, &format!("/routes/{index}"))),
+                    None => Ok(()),
+                }
+            })
+            .collect();
     }
     let manifest: serde_json::Value = fs::read(&manifest_file)
         .ok()

@@ -174,7 +174,7 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
     let without_routes: serde_json::Value = serde_json::from_str(&minimal_manifest()).unwrap();
     let check = crate::emit::reuse::ManifestCheck {
         without_routes: without_routes.clone(),
-        new_routes: vec![(7, serde_json::json!({ "id": 3 }))],
+        new_routes: vec![(7, r#"{ "id": 3 }"#.into())],
     };
     let plan = FilePlan::default();
     let verify = |check| super::verify_documents(&plan, "abgen.manifest.json", temp.path(), check);

@@ -195,27 +195,29 @@ pub enum RouteKind {
     Script,
 }
 
-/// One route of the project.
+/// One route of the project. Its fields are declared in the order of their names on the wire,
+/// the order the canonical writer puts them in, so that it writes a route (nearly all of a
+/// manifest) as it comes, without reordering it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Route {
+    /// The route's static options as written (without `inputSchema`/`resultSchema`).
+    pub config: Map<String, Value>,
+    /// The canonical event (`tool/after`); event routes only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
     /// `tool:<server>/<name>`, `event:<family>/<event>`, …
     pub id: String,
     pub kind: RouteKind,
+    pub schemas: RouteSchemas,
+    /// The owning server id; MCP routes only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     /// The route module, relative to the project root, `/`-separated.
     pub source: String,
     /// The MCP wire name (the last id segment); MCP routes only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wire_name: Option<String>,
-    /// The owning server id; MCP routes only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<String>,
-    /// The canonical event (`tool/after`); event routes only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event: Option<String>,
-    /// The route's static options as written (without `inputSchema`/`resultSchema`).
-    pub config: Map<String, Value>,
-    pub schemas: RouteSchemas,
 }
 
 /// Where a route's input and result schemas come from, and their printed forms.
@@ -228,11 +230,11 @@ pub struct RouteSchemas {
     pub result: Option<SchemaProjection>,
 }
 
-/// One schema of a route: the canonical form and the host-profile projections of it.
+/// One schema of a route: the canonical form and the host-profile projections of it. Its fields
+/// are declared in the order of their names on the wire, as [`Route`]'s are.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaProjection {
-    pub source: SchemaSource,
     /// The canonical JSON Schema 2020-12; absent when `source` is `runtime`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_schema: Option<Value>,
@@ -241,6 +243,7 @@ pub struct SchemaProjection {
     /// build warned). Empty for run-time and literal schemas.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub profiles: std::collections::BTreeMap<String, ProfileProjection>,
+    pub source: SchemaSource,
 }
 
 /// One host profile's form of a schema. A member named `jsonSchema`, like the canonical form,

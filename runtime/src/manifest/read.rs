@@ -27,17 +27,20 @@ pub enum ManifestReadError {
 
 /// Reads and parses the whole manifest at `path`.
 pub fn read_manifest(path: &Path) -> Result<Manifest, ManifestReadError> {
-    read_checked(path)
+    read_checked(path, |manifest: &Manifest| manifest.manifest_version)
 }
 
 /// Reads only the identity, digest and hook tables of the manifest at `path`.
 pub fn read_hook_view(path: &Path) -> Result<HookView, ManifestReadError> {
-    read_checked(path)
+    read_checked(path, |view: &HookView| view.manifest_version)
 }
 
-/// Checks `manifestVersion` first so that an old or future manifest gets a version error,
-/// not a confusing field error.
-fn read_checked<T: DeserializeOwned>(path: &Path) -> Result<T, ManifestReadError> {
+/// Parses the manifest once; an old or future manifest gets a version error, not a confusing
+/// field error: when the parse fails, `manifestVersion` alone is read to tell which it is.
+fn read_checked<T: DeserializeOwned>(
+    path: &Path,
+    version_of: impl Fn(&T) -> u32,
+) -> Result<T, ManifestReadError> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct VersionOnly {
@@ -51,13 +54,21 @@ fn read_checked<T: DeserializeOwned>(path: &Path) -> Result<T, ManifestReadError
         path: path.to_owned(),
         source,
     };
+    let other_version = |found| ManifestReadError::Version {
+        path: path.to_owned(),
+        found,
+    };
     let bytes = std::fs::read(path).map_err(io)?;
-    let version: VersionOnly = serde_json::from_slice(&bytes).map_err(invalid)?;
-    if version.manifest_version != u64::from(MANIFEST_VERSION) {
-        return Err(ManifestReadError::Version {
-            path: path.to_owned(),
-            found: version.manifest_version,
-        });
+    match serde_json::from_slice::<T>(&bytes) {
+        Ok(read) if version_of(&read) == MANIFEST_VERSION => Ok(read),
+        Ok(read) => Err(other_version(u64::from(version_of(&read)))),
+        Err(error) => {
+            let version: VersionOnly = serde_json::from_slice(&bytes).map_err(invalid)?;
+            if version.manifest_version == u64::from(MANIFEST_VERSION) {
+                Err(invalid(error))
+            } else {
+                Err(other_version(version.manifest_version))
+            }
+        }
     }
-    serde_json::from_slice(&bytes).map_err(invalid)
 }
