@@ -17,7 +17,8 @@ use abgen::cli::{
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::emit::canonical_json::schema_to_canonical_json;
 use abgen::emit::{
-    BuildFailure, BuildOptions, BuildReport, build_project, check_built_artifact, render_comparison,
+    BuildFailure, BuildOptions, BuildReport, build_project_with, check_built_artifact,
+    render_comparison,
 };
 use abgen::graph::{HostModelReads, render_routes, render_summary};
 use abgen::schema::{Io, select_schema};
@@ -72,12 +73,17 @@ fn build(args: &BuildArgs) -> io::Result<ExitCode> {
     if args.check {
         return build_check(args, &options);
     }
+    let profile = if args.dev {
+        AppProfile::Development
+    } else {
+        AppProfile::Production
+    };
     if args.watch {
-        return watch(options, AppProfile::Production, DEFAULT_DEBOUNCE, false);
+        return watch(options, profile, DEFAULT_DEBOUNCE, false);
     }
     let stderr = io::stderr();
     let color = ColorChoice::for_terminal(stderr.is_terminal());
-    match build_project(&options) {
+    match build_project_with(&options, profile) {
         Ok(built) => {
             if args.json {
                 let report = BuildReport::built(

@@ -41,8 +41,15 @@ pub struct BuildArgs {
 
     /// Build, then rebuild after every change of the project's files until Ctrl-C (SIGINT),
     /// SIGTERM or the end of a piped standard input. Production App documents, as a plain
-    /// build; `abgen dev` is the same loop with readable ones. A failed rebuild keeps the last
-    /// good artifact; diagnostics print when they change.
+    /// build, unless `--dev`; `abgen dev` is the same loop with readable ones. A failed rebuild
+    /// keeps the last good artifact; diagnostics print when they change.
     #[arg(long, conflicts_with_all = ["check", "json"])]
     pub watch: bool,
+
+    /// Readable App documents (unminified, with their own names), as `abgen dev` writes them:
+    /// an artifact to develop against, not to ship. A bundler's dev server passes it
+    /// (`agent-bundle/rsbuild` under `rsbuild dev`). `--check` compares with what ships, so
+    /// the two do not go together.
+    #[arg(long, conflicts_with = "check")]
+    pub dev: bool,
 }

@@ -1,6 +1,7 @@
 // agent-bundle/rsbuild with real Rsbuild and the real abgen: routes.d.ts before the first
 // compile, the artifact after the build, abgen's diagnostics as compile errors (a failed abgen
-// build fails `rsbuild build`), rebuilds in dev, and no abgen child left once Rsbuild closes.
+// build fails `rsbuild build`), rebuilds in dev with readable App documents, and no abgen child
+// left once Rsbuild closes.
 // Each test builds a copy of the valid-minimal fixture in a temporary directory.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -223,6 +224,34 @@ describe('pluginAgentBundle', () => {
     assert.notEqual(code, 0, output);
     assert.match(output, /src\/mcp\/hello\/tools\/greet\.ts:2:16/);
     assert.match(output, /AB4810: the tool definition's options have no `inputSchema` and `resultSchema`/);
+  });
+
+  it('builds readable App documents under rsbuild dev and production ones under rsbuild build', async () => {
+    const appFixture = path.join(repo, 'fixtures/projects/valid-app-probe');
+    const document = (root) => readFileSync(path.join(root, 'artifact/mcp-apps/probe.html'), 'utf8');
+
+    const shipped = project('app-build', appFixture);
+    const built = await createRsbuild({ cwd: shipped, rsbuildConfig: rsbuildConfig([pluginAgentBundle()]) });
+    await built.build();
+    const production = document(shipped);
+
+    const developed = project('app-dev', appFixture);
+    const rsbuild = await createRsbuild({
+      cwd: developed,
+      rsbuildConfig: rsbuildConfig([pluginAgentBundle()], { server: { host: '127.0.0.1', port: 0, printUrls: false } }),
+    });
+    const { server } = await rsbuild.startDevServer();
+    try {
+      await waitFor('the dev artifact', () => existsSync(path.join(developed, 'artifact/abgen.manifest.json')));
+      const readable = document(developed);
+      // The development document keeps the App's module headers and its names; the
+      // production one is minified.
+      assert.ok(readable.includes('\n// src/mcp/desk/apps/probe.ts\n'), 'the dev document names its modules');
+      assert.ok(!production.includes('// src/mcp/desk/apps/probe.ts'), 'the production document is minified');
+      assert.ok(2 * readable.length > 3 * production.length, `${readable.length} readable bytes against ${production.length}`);
+    } finally {
+      await server.close();
+    }
   });
 
   it('rebuilds in dev on a route edit, reports a broken one as a compile error, and ends abgen on close', async () => {

@@ -3,7 +3,8 @@
 // types from the start; after every compile, build or dev, it builds the artifact with `abgen
 // build --json` and reports abgen's diagnostics as that compilation's errors and warnings, so a
 // failed abgen build fails `rsbuild build` and shows in `rsbuild dev` like any compile error.
-// In dev and watch builds the plugin watches the project's `src/` and config, and a change
+// Under `rsbuild dev` the artifact's App documents are the readable ones (`abgen build --dev`),
+// under `rsbuild build` the production ones. In dev and watch builds the plugin watches the project's `src/` and config, and a change
 // recompiles, and with it rebuilds the artifact.
 //
 // The plugin starts one abgen child at a time and waits for it, inside the compile, so builds
@@ -80,7 +81,9 @@ export function pluginAgentBundle(options = {}) {
           watcher ??= watchProject(root, () => first.watching?.invalidate());
         });
         first.hooks.afterEmit.tapPromise(WHO, async (compilation) => {
-          const outcome = await buildArtifact(abgen, { root, out, targets: options.targets });
+          // Under `rsbuild dev`, readable App documents, as `abgen dev` writes them.
+          const dev = api.context.action === 'dev';
+          const outcome = await buildArtifact(abgen, { root, out, targets: options.targets, dev });
           for (const problem of outcome.errors) compilation.errors.push(rsbuildError(ErrorClass, problem));
           for (const problem of outcome.warnings) compilation.warnings.push(rsbuildError(ErrorClass, problem));
           if (outcome.built !== undefined) api.logger.info(outcome.built);
@@ -235,8 +238,9 @@ function within(promise, ms) {
  * One `abgen build --json`, as the compilation's problems: `{ errors, warnings, built? }`,
  * each problem `{ message, file? }` (`placeOf`).
  */
-async function buildArtifact(abgen, { root, out, targets }) {
+async function buildArtifact(abgen, { root, out, targets, dev }) {
   const args = ['build', '--json', '--root', root];
+  if (dev) args.push('--dev');
   if (out !== undefined) args.push('--out', out);
   if (targets !== undefined) args.push('--target', targets.join(','));
   const started = performance.now();
