@@ -177,7 +177,7 @@ fn schema_from_export(source: &SchemaSource<'_>, top: &TopLevel<'_>) -> SchemaEx
         SchemaSource::Init(init) => capture(init, top),
         SchemaSource::Local { name, span } => SchemaExpr::Ident {
             name: (*name).to_owned(),
-            binding: top.resolve(name),
+            binding: Box::new(top.resolve(name)),
             span: *span,
         },
         SchemaSource::ReExport {
@@ -186,10 +186,10 @@ fn schema_from_export(source: &SchemaSource<'_>, top: &TopLevel<'_>) -> SchemaEx
             span,
         } => SchemaExpr::Ident {
             name: imported.clone(),
-            binding: Binding::Import {
+            binding: Box::new(Binding::Import {
                 source: (*source).to_owned(),
                 imported: imported.clone(),
-            },
+            }),
             span: *span,
         },
     }

@@ -77,7 +77,7 @@ fn capture_at_depth(expression: &Expression<'_>, top: &TopLevel<'_>, depth: usiz
             let name = identifier.name.as_str();
             SchemaExpr::Ident {
                 name: name.to_owned(),
-                binding: top.resolve(name),
+                binding: Box::new(top.resolve(name)),
                 span,
             }
         }
@@ -104,8 +104,8 @@ fn capture_at_depth(expression: &Expression<'_>, top: &TopLevel<'_>, depth: usiz
         Expression::BooleanLiteral(boolean) => literal(Value::Bool(boolean.value), span),
         Expression::NullLiteral(_) => literal(Value::Null, span),
         Expression::RegExpLiteral(regex) => SchemaExpr::Regex {
-            pattern: regex.regex.pattern.text.as_str().to_owned(),
-            flags: regex.regex.flags.to_string(),
+            pattern: regex.regex.pattern.text.as_str().into(),
+            flags: regex.regex.flags.to_string().into(),
             span,
         },
         Expression::ObjectExpression(object) => {
@@ -168,7 +168,10 @@ fn capture_argument(argument: &Argument<'_>, top: &TopLevel<'_>, depth: usize) -
 }
 
 fn literal(value: Value, span: Span) -> SchemaExpr {
-    SchemaExpr::Literal { value, span }
+    SchemaExpr::Literal {
+        value: Box::new(value),
+        span,
+    }
 }
 
 fn number_literal(value: f64, span: Span) -> SchemaExpr {

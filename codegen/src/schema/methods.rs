@@ -172,7 +172,7 @@ impl<'a> Translator<'_, 'a> {
             "length" => StringCheck::Length(self.count(module, args, span)?),
             "nonempty" => StringCheck::MinLength(1),
             "regex" => match arg(module, args, 0, span)? {
-                SchemaExpr::Regex { pattern, .. } => StringCheck::Regex(pattern.clone()),
+                SchemaExpr::Regex { pattern, .. } => StringCheck::Regex(pattern.to_string()),
                 _ => return Ok(false),
             },
             "startsWith" | "endsWith" | "includes" => {

@@ -103,10 +103,13 @@ impl<'s, 'a> Translator<'s, 'a> {
                         self.method(module, base, property, args, *span)
                     }
                 },
-                SchemaExpr::Ident {
-                    binding: Binding::Import { source, imported },
-                    ..
-                } if ZOD_MODULES.contains(&source.as_str()) && imported != "*" => {
+                SchemaExpr::Ident { binding, .. }
+                    if matches!(binding.as_ref(), Binding::Import { source, imported }
+                        if ZOD_MODULES.contains(&source.as_str()) && imported != "*") =>
+                {
+                    let Binding::Import { imported, .. } = binding.as_ref() else {
+                        unreachable!("the guard matched an import binding")
+                    };
                     self.zod_call(module, Namespace::Zod, imported, args, *span)
                 }
                 other => Err(fallback(
@@ -143,21 +146,26 @@ impl<'s, 'a> Translator<'s, 'a> {
         expression: &SchemaExpr,
     ) -> Translated<Option<Namespace>> {
         match expression {
-            SchemaExpr::Ident {
-                binding: Binding::Import { source, imported },
-                ..
-            } => Ok((ZOD_MODULES.contains(&source.as_str())
-                && (imported == "z" || imported == "*"))
-                .then_some(Namespace::Zod)),
-            SchemaExpr::Ident {
-                binding: Binding::LocalConst { .. },
-                ..
-            } => self.through_const(module, expression, |this, target, init| match init {
-                SchemaExpr::Ident { .. } | SchemaExpr::Member { .. } => {
-                    this.namespace(target, init)
-                }
-                _ => Ok(None),
-            }),
+            SchemaExpr::Ident { binding, .. } if matches!(**binding, Binding::Import { .. }) => {
+                let Binding::Import { source, imported } = binding.as_ref() else {
+                    unreachable!("the guard matched an import binding")
+                };
+                Ok(
+                    (ZOD_MODULES.contains(&source.as_str())
+                        && (imported == "z" || imported == "*"))
+                        .then_some(Namespace::Zod),
+                )
+            }
+            SchemaExpr::Ident { binding, .. }
+                if matches!(**binding, Binding::LocalConst { .. }) =>
+            {
+                self.through_const(module, expression, |this, target, init| match init {
+                    SchemaExpr::Ident { .. } | SchemaExpr::Member { .. } => {
+                        this.namespace(target, init)
+                    }
+                    _ => Ok(None),
+                })
+            }
             SchemaExpr::Member {
                 object, property, ..
             } if property == "iso" || property == "coerce" => {
@@ -195,7 +203,7 @@ impl<'s, 'a> Translator<'s, 'a> {
         expression: &SchemaExpr,
     ) -> Translated<Value> {
         match expression {
-            SchemaExpr::Literal { value, .. } => Ok(value.clone()),
+            SchemaExpr::Literal { value, .. } => Ok(Value::clone(value)),
             SchemaExpr::Array { items, .. } => items
                 .iter()
                 .map(|item| self.value(module, item))
@@ -302,7 +310,7 @@ impl<'s, 'a> Translator<'s, 'a> {
             ));
         };
         let unknown = |construct: String| Err(fallback(Code::AB5104, construct, module, *span));
-        let (target, const_name) = match binding {
+        let (target, const_name) = match binding.as_ref() {
             Binding::LocalConst { name } => (module.clone(), name.clone()),
             Binding::Import { source, imported } => {
                 if imported == "*" || imported == "default" {

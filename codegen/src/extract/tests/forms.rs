@@ -169,10 +169,10 @@ fn re_exported_schemas_and_default_are_references() {
         module.input_schema,
         Some(crate::extract::SchemaExpr::Ident {
             name: "inputSchema".into(),
-            binding: Binding::Import {
+            binding: Box::new(Binding::Import {
                 source: "./contract".into(),
                 imported: "inputSchema".into()
-            },
+            }),
             span: crate::diagnostics::Span::new(9, 20),
         })
     );

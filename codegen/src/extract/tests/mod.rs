@@ -121,7 +121,7 @@ pub fn schema_text(expr: &super::SchemaExpr) -> String {
         SchemaExpr::Member {
             object, property, ..
         } => format!("{}.{property}", schema_text(object)),
-        SchemaExpr::Ident { name, binding, .. } => match binding {
+        SchemaExpr::Ident { name, binding, .. } => match binding.as_ref() {
             Binding::Import { source, imported } => format!("{name}[{source}#{imported}]"),
             Binding::LocalConst { name: target } => format!("{name}[const {target}]"),
             Binding::Local => format!("{name}[local]"),
