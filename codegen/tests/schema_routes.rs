@@ -178,7 +178,7 @@ fn a_schema_at_the_depth_limit_translates_prints_and_projects_on_a_small_stack()
         .expect("translation returns");
     let (printed, profiles) = projected;
     assert_eq!(profiles, 3);
-    let mut level = &printed;
+    let mut level = &*printed;
     let mut arrays = 0;
     while let Some(items) = level.get("items") {
         arrays += 1;

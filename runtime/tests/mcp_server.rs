@@ -214,9 +214,12 @@ fn tools_list_follows_the_client_host() {
     let input = route.schemas.input.as_ref().unwrap();
     assert_eq!(
         &tool(&cursor[1], "search_books").unwrap()["inputSchema"],
-        &input.profiles["cursor"].json_schema
+        &*input.profiles["cursor"].json_schema
     );
-    assert_eq!(&search["inputSchema"], input.json_schema.as_ref().unwrap());
+    assert_eq!(
+        &search["inputSchema"],
+        input.json_schema.as_deref().unwrap()
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! `schemas.result`).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use abgen_runtime::manifest::{
     Application, Cli, FileEntry, HookTables, Limits, MANIFEST_VERSION, Manifest, REACT_VERSION,
@@ -88,7 +89,7 @@ fn manifest_route(route: &EmitRoute, translated: Option<RouteSchemas>) -> Route 
         .filter(|schema| schema.is_object() || schema.is_boolean());
     let literal = |json_schema| SchemaProjection {
         source: SchemaSource::Literal,
-        json_schema: Some(json_schema),
+        json_schema: Some(Arc::new(json_schema)),
         profiles: Default::default(),
     };
     let result = match config.shift_remove(LITERAL_OUTPUT_SCHEMA_KEY) {

@@ -196,7 +196,8 @@ pub(super) fn has_manifest(dir: &Path) -> bool {
 }
 
 /// The manifest's file table by path (sha256), or `None` when there is no readable manifest
-/// with one. Only `files` is read, so an artifact of an older abgen is still recognised.
+/// with one. Only `files` is read, so an artifact of an older abgen is still recognised; of a
+/// manifest in the canonical layout only the lines up to its end (see [`canonical_file_table`]).
 fn read_file_table(out: &Path) -> Option<ReadTable> {
     #[derive(serde::Deserialize)]
     struct FileTable {
@@ -207,8 +208,10 @@ fn read_file_table(out: &Path) -> Option<ReadTable> {
     }
     let manifest = out.join(MANIFEST_FILE_NAME);
     let stamp = FileStamp::of(&manifest);
-    let bytes = fs::read(manifest).ok()?;
-    let table: FileTable = serde_json::from_slice(&bytes).ok()?;
+    let table: FileTable = match canonical_file_table(&manifest) {
+        Some(text) => serde_json::from_str(&text).ok()?,
+        None => serde_json::from_slice(&fs::read(manifest).ok()?).ok()?,
+    };
     Some(ReadTable {
         stamp,
         table: table
@@ -217,6 +220,42 @@ fn read_file_table(out: &Path) -> Option<ReadTable> {
             .map(|entry| (entry.path, entry.sha256))
             .collect(),
     })
+}
+
+/// The top-level `files` member of the manifest at `path` as the object `{"files": [...]}`,
+/// read up to the line that closes it: the canonical writer puts every top-level member on a
+/// line of its own at an indent of two spaces, and `files` sorts before the routes and their
+/// schemas, nearly all of the file, which are not read. `None` when the file is not in that
+/// layout (the caller reads it whole).
+fn canonical_file_table(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(fs::File::open(path).ok()?);
+    let mut line = String::new();
+    let mut read_line = |line: &mut String| {
+        line.clear();
+        reader.read_line(line).ok().filter(|read| *read > 0)
+    };
+    read_line(&mut line).filter(|_| line == "{\n")?;
+    loop {
+        read_line(&mut line)?;
+        if line == "  \"files\": [\n" {
+            break;
+        }
+        // Another top-level member, or a line inside one.
+        if !line.starts_with("  ") {
+            return None;
+        }
+    }
+    let mut text = String::from("{\n");
+    text.push_str(&line);
+    loop {
+        read_line(&mut line)?;
+        if line == "  ],\n" || line == "  ]\n" {
+            text.push_str("  ]\n}\n");
+            return Some(text);
+        }
+        text.push_str(&line);
+    }
 }
 
 /// Every directory that some path of the table lies in, `/`-separated.

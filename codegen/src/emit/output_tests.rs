@@ -1,7 +1,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::{check_output_dir, claim_output, sibling};
+use super::{canonical_file_table, check_output_dir, claim_output, read_file_table, sibling};
 use crate::diagnostics::Code;
 use crate::emit::error::{EmitError, ForeignPath};
 use crate::emit::plan::{FilePlan, MODE_FILE};
@@ -325,4 +325,31 @@ fn a_file_under_a_staging_name_is_left_alone() {
     fs::write(&stranded, "mine").unwrap();
     assert!(claim_output(&temp.path().join("project"), &out).is_ok());
     assert_eq!(fs::read_to_string(&stranded).unwrap(), "mine");
+}
+
+#[test]
+fn the_file_table_of_a_canonical_manifest_is_read_up_to_its_end() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("artifact");
+    let mut plan = FilePlan::default();
+    plan.add("INSTALL.md", "# Install\n", MODE_FILE).unwrap();
+    plan.add("bin/tool", "#!/bin/sh\n", MODE_FILE).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&manifest_for(&plan)).unwrap();
+    let canonical = crate::emit::canonical_json::to_canonical_json(&manifest);
+    stage(&plan, canonical.as_bytes(), &out).unwrap();
+    let path = out.join("abgen.manifest.json");
+    let prefix = canonical_file_table(&path).expect("a canonical manifest");
+    let files: serde_json::Value = serde_json::from_str(&prefix).unwrap();
+    assert_eq!(files, serde_json::json!({ "files": manifest["files"] }));
+    let table = read_file_table(&out).unwrap().table;
+    assert_eq!(table.keys().collect::<Vec<_>>(), ["INSTALL.md", "bin/tool"]);
+    // What follows the table is not read; a manifest in another layout is read whole.
+    let end = canonical.find("\n  ],\n").unwrap() + "\n  ],\n".len();
+    fs::write(&path, format!("{}  \"routes\": [\n", &canonical[..end])).unwrap();
+    assert_eq!(read_file_table(&out).unwrap().table, table);
+    fs::write(&path, manifest.to_string()).unwrap();
+    assert!(canonical_file_table(&path).is_none());
+    assert_eq!(read_file_table(&out).unwrap().table, table);
+    fs::write(&path, "{\n  \"files\": [\n").unwrap();
+    assert!(read_file_table(&out).is_none());
 }

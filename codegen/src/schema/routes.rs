@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use abgen_runtime::manifest::{
     ProfileProjection, RouteSchemas as ManifestSchemas, SchemaProjection, SchemaSource,
@@ -178,25 +179,33 @@ pub fn translate_const(
 impl RouteSchemas {
     /// The manifest's form for a build for `targets`: translated schemas with the projection
     /// of every target that has a schema profile, and run-time schemas; a literal or absent side
-    /// is `None` (the emitter reads a literal from the route's options itself).
+    /// is `None` (the emitter reads a literal from the route's options itself). Equal forms are
+    /// one shared tree: most host profiles project a schema to what another form already is.
     pub fn to_manifest(&self, targets: &[&str]) -> ManifestSchemas {
         let projection = |side: &RouteSchema, input: bool| match side {
-            RouteSchema::Static(schema) => schema.json().map(|json_schema| SchemaProjection {
-                source: SchemaSource::Static,
-                profiles: targets
+            RouteSchema::Static(schema) => schema.json().map(|json_schema| {
+                let mut forms = SharedForms::default();
+                // The canonical form a client with no host profile gets: the printed schema
+                // through the canonical projection (tuples without `items: false`).
+                let canonical = project(&json_schema, Profile::Canonical, false)
+                    .ok()
+                    .map(|form| forms.share(form));
+                let profiles = targets
                     .iter()
                     .filter_map(|target| Profile::for_target(target))
                     .filter_map(|profile| {
                         let projected = project(&json_schema, profile, input).ok()?;
                         let projected = ProfileProjection {
-                            json_schema: projected,
+                            json_schema: forms.share(projected),
                         };
                         Some((profile.name().to_owned(), projected))
                     })
-                    .collect(),
-                // The canonical form a client with no host profile gets: the printed schema
-                // through the canonical projection (tuples without `items: false`).
-                json_schema: project(&json_schema, Profile::Canonical, false).ok(),
+                    .collect();
+                SchemaProjection {
+                    source: SchemaSource::Static,
+                    profiles,
+                    json_schema: canonical,
+                }
             }),
             RouteSchema::Runtime(_) => Some(SchemaProjection {
                 source: SchemaSource::Runtime,
@@ -209,6 +218,39 @@ impl RouteSchemas {
             input: projection(&self.input, true),
             result: projection(&self.output, false),
         }
+    }
+}
+
+/// The distinct forms of one schema projected so far.
+#[derive(Default)]
+struct SharedForms(Vec<Arc<Value>>);
+
+impl SharedForms {
+    /// The form written as `form` met before, else `form`, kept for the next ones.
+    fn share(&mut self, form: Value) -> Arc<Value> {
+        if let Some(equal) = self.0.iter().find(|kept| same_form(kept, &form)) {
+            return equal.clone();
+        }
+        let form = Arc::new(form);
+        self.0.push(form.clone());
+        form
+    }
+}
+
+/// Whether `a` and `b` are equal with their members in the same order (`Value`'s `==` ignores
+/// the order, which the manifest keeps in a schema's `properties`).
+fn same_form(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((key_a, a), (key_b, b))| key_a == key_b && same_form(a, b))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_form(a, b))
+        }
+        _ => a == b,
     }
 }
 

@@ -3,6 +3,8 @@
 //! Field names are camelCase on the wire. Optional members are omitted when absent, never
 //! written as `null`, so the canonical bytes of a manifest do not depend on how it was built.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -231,13 +233,15 @@ pub struct RouteSchemas {
 }
 
 /// One schema of a route: the canonical form and the host-profile projections of it. Its fields
-/// are declared in the order of their names on the wire, as [`Route`]'s are.
+/// are declared in the order of their names on the wire, as [`Route`]'s are. A form is shared
+/// (`Arc`): the compiler keeps one tree for equal projections (most host profiles give the
+/// canonical form back), and the manifest still writes each in full.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaProjection {
     /// The canonical JSON Schema 2020-12; absent when `source` is `runtime`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub json_schema: Option<Value>,
+    pub json_schema: Option<Arc<Value>>,
     /// `jsonSchema` projected for each selected host with a schema profile (`claude`, `codex`,
     /// `cursor`), by profile name; a host whose profile cannot take the schema is absent (the
     /// build warned). Empty for run-time and literal schemas.
@@ -251,7 +255,7 @@ pub struct SchemaProjection {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileProjection {
-    pub json_schema: Value,
+    pub json_schema: Arc<Value>,
 }
 
 /// How a schema is known.

@@ -202,7 +202,7 @@ pub fn prompt_definition(route: &Route) -> Value {
         .schemas
         .input
         .as_ref()
-        .and_then(|input| input.json_schema.as_ref());
+        .and_then(|input| input.json_schema.as_deref());
     if let Some(properties) = schema
         .and_then(|schema| schema.get("properties"))
         .and_then(Value::as_object)
@@ -326,8 +326,8 @@ pub fn tool_definition(
 /// The host profile's form when the client's host has one, else the canonical form.
 fn host_schema(schema: &SchemaProjection, host: Option<&ClientHost>) -> Option<Value> {
     host.and_then(|host| schema.profiles.get(&host.schema_profile))
-        .map(|profile| profile.json_schema.clone())
-        .or_else(|| schema.json_schema.clone())
+        .map(|profile| Value::clone(&profile.json_schema))
+        .or_else(|| schema.json_schema.as_deref().cloned())
 }
 
 /// A schema computed at run time as `host` takes it: the client's host profile projection, as the
@@ -402,7 +402,7 @@ pub fn argument_completions(
         .schemas
         .input
         .as_ref()
-        .and_then(|input| input.json_schema.as_ref())
+        .and_then(|input| input.json_schema.as_deref())
         .and_then(|schema| schema.get("properties"))
         .and_then(|properties| properties.get(argument));
     let mut values = Vec::new();

@@ -470,7 +470,7 @@ fn split_words(args: &[String]) -> (Vec<String>, &[String]) {
 }
 
 fn input_schema(route: &Route) -> Option<&Value> {
-    route.schemas.input.as_ref()?.json_schema.as_ref()
+    route.schemas.input.as_ref()?.json_schema.as_deref()
 }
 
 /// The kind of the route a command renders: a projected tool stays a tool.
