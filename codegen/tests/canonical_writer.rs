@@ -9,7 +9,10 @@
 use std::path::{Path, PathBuf};
 
 use abgen::check::{CheckOptions, check_project};
-use abgen::emit::canonical_json::serialize_canonical;
+use abgen::emit::canonical_json::{
+    ORDERED_SCHEMA_MAPS, SCHEMA_ARRAYS, SCHEMA_ROOT_KEYS, SCHEMA_VALUED, SORTED_SCHEMA_MAPS,
+    serialize_canonical,
+};
 use abgen::emit::{EmitOptions, checked_emit_input, plan_artifact};
 use serde_json::{Map, Number, Value};
 
@@ -105,35 +108,8 @@ fn the_manifest_and_every_json_document_are_the_bytes_of_the_value_based_writer(
 
 // The Value-based canonical writer, as it was before the writer became a serializer.
 
-/// Members whose value is a JSON Schema, wherever they appear in a document.
-const SCHEMA_ROOT_KEYS: &[&str] = &[
-    "jsonSchema",
-    "inputSchema",
-    "outputSchema",
-    "inputJsonSchema",
-    "resultJsonSchema",
-];
-
-/// Schema keywords whose value is a map from names to subschemas, kept in insertion order.
-const ORDERED_SCHEMA_MAPS: &[&str] = &["properties", "patternProperties"];
-/// Schema keywords whose value is a map from names to subschemas, sorted like data.
-const SORTED_SCHEMA_MAPS: &[&str] = &["$defs", "definitions", "dependentSchemas"];
-/// Schema keywords whose value is one subschema (or, for `items` in draft-07, an array of them).
-const SCHEMA_VALUED: &[&str] = &[
-    "additionalProperties",
-    "unevaluatedProperties",
-    "propertyNames",
-    "items",
-    "additionalItems",
-    "unevaluatedItems",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-/// Schema keywords whose value is an array of subschemas.
-const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+// Which members hold schemas is the layout's rule, not the writer's algorithm: the oracle
+// takes the writer's own tables.
 
 /// The bytes the Value-based writer gave for `value`.
 fn oracle(value: &Value) -> String {

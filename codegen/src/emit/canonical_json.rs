@@ -48,11 +48,11 @@ pub const SCHEMA_ROOT_KEYS: &[&str] = &[
 ];
 
 /// Schema keywords whose value is a map from names to subschemas, kept in insertion order.
-const ORDERED_SCHEMA_MAPS: &[&str] = &["properties", "patternProperties"];
+pub const ORDERED_SCHEMA_MAPS: &[&str] = &["properties", "patternProperties"];
 /// Schema keywords whose value is a map from names to subschemas, sorted like data.
-const SORTED_SCHEMA_MAPS: &[&str] = &["$defs", "definitions", "dependentSchemas"];
+pub const SORTED_SCHEMA_MAPS: &[&str] = &["$defs", "definitions", "dependentSchemas"];
 /// Schema keywords whose value is one subschema (or, for `items` in draft-07, an array of them).
-const SCHEMA_VALUED: &[&str] = &[
+pub const SCHEMA_VALUED: &[&str] = &[
     "additionalProperties",
     "unevaluatedProperties",
     "propertyNames",
@@ -66,7 +66,7 @@ const SCHEMA_VALUED: &[&str] = &[
     "else",
 ];
 /// Schema keywords whose value is an array of subschemas.
-const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+pub const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 
 type Error = serde_json::Error;
 
