@@ -1,10 +1,11 @@
 //! `abgen dev proxy` as a host keeps it connected, driven by the official MCP TypeScript SDK
 //! client (`codegen/tests/support/dev-proxy.mjs`) while `abgen dev` rebuilds a copy of
 //! `fixtures/projects/valid-mcp-calls` with the real `abgen-host`: progress is forwarded under
-//! the host's token, an admitted call finishes on
-//! its epoch, the rebuild reaches the host as `notifications/tools/list_changed` and new calls
-//! go to the new epoch, and a vanished epoch ("AB8024") or development server ("AB8025") fails
-//! closed with its code. Needs the npm workspace installed and Node 20+.
+//! the host's token, an admitted call finishes on its epoch, the rebuild reaches the host as
+//! `notifications/tools/list_changed` and new calls go to the new epoch, each epoch runs from
+//! its own pinned copy of the artifact (gone with the epoch), and a vanished epoch ("AB8024")
+//! or development server ("AB8025") fails closed with its code. Needs the npm workspace
+//! installed and Node 20+.
 
 mod support;
 
@@ -92,6 +93,11 @@ fn the_proxy_keeps_the_host_connected_across_rebuilds_and_fails_closed() {
         "the new epoch took over before the admitted call answered: {seen}"
     );
     assert!(events.contains(&"nap answered"), "{seen}");
+    assert_eq!(
+        seen["pinsAfter"].as_array().map(Vec::len),
+        Some(1),
+        "{seen}"
+    );
     let epoch_gone = seen["epochGone"].as_str().unwrap();
     assert!(
         epoch_gone.contains("[AB8024]") && epoch_gone.contains("is gone"),
@@ -114,6 +120,10 @@ fn the_proxy_keeps_the_host_connected_across_rebuilds_and_fails_closed() {
         1,
         "{proxy_stderr}"
     );
+    // The proxy ended with its host and took its last pin with it.
+    let epochs = project.join(".agent-bundle/dev/epochs");
+    let pins_left = std::fs::read_dir(&epochs).map_or(0, Iterator::count);
+    assert_eq!(pins_left, 0, "pins left in {}", epochs.display());
     // SIGTERM ended `abgen dev` within its bound, cleanly.
     assert!(status.is_some_and(|status| status.success()), "{status:?}");
     assert!(!project.join(".agent-bundle/dev.json").exists());

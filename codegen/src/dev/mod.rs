@@ -10,6 +10,7 @@
 //! `abgen dev` also keeps the project's development lock ([`write_dev_lock`]): the epoch of its
 //! newest good build, which `abgen dev proxy` ([`run_proxy`]) serves to a host.
 
+mod epoch;
 mod lock;
 mod proxy;
 mod stop;

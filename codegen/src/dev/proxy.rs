@@ -3,7 +3,9 @@
 //! [`run_proxy`].
 //!
 //! Each epoch (a good build, named by its artifact digest in the project's development lock,
-//! [`super::lock`]) is served by its own `bin/abgen-host mcp --server ID` child, reached with
+//! [`super::lock`]) is pinned (its own copy of the artifact, [`super::epoch`], so the next
+//! build in place cannot change what it reads) and served from there by its own
+//! `bin/abgen-host mcp --server ID` child, reached with
 //! rmcp's client over the child's stdio and initialized with the host's own client identity
 //! and capabilities, so the runtime projects for the host as if it were connected directly. New
 //! requests go to the newest epoch; a request already admitted holds its epoch until it is
@@ -34,6 +36,7 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData as McpError, RoleClient, RoleServer, Service, ServiceExt};
 
+use super::epoch::{PinFailure, PinnedArtifact, epochs_dir, pin_artifact, remove_stale_pins};
 use super::lock::{DevLock, process_alive, read_dev_lock};
 use crate::diagnostics::{Code, Diagnostic};
 
@@ -41,6 +44,8 @@ use crate::diagnostics::{Code, Diagnostic};
 pub const LOCK_POLL: Duration = Duration::from_millis(100);
 /// How long an epoch's `abgen-host` has to answer `initialize`.
 pub const EPOCH_START_BOUND: Duration = Duration::from_secs(30);
+/// How many builds in a row may replace the output while an epoch is being pinned.
+const PIN_ATTEMPTS: usize = 3;
 
 /// What to proxy.
 #[derive(Clone, Debug)]
@@ -65,6 +70,7 @@ pub fn run_proxy(
         .root
         .canonicalize()
         .unwrap_or_else(|_| options.root.clone());
+    remove_stale_pins(&epochs_dir(&root));
     let proxy = Proxy {
         shared: Arc::new(Shared {
             root,
@@ -126,6 +132,8 @@ struct Epoch {
     progress: Arc<Mutex<HashMap<ProgressToken, ProgressToken>>>,
     /// Killed when the epoch is dropped.
     _child: tokio::process::Child,
+    /// The artifact the child runs from; removed after the child (fields drop in order).
+    _pin: PinnedArtifact,
 }
 
 impl Shared {
@@ -162,24 +170,25 @@ impl Shared {
         lock: &DevLock,
         client: InitializeRequestParams,
     ) -> Result<Epoch, Diagnostic> {
-        let host_binary = lock.out.join(crate::emit::HOST_BINARY_PATH);
-        let manifest = lock.out.join(abgen_runtime::manifest::MANIFEST_FILE_NAME);
-        if !manifest.is_file() || !host_binary.is_file() {
+        let (lock, pin) = self.pin(lock).map_err(|gone| *gone)?;
+        let artifact = pin.dir();
+        let host_binary = artifact.join(crate::emit::HOST_BINARY_PATH);
+        if !host_binary.is_file() {
             return Err(epoch_gone(
                 &lock.digest,
-                &format!("its artifact is no longer at {}", lock.out.display()),
+                &format!("its artifact has no {}", crate::emit::HOST_BINARY_PATH),
             ));
         }
         let mut child = tokio::process::Command::new(&host_binary)
             .args(["mcp", "--server", &self.server, "--artifact"])
-            .arg(&lock.out)
-            .env(crate::emit::PLUGIN_ROOT_ENV_ANCHOR, &lock.out)
+            .arg(artifact)
+            .env(crate::emit::PLUGIN_ROOT_ENV_ANCHOR, artifact)
             // Every epoch's sessions share the project's state, outside the epoch's artifact.
             .env(
                 "ABGEN_STATE_DIR",
                 self.root.join(".agent-bundle").join("state"),
             )
-            .current_dir(&lock.out)
+            .current_dir(artifact)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::inherit())
@@ -239,7 +248,32 @@ impl Shared {
             info,
             progress,
             _child: child,
+            _pin: pin,
         })
+    }
+
+    /// The epoch `lock` names, pinned (its own copy of the artifact, [`super::epoch`]); when a
+    /// newer build took the output meanwhile, that one, as the lock then names it.
+    fn pin(&self, lock: &DevLock) -> Result<(DevLock, PinnedArtifact), Box<Diagnostic>> {
+        let mut lock = lock.clone();
+        for _ in 0..PIN_ATTEMPTS {
+            match pin_artifact(&lock.out, &lock.digest, &epochs_dir(&self.root)) {
+                Ok(pin) => return Ok((lock, pin)),
+                Err(PinFailure::Failed(why)) => {
+                    return Err(Box::new(epoch_gone(&lock.digest, &why)));
+                }
+                Err(PinFailure::Changed) => {}
+            }
+            match read_dev_lock(&self.root) {
+                Some(newer) if newer.digest != lock.digest => lock = newer,
+                // The output no longer holds the epoch the lock still names.
+                _ => break,
+            }
+        }
+        Err(Box::new(epoch_gone(
+            &lock.digest,
+            &format!("its artifact is no longer at {}", lock.out.display()),
+        )))
     }
 
     /// Follows the lock until the host goes away: a new epoch becomes current (and the host is

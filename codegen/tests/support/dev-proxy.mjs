@@ -5,6 +5,7 @@
 // - a call admitted before a rebuild finishes on its epoch after the new epoch took over;
 // - the rebuild reaches the host as `notifications/tools/list_changed`, and new calls (a new
 //   listing, a call) are served by the new epoch;
+// - each epoch runs from its own pinned copy of the artifact, which goes with the epoch;
 // - the epoch's artifact removed: a call fails closed with AB8024;
 // - the development server stopped: a call fails closed with AB8025.
 // Prints what it saw as JSON.
@@ -12,7 +13,7 @@
 // Usage: node dev-proxy.mjs <abgen> <project> <out> <dev pid>
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -75,9 +76,25 @@ await within(60_000, () => events.includes('tools/list_changed'), 'tools/list_ch
 const after = await description('quick');
 const quick = await client.callTool({ name: 'quick', arguments: { n: 7 } });
 assert.deepEqual(quick.structuredContent, { n: 7 });
+// Each epoch runs from its own pinned copy of the artifact: the admitted call's epoch still
+// has the worker bundle it started with, whatever the rebuild put in the output since.
+const epochsDir = path.join(project, '.agent-bundle/dev/epochs');
+const workerOf = (dir) =>
+  JSON.parse(readFileSync(path.join(dir, 'abgen.manifest.json'), 'utf8')).files.find(
+    (file) => file.path === 'runtime/worker.mjs',
+  ).sha256;
+const newDigest = JSON.parse(readFileSync(path.join(project, '.agent-bundle/dev.json'), 'utf8')).digest;
+const pinsWhileHeld = readdirSync(epochsDir).sort();
+const oldPin = pinsWhileHeld.find((name) => !name.startsWith(newDigest));
+assert.equal(pinsWhileHeld.length, 2, `two epochs pinned while the first is held: ${pinsWhileHeld}`);
+assert.ok(oldPin, `the first epoch's pin: ${pinsWhileHeld}`);
+assert.notEqual(workerOf(path.join(epochsDir, oldPin)), workerOf(out), 'the old epoch keeps its worker');
 const napped = await nap;
 assert.equal(napped.isError ?? false, false, JSON.stringify(napped));
 assert.deepEqual(napped.structuredContent, { slept: 4000 });
+// Nothing holds the first epoch any more: its runtime ends and its pin goes.
+await within(5000, () => !existsSync(path.join(epochsDir, oldPin)), 'the first epoch unpinned');
+const pinsAfter = readdirSync(epochsDir);
 
 /** The error a call to `quick` fails with, once the proxy has noticed (within 5 s). */
 async function failure() {
@@ -107,4 +124,6 @@ for (let tries = 0; !devGone.includes('AB8025') && tries < 50; tries += 1) {
 }
 
 await client.close();
-process.stdout.write(`${JSON.stringify({ before, after, progress, events, epochGone, devGone, proxyStderr })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ before, after, progress, events, pinsWhileHeld, pinsAfter, epochGone, devGone, proxyStderr })}\n`,
+);
