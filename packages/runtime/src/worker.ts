@@ -15,7 +15,8 @@
  * the kernel kill it on its death (Linux's parent-death signal), `ABGEN_WORKER_PARENT_PID` names
  * the host and a thread of its own watches that parent (see `watchParent`).
  */
-import { createReadStream, writeSync } from 'node:fs';
+import { createReadStream, fstatSync, writeSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { createElement, version as reactVersion, type ReactNode } from 'react';
 import { renderToReadableStream } from 'react-server-dom-webpack/server';
@@ -163,7 +164,7 @@ export function startWorker(options: WorkerOptions): void {
   const plugin = resolvePluginRoot({ digest: options.artifact, fallbackRoot: options.pluginRoot ?? process.cwd() });
 
   const reader = new FrameReader();
-  const input = createReadStream('', { fd: fds.input, autoClose: false });
+  const input = frameInput(fds.input);
   input.on('data', (chunk) => {
     let frames: Frame[];
     try {
@@ -197,6 +198,17 @@ export function startWorker(options: WorkerOptions): void {
     console.error(`abgen worker: reading fd ${fds.input} failed: ${error.message}`);
     process.exit(2);
   });
+}
+
+/**
+ * The stream the host's frames arrive on. A pipe or socket (what abgen-host gives) is read by
+ * the event loop itself; any other file through the thread pool, which costs every frame a
+ * hop to a pool thread and back.
+ */
+function frameInput(fd: number): NodeJS.ReadableStream {
+  const stat = fstatSync(fd);
+  if (stat.isFIFO() || stat.isSocket()) return new Socket({ fd, readable: true, writable: false });
+  return createReadStream('', { fd, autoClose: false });
 }
 
 /** The event the code-cache loader (packages/runtime/scripts/code-cache.mjs) listens for. */
