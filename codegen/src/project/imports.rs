@@ -147,26 +147,39 @@ pub fn package_name(specifier: &str) -> &str {
 /// `check`'s system time (24,000 `statx` calls for 1,000 routes).
 #[derive(Default)]
 struct PackageLookup {
+    /// Whether package `<name>` is installed for modules of `<folder>`, by folder then name: the
+    /// modules of one folder ask for the same few packages, so a walk up the ancestors is done
+    /// once per folder and name, not once per import.
+    installed: HashMap<PathBuf, HashMap<String, bool>>,
     /// `<folder>/<name>/package.json` is a file, by candidate `<folder>/<name>`.
     has_manifest: HashMap<PathBuf, bool>,
 }
 
 impl PackageLookup {
     fn is_installed(&mut self, dir: &Path, name: &str, fallback: Option<&Path>) -> bool {
+        if let Some(&installed) = self.installed.get(dir).and_then(|names| names.get(name)) {
+            return installed;
+        }
         let candidates = dir
             .ancestors()
             .map(|ancestor| ancestor.join("node_modules").join(name))
             .chain(fallback.map(|fallback| fallback.join(name)));
+        let mut installed = false;
         for candidate in candidates {
             let found = *self
                 .has_manifest
                 .entry(candidate)
                 .or_insert_with_key(|candidate| candidate.join("package.json").is_file());
             if found {
-                return true;
+                installed = true;
+                break;
             }
         }
-        false
+        self.installed
+            .entry(dir.to_path_buf())
+            .or_default()
+            .insert(name.to_owned(), installed);
+        installed
     }
 }
 
