@@ -107,6 +107,16 @@ pub(super) struct EventReceiver {
 impl EventReceiver {
     /// The next event, waiting until `until` at most.
     pub(super) fn recv_until(&self, until: Instant) -> Result<RenderEvent, NoEvent> {
+        self.recv_blocking(Some(until))
+    }
+
+    /// The next event, or `None` once every event was received and the sender is gone; waits
+    /// as long as that takes (a render always ends with `complete` or its sender's drop).
+    pub(super) fn blocking_recv(&self) -> Option<RenderEvent> {
+        self.recv_blocking(None).ok()
+    }
+
+    fn recv_blocking(&self, until: Option<Instant>) -> Result<RenderEvent, NoEvent> {
         let mut state = self.shared.state();
         loop {
             if let Some(event) = state.events.pop_front() {
@@ -115,16 +125,24 @@ impl EventReceiver {
             if state.sender_gone {
                 return Err(NoEvent::Ended);
             }
-            let now = Instant::now();
-            if now >= until {
-                return Err(NoEvent::Timeout);
-            }
-            state = self
-                .shared
-                .changed
-                .wait_timeout(state, until - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            state = match until {
+                None => self
+                    .shared
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(until) => {
+                    let now = Instant::now();
+                    if now >= until {
+                        return Err(NoEvent::Timeout);
+                    }
+                    self.shared
+                        .changed
+                        .wait_timeout(state, until - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                }
+            };
         }
     }
 
@@ -181,11 +199,19 @@ mod tests {
         });
         let far = Instant::now() + Duration::from_secs(10);
         let received: Vec<u64> = (0..100)
-            .map(|_| receiver.recv_until(far).unwrap().sequence)
+            .map(|n| {
+                let event = if n % 2 == 0 {
+                    receiver.recv_until(far).unwrap()
+                } else {
+                    receiver.blocking_recv().unwrap()
+                };
+                event.sequence
+            })
             .collect();
         sending.join().unwrap();
         assert_eq!(received, (0..100).collect::<Vec<_>>());
         assert_eq!(receiver.recv_until(far).unwrap_err(), NoEvent::Ended);
+        assert!(receiver.blocking_recv().is_none());
     }
 
     #[test]

@@ -223,14 +223,9 @@ impl Iterator for Rendering {
     type Item = RenderEvent;
 
     fn next(&mut self) -> Option<RenderEvent> {
-        let event = self.events.recv_until(far_future()).ok()?;
+        let event = self.events.blocking_recv()?;
         Some(self.handed_out(event))
     }
-}
-
-/// A wait with no deadline of its own: a render always ends with `complete` or the sender's drop.
-fn far_future() -> Instant {
-    Instant::now() + Duration::from_secs(60 * 60 * 24 * 365)
 }
 
 impl Drop for Rendering {
