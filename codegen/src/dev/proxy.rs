@@ -170,7 +170,18 @@ impl Shared {
         lock: &DevLock,
         client: InitializeRequestParams,
     ) -> Result<Epoch, Diagnostic> {
-        let (lock, pin) = self.pin(lock).map_err(|gone| *gone)?;
+        // Linking the artifact and reading its manifest are blocking work the proxy's other
+        // requests should not wait behind.
+        let (root, asked) = (self.root.clone(), lock.clone());
+        let (lock, pin) = tokio::task::spawn_blocking(move || pin_epoch(&root, asked))
+            .await
+            .map_err(|error| {
+                epoch_gone(
+                    &lock.digest,
+                    &format!("its artifact could not be pinned: {error}"),
+                )
+            })?
+            .map_err(|gone| *gone)?;
         let artifact = pin.dir();
         let host_binary = artifact.join(crate::emit::HOST_BINARY_PATH);
         if !host_binary.is_file() {
@@ -250,30 +261,6 @@ impl Shared {
             _child: child,
             _pin: pin,
         })
-    }
-
-    /// The epoch `lock` names, pinned (its own copy of the artifact, [`super::epoch`]); when a
-    /// newer build took the output meanwhile, that one, as the lock then names it.
-    fn pin(&self, lock: &DevLock) -> Result<(DevLock, PinnedArtifact), Box<Diagnostic>> {
-        let mut lock = lock.clone();
-        for _ in 0..PIN_ATTEMPTS {
-            match pin_artifact(&lock.out, &lock.digest, &epochs_dir(&self.root)) {
-                Ok(pin) => return Ok((lock, pin)),
-                Err(PinFailure::Failed(why)) => {
-                    return Err(Box::new(epoch_gone(&lock.digest, &why)));
-                }
-                Err(PinFailure::Changed) => {}
-            }
-            match read_dev_lock(&self.root) {
-                Some(newer) if newer.digest != lock.digest => lock = newer,
-                // The output no longer holds the epoch the lock still names.
-                _ => break,
-            }
-        }
-        Err(Box::new(epoch_gone(
-            &lock.digest,
-            &format!("its artifact is no longer at {}", lock.out.display()),
-        )))
     }
 
     /// Follows the lock until the host goes away: a new epoch becomes current (and the host is
@@ -524,6 +511,29 @@ impl Service<RoleClient> for Upstream {
     fn get_info(&self) -> InitializeRequestParams {
         self.client.clone()
     }
+}
+
+/// The epoch `lock` names, pinned (its own copy of the artifact, [`super::epoch`]); when a
+/// newer build took the output meanwhile, that one, as the lock then names it.
+fn pin_epoch(root: &Path, mut lock: DevLock) -> Result<(DevLock, PinnedArtifact), Box<Diagnostic>> {
+    for _ in 0..PIN_ATTEMPTS {
+        match pin_artifact(&lock.out, &lock.digest, &epochs_dir(root)) {
+            Ok(pin) => return Ok((lock, pin)),
+            Err(PinFailure::Failed(why)) => {
+                return Err(Box::new(epoch_gone(&lock.digest, &why)));
+            }
+            Err(PinFailure::Changed) => {}
+        }
+        match read_dev_lock(root) {
+            Some(newer) if newer.digest != lock.digest => lock = newer,
+            // The output no longer holds the epoch the lock still names.
+            _ => break,
+        }
+    }
+    Err(Box::new(epoch_gone(
+        &lock.digest,
+        &format!("its artifact is no longer at {}", lock.out.display()),
+    )))
 }
 
 /// `info` with every list it serves marked as one that changes (rebuilds change them).

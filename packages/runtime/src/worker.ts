@@ -206,8 +206,14 @@ export function startWorker(options: WorkerOptions): void {
  * hop to a pool thread and back.
  */
 function frameInput(fd: number): NodeJS.ReadableStream {
-  const stat = fstatSync(fd);
-  if (stat.isFIFO() || stat.isSocket()) return new Socket({ fd, readable: true, writable: false });
+  let pipe = false;
+  try {
+    const stat = fstatSync(fd);
+    pipe = stat.isFIFO() || stat.isSocket();
+  } catch {
+    // An unusable fd: the stream below reports it through its error event.
+  }
+  if (pipe) return new Socket({ fd, readable: true, writable: false });
   return createReadStream('', { fd, autoClose: false });
 }
 
