@@ -55,6 +55,8 @@ class Contender:
     argv: list[str]
     samples: list[Sample] = field(default_factory=list)
     failure: str | None = None
+    # Instructions of one run under callgrind (every thread), when valgrind is there.
+    instructions: int | None = None
 
     def median(self, attr: str) -> float:
         return statistics.median(getattr(s, attr) for s in self.samples)
@@ -204,7 +206,30 @@ def measure(size: int, project: Path, rounds: int, bins: Path) -> list[Contender
             _, sample, _ = run_once(contender.argv, ROOT)
             contender.samples.append(sample)
         log(f"  {size} routes: round {round_index + 1}/{rounds} done (load {loadavg()})")
+    if size <= CALLGRIND_MAX_ROUTES:
+        for contender in live:
+            if contender.name in ("abgen", "floor"):
+                contender.instructions = callgrind_instructions(contender.argv)
     return contenders
+
+
+# Sizes whose abgen and floor runs are also counted under callgrind (about 50 times slower than
+# a plain run, so not the 10,000-route project).
+CALLGRIND_MAX_ROUTES = 1000
+
+
+def callgrind_instructions(argv: list[str]) -> int | None:
+    """Instructions of one run of `argv` under `valgrind --tool=callgrind`, all threads: unlike
+    wall time, the same for the same binary and input however loaded the machine is."""
+    if shutil.which("valgrind") is None:
+        return None
+    completed = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in completed.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1].strip())
+    return None
 
 
 def verify_abgen_routes(bins: Path, project: Path, size: int) -> str | None:
@@ -307,6 +332,16 @@ def report(results: dict[int, list[Contender]], args: argparse.Namespace, info: 
         cells.append(f"{abgen.median('wall_ms') * 1e3 / size:.1f}" if abgen else "n/a")
         add(f"| {size:,} | " + " | ".join(cells) + " |")
     add("")
+
+    counted = [(size, get(size, "abgen"), get(size, "floor")) for size in results]
+    counted = [(size, a, f) for size, a, f in counted if a and f and a.instructions and f.instructions]
+    if counted:
+        add("| routes | abgen instructions (callgrind) | floor instructions | abgen / floor (instructions) |")
+        add("| ---: | ---: | ---: | ---: |")
+        for size, a, f in counted:
+            add(f"| {size:,} | {a.instructions / 1e6:,.1f} M | {f.instructions / 1e6:,.1f} M "
+                f"| {a.instructions / f.instructions:.2f}× |")
+        add("")
 
     add("## Targets")
     add("")
