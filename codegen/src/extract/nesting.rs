@@ -32,13 +32,21 @@ pub const MAX_NESTING: usize = 500;
 /// says whether `<` in operand position starts a JSX element (`.tsx`, `.jsx`) or a type
 /// assertion (`.ts`).
 pub fn nesting_overflow(source: &str, jsx: bool) -> Option<u32> {
-    // Every level or chain step starts at a distinct byte, so a shorter source cannot overflow.
-    if source.len() <= MAX_NESTING {
+    // Every level or chain step starts at a distinct byte, so a shorter source cannot overflow;
+    // nor can one with too few bytes that start a level or a step (most files: a route of a
+    // few kilobytes has a few hundred), which costs a fraction of the scan to count.
+    if source.len() <= MAX_NESTING || nesting_bound(source.as_bytes()) <= MAX_NESTING {
         return None;
     }
+    overflow_beyond(source, jsx, MAX_NESTING)
+}
+
+/// Where `source` first nests deeper than `limit`, by the full count.
+pub(in crate::extract) fn overflow_beyond(source: &str, jsx: bool, limit: usize) -> Option<u32> {
     let mut scan = Scan {
         bytes: source.as_bytes(),
         jsx,
+        limit,
         i: 0,
         levels: vec![Level::new(LevelKind::Root)],
         chains: 0,
@@ -50,6 +58,93 @@ pub fn nesting_overflow(source: &str, jsx: bool) -> Option<u32> {
     scan.run()
         .map(|offset| u32::try_from(offset).unwrap_or(u32::MAX))
 }
+
+/// A depth no nesting of `bytes` can exceed, counted without the scan's state: the root level,
+/// and one for every byte that may open a level or take a chain step by itself (`(`, `[`, `{`,
+/// a backtick, `<`, the prefix operators, `?`, `=`, `*`, a label's `:`), every word that may
+/// (a chaining keyword, `else`), every `...` (at most a third of the dots), and every dot once
+/// `namespace` or `module` appears. Each level and step of [`Scan`] starts at a distinct one of
+/// those (it re-reads text only after dropping what the first reading counted), and bytes of
+/// strings, comments and JSX text are counted too, so this never falls below the scan's count.
+pub(in crate::extract) fn nesting_bound(bytes: &[u8]) -> usize {
+    let mut bound = 1;
+    let mut dots = 0;
+    let mut dotted_names = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match BOUND_CLASSES[usize::from(bytes[i])] {
+            BoundClass::Word => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && BOUND_CLASSES[usize::from(bytes[i])] == BoundClass::Word {
+                    i += 1;
+                }
+                let word = &bytes[start..i];
+                // Most words are identifiers: those of another length or initial than every
+                // word that counts are skipped without a look-up.
+                if (2..=9).contains(&word.len()) && counted_initial(word[0]) {
+                    if classify(word).chains || word == b"else" {
+                        bound += 1;
+                    }
+                    dotted_names |= matches!(word, b"namespace" | b"module");
+                }
+            }
+            BoundClass::Opens => {
+                bound += 1;
+                i += 1;
+            }
+            BoundClass::Dot => {
+                dots += 1;
+                i += 1;
+            }
+            BoundClass::Other => i += 1,
+        }
+    }
+    bound + if dotted_names { dots } else { dots / 3 }
+}
+
+/// Whether a word counted by [`nesting_bound`] may start with `byte`: the initials of the
+/// chaining keywords, `else`, `namespace` and `module`.
+fn counted_initial(byte: u8) -> bool {
+    const INITIALS: u32 = initials(b"adefikmnrtuvwy");
+    const fn initials(letters: &[u8]) -> u32 {
+        let mut mask = 0;
+        let mut index = 0;
+        while index < letters.len() {
+            mask |= 1 << (letters[index] - b'a');
+            index += 1;
+        }
+        mask
+    }
+    byte.is_ascii_lowercase() && INITIALS & (1 << (byte - b'a')) != 0
+}
+
+/// What a byte is to [`nesting_bound`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BoundClass {
+    /// A byte of a word ([`is_word_byte`]).
+    Word,
+    /// `(`, `[`, `{`, a backtick, `<`, `!`, `~`, `+`, `-`, `?`, `=`, `*`, `:`.
+    Opens,
+    Dot,
+    Other,
+}
+
+static BOUND_CLASSES: [BoundClass; 256] = {
+    let mut classes = [BoundClass::Other; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        classes[byte] = match byte as u8 {
+            b'(' | b'[' | b'{' | b'`' | b'<' | b'!' | b'~' | b'+' | b'-' | b'?' | b'=' | b'*'
+            | b':' => BoundClass::Opens,
+            b'.' => BoundClass::Dot,
+            other if is_word_byte(other) => BoundClass::Word,
+            _ => BoundClass::Other,
+        };
+        byte += 1;
+    }
+    classes
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum LevelKind {
@@ -161,6 +256,8 @@ fn classify(word: &[u8]) -> WordClass {
 struct Scan<'s> {
     bytes: &'s [u8],
     jsx: bool,
+    /// The deepest nesting accepted: [`MAX_NESTING`], or another in tests.
+    limit: usize,
     i: usize,
     levels: Vec<Level>,
     /// The sum of every level's `chain` and `else_chain`.
@@ -178,7 +275,7 @@ impl Scan<'_> {
     fn run(&mut self) -> Option<usize> {
         let mut last_word: &[u8] = b"";
         while self.i < self.bytes.len() {
-            if self.levels.len() + self.chains > MAX_NESTING {
+            if self.levels.len() + self.chains > self.limit {
                 return Some(self.i);
             }
             if self.top_kind() == LevelKind::JsxChildren {
@@ -430,7 +527,7 @@ impl Scan<'_> {
             self.last = last;
             self.i += 1;
         }
-        (self.levels.len() + self.chains > MAX_NESTING).then_some(self.bytes.len())
+        (self.levels.len() + self.chains > self.limit).then_some(self.bytes.len())
     }
 
     /// Counts one word: keywords, labels, the start of a statement.
@@ -488,6 +585,7 @@ impl Scan<'_> {
         let mut division = Scan {
             bytes: &self.bytes[..end],
             jsx: self.jsx,
+            limit: self.limit,
             i: self.i + 1,
             levels: self.levels.clone(),
             chains: self.chains,
@@ -669,7 +767,7 @@ impl Scan<'_> {
 
 /// Identifier, keyword and number bytes (non-ASCII bytes belong to identifiers; `\` starts a
 /// unicode escape in one, `#` a private name).
-fn is_word_byte(byte: u8) -> bool {
+const fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'$' | b'\\' | b'#') || byte >= 0x80
 }
 

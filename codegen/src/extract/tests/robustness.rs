@@ -10,7 +10,7 @@ use proptest::test_runner::{Config, TestRunner};
 
 use super::deep_forms::{self, Category, FORMS, Files, Form};
 use super::{extract, render_diagnostics, tool};
-use crate::extract::nesting::nesting_overflow;
+use crate::extract::nesting::{nesting_bound, nesting_overflow, overflow_beyond};
 use crate::extract::parse::source_type;
 use crate::extract::{MAX_NESTING, extract_config_module, extract_module};
 
@@ -296,4 +296,98 @@ fn garbage_text_yields_diagnostics_not_panics() {
     assert!(output.starts_with("AB5300"), "{output}");
     let read = on_small_stack(move || extract_config_module("agent-bundle.config.ts", &garbage));
     assert!(read.value.is_none());
+}
+
+/// The scan never nests deeper than what `nesting_bound` counts without it, the bound the
+/// pre-scan skips the scan under: `source` scanned with the bound as its limit never overflows.
+fn within_its_bound(source: &str, jsx: bool) -> bool {
+    overflow_beyond(source, jsx, nesting_bound(source.as_bytes())).is_none()
+}
+
+#[test]
+fn no_form_nests_deeper_than_its_bound() {
+    let mut wrong = Vec::new();
+    for form in FORMS {
+        let jsx = is_jsx(deep_forms::path(form));
+        for repetitions in [1, 2, 7, 60, 400, 2_000] {
+            if !within_its_bound(&deep_forms::source(form, repetitions), jsx) {
+                wrong.push(format!("{} × {repetitions}", form.name));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn random_nestings_and_token_soups_stay_within_their_bound() {
+    // Tokens that open levels, take chain steps, or make the scan read text twice (JSX text
+    // that turns out to be code, a `/` that may divide), in any order.
+    // Separated by `|`.
+    const TOKENS: &str = concat!(
+        "(|)|[|]|{|}|`|${|`}|<|>|<a>|</a>|<T>|<T,>|/>|!|~|+|-|++|--|...|",
+        "?|??|??=|?.|:|=|=>|==|**|/|/[(]/|'|\"|;|,|\n|a|a:|typeof |await |",
+        "new |if (a) |else |return |keyof |extends |namespace a.b.|x.y|",
+        "1|.5|// c\n|/* c */",
+    );
+    let strategy = (
+        any::<bool>(),
+        prop::collection::vec(any::<prop::sample::Index>(), 1..1_500),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 256,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let tokens: Vec<&str> = TOKENS.split('|').collect();
+    let forms: Vec<&Form> = FORMS.iter().collect();
+    let result = runner.run(&strategy, |(jsx, picks)| {
+        let soup: String = picks.iter().map(|pick| *pick.get(&tokens)).collect();
+        prop_assert!(within_its_bound(&soup, jsx), "{soup:?}");
+        let chain: Vec<&Form> = picks
+            .iter()
+            .take(40)
+            .map(|pick| *pick.get(&forms))
+            .collect();
+        let nested = deep_forms::nested_source(&chain);
+        prop_assert!(within_its_bound(&nested, jsx), "{nested:.200}");
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+}
+
+#[test]
+fn a_route_of_a_few_kilobytes_is_not_scanned() {
+    // The shape of an ordinary tool route: its bound is far below the limit, so the scan
+    // (the most expensive part of reading a file after oxc's parse) is skipped.
+    let route = r#"import { Agent } from '@agent-bundle/runtime';
+import { defineTool } from 'agent-bundle/routes';
+import { z } from 'zod';
+
+const Item = z.object({ id: z.string().min(1), score: z.number().int().min(0).max(100) });
+
+export default defineTool(
+  {
+    description: 'Finds the items of a team, newest first.',
+    inputSchema: z.object({ team: z.array(z.string().min(1).max(64)).max(10), limit: z.int().min(1).max(50).default(10) }),
+    resultSchema: z.object({ items: z.array(Item), next: z.string().nullable() }),
+  },
+  async ({ team, limit }, { signal }) => {
+    const items = await search(team, limit, signal);
+    return (
+      <Agent.Result value={{ items, next: items.length === limit ? items[limit - 1].id : null }}>
+        <Agent.Markdown>{`Found ${items.length} items for ${team.join(', ')}.`}</Agent.Markdown>
+      </Agent.Result>
+    );
+  },
+);
+"#
+    .repeat(4);
+    assert!(route.len() > 3_000);
+    assert!(
+        nesting_bound(route.as_bytes()) < MAX_NESTING,
+        "{}",
+        nesting_bound(route.as_bytes())
+    );
 }
