@@ -44,6 +44,8 @@ pub struct Chunks {
     /// Chunks of ids too far beyond the dense vector.
     sparse: HashMap<u32, Chunk>,
     count: usize,
+    /// Every id stored, in order of arrival (snapshots read what arrived since the last one).
+    arrivals: Vec<u32>,
     /// Reused by every model row's parse.
     scratch: Scratch,
 }
@@ -55,6 +57,11 @@ impl Chunks {
             Some(slot) => slot.as_ref(),
             None => self.sparse.get(&id),
         }
+    }
+
+    /// Every id resolved so far, in order of arrival.
+    pub fn arrivals(&self) -> &[u32] {
+        &self.arrivals
     }
 
     fn contains(&self, id: u32) -> bool {
@@ -83,6 +90,7 @@ impl Chunks {
             }
         }
         self.count += 1;
+        self.arrivals.push(id);
         match self.dense.get_mut(index) {
             Some(slot) => slot.replace(chunk).is_some(),
             None => self.sparse.insert(id, chunk).is_some(),

@@ -127,6 +127,9 @@ struct Converted {
     counted: usize,
     /// The rows found missing, sorted; empty once settled.
     missing_rows: Box<[u32]>,
+    /// How many of the chunks' arrivals it was last found valid after: it stays valid while
+    /// none of the arrivals since is one of `missing_rows`.
+    checked_at: usize,
     /// The waits it recorded; `None` once settled.
     waits: Option<Arc<GroupWaits>>,
 }
@@ -492,13 +495,9 @@ impl<'a> SnapshotBuilder<'a> {
             in_result: self.results > 0,
         };
         if self.cache.reuse
-            && let Some(converted) = self.cache.converted.get(&place)
+            && let Some(converted) = self.cache.converted.get_mut(&place)
             && (converted.missing_rows.is_empty()
-                || (!self.closed
-                    && converted
-                        .missing_rows
-                        .iter()
-                        .all(|&id| self.chunks.get(id).is_none())))
+                || (!self.closed && still_missing(converted, self.chunks)))
         {
             if let Some(waits) = &converted.waits {
                 self.region.pending |= waits.encloses;
@@ -605,6 +604,7 @@ impl<'a> SnapshotBuilder<'a> {
                 children,
                 counted: self.nodes - nodes,
                 missing_rows: missing_rows.into(),
+                checked_at: self.chunks.arrivals().len(),
                 waits,
             };
             self.cache.converted.insert(place, converted);
@@ -987,6 +987,30 @@ impl<'a> SnapshotBuilder<'a> {
         out.push(node);
         Ok(())
     }
+}
+
+/// Whether every row `converted` found missing is still missing. Rows only arrive, so only the
+/// arrivals since it was last found valid are read, each looked up among its sorted missing
+/// rows (or, when more rows arrived than it misses, its missing rows are looked up instead): a
+/// snapshot after one row arrived checks a kept block in a few steps, not row by row.
+fn still_missing(converted: &mut Converted, chunks: &Chunks) -> bool {
+    let arrivals = chunks.arrivals();
+    let new = &arrivals[converted.checked_at.min(arrivals.len())..];
+    let missing = &converted.missing_rows;
+    let valid = if new.len() < missing.len() {
+        new.iter().all(|id| missing.binary_search(id).is_err())
+    } else {
+        missing.iter().all(|&id| chunks.get(id).is_none())
+    };
+    debug_assert_eq!(
+        valid,
+        missing.iter().all(|&id| chunks.get(id).is_none()),
+        "the arrivals since a conversion was checked tell its validity as its rows do"
+    );
+    if valid {
+        converted.checked_at = arrivals.len();
+    }
+    valid
 }
 
 fn missing(tag: &str, key: &str) -> FlightError {
