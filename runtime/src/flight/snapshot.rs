@@ -98,6 +98,11 @@ struct Place {
 /// Lists longer than this are converted, and kept, in blocks of at least this many items.
 const BLOCK_ITEMS: usize = 32;
 
+/// How many items each block of a long list of `len` items holds.
+fn block_items(len: usize) -> usize {
+    BLOCK_ITEMS.max(len.isqrt())
+}
+
 /// A conversion is kept only while it waits for at most this many rows. Blocks of lists of up
 /// to 16,384 items (128 items a block) stay under it; the list around them, which waits for
 /// every row its blocks wait for, does not once it is long.
@@ -519,7 +524,15 @@ impl<'a> SnapshotBuilder<'a> {
             self.result_props,
             self.by_path.len(),
         );
-        let mut built = ChildrenBuilder::default();
+        let mut built = match what {
+            Convert::Element(_) => ChildrenBuilder::default(),
+            Convert::Items {
+                items, block: None, ..
+            } if items.len() > BLOCK_ITEMS => {
+                ChildrenBuilder::with_capacity(items.len().div_ceil(block_items(items.len())))
+            }
+            Convert::Items { items, .. } => ChildrenBuilder::with_capacity(items.len()),
+        };
         match what {
             Convert::Element(items) => self.element(items, chunk, path, depth, &mut built)?,
             Convert::Items {
@@ -530,7 +543,7 @@ impl<'a> SnapshotBuilder<'a> {
             } if all.len() > BLOCK_ITEMS => {
                 // A long list is converted in blocks, each kept on its own, so a snapshot
                 // after one item changed walks that item's block and reuses the others.
-                let block = BLOCK_ITEMS.max(all.len().isqrt());
+                let block = block_items(all.len());
                 let blocks = self.cache.block_paths(path, all.len(), block).to_vec();
                 for (first, block_path) in (0..all.len()).step_by(block).zip(blocks) {
                     let items = &all[first..all.len().min(first + block)];
