@@ -44,6 +44,9 @@ pub struct SnapshotCache {
     blocks: HashMap<(PathId, usize), Box<[PathId]>, RandomState>,
     /// Converted lists, list blocks and elements, by their place.
     converted: HashMap<Place, Converted, RandomState>,
+    /// How many waits and groups the last snapshot reported: the next one starts with room
+    /// for as many, since consecutive snapshots report nearly the same.
+    last_counts: (usize, usize),
     /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
     reuse: bool,
 }
@@ -57,6 +60,7 @@ impl Default for SnapshotCache {
             items: HashMap::default(),
             blocks: HashMap::default(),
             converted: HashMap::default(),
+            last_counts: (0, 0),
             reuse: true,
         }
     }
@@ -274,6 +278,7 @@ pub fn build_snapshot(
     route: &str,
     closed: bool,
 ) -> Result<Snapshot, FlightError> {
+    let (last_waits, last_groups) = cache.last_counts;
     let mut builder = SnapshotBuilder {
         chunks,
         cache,
@@ -282,8 +287,8 @@ pub fn build_snapshot(
         closed,
         region: Region::default(),
         by_path: Vec::new(),
-        waits: Vec::new(),
-        groups: Vec::new(),
+        waits: Vec::with_capacity(last_waits),
+        groups: Vec::with_capacity(last_groups),
         wait_count: 0,
         region_index: 0,
         nodes: 0,
@@ -297,6 +302,7 @@ pub fn build_snapshot(
         builder.children_of_chunk(0, 0, &mut top)?;
     }
     let top = top.finish();
+    builder.cache.last_counts = (builder.waits.len(), builder.groups.len());
     let root = match top.first() {
         Some(root @ Node::Result { .. }) if top.len() == 1 => root.clone(),
         _ => Node::Result { children: top },
