@@ -102,6 +102,10 @@ struct Place {
 /// Lists longer than this are converted, and kept, in blocks of at least this many items.
 const BLOCK_ITEMS: usize = 32;
 
+/// Up to this many arrivals since a kept conversion was last checked, the check scans its
+/// missing rows for each of them; past it, it looks its missing rows up instead.
+const SCANNED_ARRIVALS: usize = 4;
+
 /// How many items each block of a long list of `len` items holds.
 fn block_items(len: usize) -> usize {
     BLOCK_ITEMS.max(len.isqrt())
@@ -134,7 +138,7 @@ struct Converted {
     children: Children,
     /// Nodes and values counted against the limits.
     counted: usize,
-    /// The rows found missing, sorted; empty once settled.
+    /// The rows found missing, in the order met (a row may repeat); empty once settled.
     missing_rows: Box<[u32]>,
     /// How many of the chunks' arrivals it was last found valid after: it stays valid while
     /// none of the arrivals since is one of `missing_rows`.
@@ -607,9 +611,7 @@ impl<'a> SnapshotBuilder<'a> {
                 entries.extend(group.waits().map(|(id, index)| (id, relative(index))));
                 by_path_rows.extend_from_slice(group.by_path());
             }
-            let mut missing_rows: Vec<u32> = entries.iter().map(|&(id, _)| id).collect();
-            missing_rows.sort_unstable();
-            missing_rows.dedup();
+            let missing_rows: Vec<u32> = entries.iter().map(|&(id, _)| id).collect();
             let waits = (!entries.is_empty()).then(|| {
                 Arc::new(GroupWaits {
                     encloses: entries
@@ -1009,15 +1011,16 @@ impl<'a> SnapshotBuilder<'a> {
 }
 
 /// Whether every row `converted` found missing is still missing. Rows only arrive, so only the
-/// arrivals since it was last found valid are read, each looked up among its sorted missing
-/// rows (or, when more rows arrived than it misses, its missing rows are looked up instead): a
-/// snapshot after one row arrived checks a kept block in a few steps, not row by row.
+/// arrivals since it was last found valid are read, each searched for among its missing rows
+/// (one scan of a short vector; when several rows arrived, its missing rows are looked up in
+/// the chunks instead): a snapshot after one row arrived checks a kept block in one scan, not
+/// one look-up per row.
 fn still_missing(converted: &mut Converted, chunks: &Chunks) -> bool {
     let arrivals = chunks.arrivals();
     let new = &arrivals[converted.checked_at.min(arrivals.len())..];
     let missing = &converted.missing_rows;
-    let valid = if new.len() < missing.len() {
-        new.iter().all(|id| missing.binary_search(id).is_err())
+    let valid = if new.len() < SCANNED_ARRIVALS {
+        new.iter().all(|id| !missing.contains(id))
     } else {
         missing.iter().all(|&id| chunks.get(id).is_none())
     };
