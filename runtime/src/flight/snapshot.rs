@@ -99,34 +99,44 @@ struct Place {
     in_result: bool,
 }
 
-/// Lists longer than this are converted, and kept, in blocks of at least this many items.
-const BLOCK_ITEMS: usize = 32;
+/// Lists and blocks longer than this are converted, and kept, in blocks.
+const BLOCK_ITEMS: usize = 16;
+
+/// A long list is split in at most this many blocks, each split again while longer than
+/// [`BLOCK_ITEMS`]: a snapshot after one item changed rebuilds the blocks on that item's way down
+/// (this many parts each, and the item's block of at most [`BLOCK_ITEMS`]) and reuses the rest.
+const BLOCK_FANOUT: usize = 8;
 
 /// Up to this many arrivals since a kept conversion was last checked, the check scans its
 /// missing rows for each of them; past it, it looks its missing rows up instead.
 const SCANNED_ARRIVALS: usize = 4;
 
-/// How many items each block of a long list of `len` items holds.
+/// How many items each block of a list or block of `len` items holds: [`BLOCK_ITEMS`] times a
+/// power of [`BLOCK_FANOUT`], the smallest that makes at most [`BLOCK_FANOUT`] blocks.
 fn block_items(len: usize) -> usize {
-    BLOCK_ITEMS.max(len.isqrt())
+    let mut block = BLOCK_ITEMS;
+    while len.div_ceil(block) > BLOCK_FANOUT {
+        block *= BLOCK_FANOUT;
+    }
+    block
 }
 
-/// A conversion is kept only while it waits for at most this many rows. Blocks of lists of up
-/// to 16,384 items (128 items a block) stay under it; the list around them, which waits for
-/// every row its blocks wait for, does not once it is long.
-const MAX_KEPT_WAITS: usize = 4 * BLOCK_ITEMS;
+/// A conversion is kept only while it waits for at most this many rows: its waits are copied
+/// into its group each time it is rebuilt, and any of them arriving rebuilds it. Blocks of 128
+/// items stay under it (a list of 1,000 boundaries: 8 blocks of 8 blocks of 16); a list or
+/// block that waits for more is rebuilt around its kept blocks.
+const MAX_KEPT_WAITS: usize = BLOCK_ITEMS * BLOCK_FANOUT;
 
 /// What [`SnapshotBuilder::converted_or_built`] converts.
 #[derive(Clone, Copy)]
 enum Convert<'a> {
     /// An element tuple.
     Element(&'a [Model]),
-    /// `items`, the items of the list `all` from index `start` on; `block` is the path of
-    /// their block when they are one block of a long list.
+    /// `items`, the items of a list from index `start` on; `block` is the path of their
+    /// block when they are one block of a long list.
     Items {
         start: usize,
         items: &'a [Model],
-        all: &'a [Model],
         block: Option<PathId>,
     },
 }
@@ -468,7 +478,6 @@ impl<'a> SnapshotBuilder<'a> {
                 let what = Convert::Items {
                     start: 0,
                     items,
-                    all: items,
                     block: None,
                 };
                 self.converted_or_built(what, chunk, path, depth, out)
@@ -536,9 +545,7 @@ impl<'a> SnapshotBuilder<'a> {
         );
         let mut built = match what {
             Convert::Element(_) => ChildrenBuilder::default(),
-            Convert::Items {
-                items, block: None, ..
-            } if items.len() > BLOCK_ITEMS => {
+            Convert::Items { items, .. } if items.len() > BLOCK_ITEMS => {
                 ChildrenBuilder::with_capacity(items.len().div_ceil(block_items(items.len())))
             }
             Convert::Items { items, .. } => ChildrenBuilder::with_capacity(items.len()),
@@ -548,24 +555,22 @@ impl<'a> SnapshotBuilder<'a> {
             Convert::Items {
                 start,
                 items,
-                all,
-                block: None,
-            } if all.len() > BLOCK_ITEMS => {
-                // A long list is converted in blocks, each kept on its own, so a snapshot
-                // after one item changed walks that item's block and reuses the others.
-                let block = block_items(all.len());
-                let blocks = self.cache.block_paths(path, all.len(), block).to_vec();
-                for (first, block_path) in (0..all.len()).step_by(block).zip(blocks) {
-                    let items = &all[first..all.len().min(first + block)];
+                block: parent,
+            } if items.len() > BLOCK_ITEMS => {
+                // A long list is converted in blocks, and a long block in blocks again, each
+                // kept on its own, so a snapshot after one item changed walks the blocks on
+                // that item's way down and reuses the others.
+                let block = block_items(items.len());
+                let parent = parent.unwrap_or(path);
+                let blocks = self.cache.block_paths(parent, items.len(), block).to_vec();
+                for (first, block_path) in (0..items.len()).step_by(block).zip(blocks) {
                     let what = Convert::Items {
-                        start: first,
-                        items,
-                        all,
+                        start: start + first,
+                        items: &items[first..items.len().min(first + block)],
                         block: Some(block_path),
                     };
                     self.converted_or_built(what, chunk, path, depth, &mut built)?;
                 }
-                debug_assert_eq!((start, items.len()), (0, all.len()));
             }
             Convert::Items { start, items, .. } => {
                 let paths = self.cache.item_paths(path, start + items.len())[start..].to_vec();
