@@ -100,7 +100,7 @@ struct Place {
 }
 
 /// Lists and blocks longer than this are converted, and kept, in blocks.
-const BLOCK_ITEMS: usize = 16;
+const BLOCK_ITEMS: usize = 8;
 
 /// A long list is split in at most this many blocks, each split again while longer than
 /// [`BLOCK_ITEMS`]: a snapshot after one item changed rebuilds the blocks on that item's way down
@@ -122,9 +122,9 @@ fn block_items(len: usize) -> usize {
 }
 
 /// A conversion is kept only while it waits for at most this many rows: its waits are copied
-/// into its group each time it is rebuilt, and any of them arriving rebuilds it. Blocks of 128
-/// items stay under it (a list of 1,000 boundaries: 8 blocks of 8 blocks of 16); a list or
-/// block that waits for more is rebuilt around its kept blocks.
+/// into its group each time it is rebuilt, and any of them arriving rebuilds it. Blocks of 64
+/// items stay under it (a list of 1,000 boundaries: 2 blocks of 8 blocks of 8 leaves of 8, the
+/// blocks of 64 kept); a list or block that waits for more is rebuilt around its kept blocks.
 const MAX_KEPT_WAITS: usize = BLOCK_ITEMS * BLOCK_FANOUT;
 
 /// What [`SnapshotBuilder::converted_or_built`] converts.
