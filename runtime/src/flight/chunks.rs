@@ -2,6 +2,8 @@
 //!
 //! Entry: [`Chunks::apply`]. Invariant: a chunk, once resolved, never changes (a second row for
 //! the same id is a malformed stream), so snapshots built from the table only ever gain content.
+//! The table also records the order in which ids arrived, so a snapshot can tell what arrived
+//! since an earlier one without reading the whole table.
 //!
 //! React numbers rows densely from 0, so most ids index a vector directly; an id far beyond the
 //! rows seen so far (legal, but never written by React) goes to a map, which keeps the table's

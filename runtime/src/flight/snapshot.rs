@@ -583,8 +583,8 @@ impl<'a> SnapshotBuilder<'a> {
         out.append(&children);
         let (waits, groups, wait_count, nodes, result_props, by_path) = before;
         // A conversion that waits for many rows is not kept: any of them arriving invalidates
-        // it, so keeping it costs O(waits) per snapshot for a reuse that rarely comes, while
-        // rebuilding it reuses its blocks and elements, which are kept.
+        // it, and keeping it copies all its waits into its group each time, for a reuse that
+        // rarely comes, while rebuilding it reuses its blocks and elements, which are kept.
         let keep = self.cache.reuse
             && !self.closed
             && self.region.error.is_none()
