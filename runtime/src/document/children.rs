@@ -134,6 +134,15 @@ pub(crate) struct ChildrenBuilder {
 }
 
 impl ChildrenBuilder {
+    /// A builder with room for `parts` nodes and shared lists, so a list whose length is known
+    /// is built without regrowing.
+    pub(crate) fn with_capacity(parts: usize) -> Self {
+        Self {
+            parts: Vec::with_capacity(parts),
+            ..Self::default()
+        }
+    }
+
     pub(crate) fn push(&mut self, node: Node) {
         self.holds_error |= node.holds_error();
         self.holds_boundary |= match &node {

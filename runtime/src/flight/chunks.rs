@@ -2,6 +2,8 @@
 //!
 //! Entry: [`Chunks::apply`]. Invariant: a chunk, once resolved, never changes (a second row for
 //! the same id is a malformed stream), so snapshots built from the table only ever gain content.
+//! The table also records the order in which ids arrived, so a snapshot can tell what arrived
+//! since an earlier one without reading the whole table.
 //!
 //! React numbers rows densely from 0, so most ids index a vector directly; an id far beyond the
 //! rows seen so far (legal, but never written by React) goes to a map, which keeps the table's
@@ -44,6 +46,8 @@ pub struct Chunks {
     /// Chunks of ids too far beyond the dense vector.
     sparse: HashMap<u32, Chunk>,
     count: usize,
+    /// Every id stored, in order of arrival (snapshots read what arrived since the last one).
+    arrivals: Vec<u32>,
     /// Reused by every model row's parse.
     scratch: Scratch,
 }
@@ -55,6 +59,11 @@ impl Chunks {
             Some(slot) => slot.as_ref(),
             None => self.sparse.get(&id),
         }
+    }
+
+    /// Every id resolved so far, in order of arrival.
+    pub fn arrivals(&self) -> &[u32] {
+        &self.arrivals
     }
 
     fn contains(&self, id: u32) -> bool {
@@ -83,6 +92,7 @@ impl Chunks {
             }
         }
         self.count += 1;
+        self.arrivals.push(id);
         match self.dense.get_mut(index) {
             Some(slot) => slot.replace(chunk).is_some(),
             None => self.sparse.insert(id, chunk).is_some(),

@@ -44,6 +44,9 @@ pub struct SnapshotCache {
     blocks: HashMap<(PathId, usize), Box<[PathId]>, RandomState>,
     /// Converted lists, list blocks and elements, by their place.
     converted: HashMap<Place, Converted, RandomState>,
+    /// How many waits and groups the last snapshot reported: the next one starts with room
+    /// for as many, since consecutive snapshots report nearly the same.
+    last_counts: (usize, usize),
     /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
     reuse: bool,
 }
@@ -57,6 +60,7 @@ impl Default for SnapshotCache {
             items: HashMap::default(),
             blocks: HashMap::default(),
             converted: HashMap::default(),
+            last_counts: (0, 0),
             reuse: true,
         }
     }
@@ -95,25 +99,44 @@ struct Place {
     in_result: bool,
 }
 
-/// Lists longer than this are converted, and kept, in blocks of at least this many items.
-const BLOCK_ITEMS: usize = 32;
+/// Lists and blocks longer than this are converted, and kept, in blocks.
+const BLOCK_ITEMS: usize = 8;
 
-/// A conversion is kept only while it waits for at most this many rows. Blocks of lists of up
-/// to 16,384 items (128 items a block) stay under it; the list around them, which waits for
-/// every row its blocks wait for, does not once it is long.
-const MAX_KEPT_WAITS: usize = 4 * BLOCK_ITEMS;
+/// A long list is split in at most this many blocks, each split again while longer than
+/// [`BLOCK_ITEMS`]: a snapshot after one item changed rebuilds the blocks on that item's way down
+/// (this many parts each, and the item's block of at most [`BLOCK_ITEMS`]) and reuses the rest.
+const BLOCK_FANOUT: usize = 8;
+
+/// Up to this many arrivals since a kept conversion was last checked, the check scans its
+/// missing rows for each of them; past it, it looks its missing rows up instead.
+const SCANNED_ARRIVALS: usize = 4;
+
+/// How many items each block of a list or block of `len` items holds: [`BLOCK_ITEMS`] times a
+/// power of [`BLOCK_FANOUT`], the smallest that makes at most [`BLOCK_FANOUT`] blocks.
+fn block_items(len: usize) -> usize {
+    let mut block = BLOCK_ITEMS;
+    while len.div_ceil(block) > BLOCK_FANOUT {
+        block *= BLOCK_FANOUT;
+    }
+    block
+}
+
+/// A conversion is kept only while it waits for at most this many rows: its waits are copied
+/// into its group each time it is rebuilt, and any of them arriving rebuilds it. Blocks of 64
+/// items stay under it (a list of 1,000 boundaries: 2 blocks of 8 blocks of 8 leaves of 8, the
+/// blocks of 64 kept); a list or block that waits for more is rebuilt around its kept blocks.
+const MAX_KEPT_WAITS: usize = BLOCK_ITEMS * BLOCK_FANOUT;
 
 /// What [`SnapshotBuilder::converted_or_built`] converts.
 #[derive(Clone, Copy)]
 enum Convert<'a> {
     /// An element tuple.
     Element(&'a [Model]),
-    /// `items`, the items of the list `all` from index `start` on; `block` is the path of
-    /// their block when they are one block of a long list.
+    /// `items`, the items of a list from index `start` on; `block` is the path of their
+    /// block when they are one block of a long list.
     Items {
         start: usize,
         items: &'a [Model],
-        all: &'a [Model],
         block: Option<PathId>,
     },
 }
@@ -125,8 +148,11 @@ struct Converted {
     children: Children,
     /// Nodes and values counted against the limits.
     counted: usize,
-    /// The rows found missing, sorted; empty once settled.
+    /// The rows found missing, in the order met (a row may repeat); empty once settled.
     missing_rows: Box<[u32]>,
+    /// How many of the chunks' arrivals it was last found valid after: it stays valid while
+    /// none of the arrivals since is one of `missing_rows`.
+    checked_at: usize,
     /// The waits it recorded; `None` once settled.
     waits: Option<Arc<GroupWaits>>,
 }
@@ -266,6 +292,7 @@ pub fn build_snapshot(
     route: &str,
     closed: bool,
 ) -> Result<Snapshot, FlightError> {
+    let (last_waits, last_groups) = cache.last_counts;
     let mut builder = SnapshotBuilder {
         chunks,
         cache,
@@ -274,8 +301,8 @@ pub fn build_snapshot(
         closed,
         region: Region::default(),
         by_path: Vec::new(),
-        waits: Vec::new(),
-        groups: Vec::new(),
+        waits: Vec::with_capacity(last_waits),
+        groups: Vec::with_capacity(last_groups),
         wait_count: 0,
         region_index: 0,
         nodes: 0,
@@ -289,6 +316,7 @@ pub fn build_snapshot(
         builder.children_of_chunk(0, 0, &mut top)?;
     }
     let top = top.finish();
+    builder.cache.last_counts = (builder.waits.len(), builder.groups.len());
     let root = match top.first() {
         Some(root @ Node::Result { .. }) if top.len() == 1 => root.clone(),
         _ => Node::Result { children: top },
@@ -450,7 +478,6 @@ impl<'a> SnapshotBuilder<'a> {
                 let what = Convert::Items {
                     start: 0,
                     items,
-                    all: items,
                     block: None,
                 };
                 self.converted_or_built(what, chunk, path, depth, out)
@@ -492,13 +519,9 @@ impl<'a> SnapshotBuilder<'a> {
             in_result: self.results > 0,
         };
         if self.cache.reuse
-            && let Some(converted) = self.cache.converted.get(&place)
+            && let Some(converted) = self.cache.converted.get_mut(&place)
             && (converted.missing_rows.is_empty()
-                || (!self.closed
-                    && converted
-                        .missing_rows
-                        .iter()
-                        .all(|&id| self.chunks.get(id).is_none())))
+                || (!self.closed && still_missing(converted, self.chunks)))
         {
             if let Some(waits) = &converted.waits {
                 self.region.pending |= waits.encloses;
@@ -520,30 +543,34 @@ impl<'a> SnapshotBuilder<'a> {
             self.result_props,
             self.by_path.len(),
         );
-        let mut built = ChildrenBuilder::default();
+        let mut built = match what {
+            Convert::Element(_) => ChildrenBuilder::default(),
+            Convert::Items { items, .. } if items.len() > BLOCK_ITEMS => {
+                ChildrenBuilder::with_capacity(items.len().div_ceil(block_items(items.len())))
+            }
+            Convert::Items { items, .. } => ChildrenBuilder::with_capacity(items.len()),
+        };
         match what {
             Convert::Element(items) => self.element(items, chunk, path, depth, &mut built)?,
             Convert::Items {
                 start,
                 items,
-                all,
-                block: None,
-            } if all.len() > BLOCK_ITEMS => {
-                // A long list is converted in blocks, each kept on its own, so a snapshot
-                // after one item changed walks that item's block and reuses the others.
-                let block = BLOCK_ITEMS.max(all.len().isqrt());
-                let blocks = self.cache.block_paths(path, all.len(), block).to_vec();
-                for (first, block_path) in (0..all.len()).step_by(block).zip(blocks) {
-                    let items = &all[first..all.len().min(first + block)];
+                block: parent,
+            } if items.len() > BLOCK_ITEMS => {
+                // A long list is converted in blocks, and a long block in blocks again, each
+                // kept on its own, so a snapshot after one item changed walks the blocks on
+                // that item's way down and reuses the others.
+                let block = block_items(items.len());
+                let parent = parent.unwrap_or(path);
+                let blocks = self.cache.block_paths(parent, items.len(), block).to_vec();
+                for (first, block_path) in (0..items.len()).step_by(block).zip(blocks) {
                     let what = Convert::Items {
-                        start: first,
-                        items,
-                        all,
+                        start: start + first,
+                        items: &items[first..items.len().min(first + block)],
                         block: Some(block_path),
                     };
                     self.converted_or_built(what, chunk, path, depth, &mut built)?;
                 }
-                debug_assert_eq!((start, items.len()), (0, all.len()));
             }
             Convert::Items { start, items, .. } => {
                 let paths = self.cache.item_paths(path, start + items.len())[start..].to_vec();
@@ -556,8 +583,8 @@ impl<'a> SnapshotBuilder<'a> {
         out.append(&children);
         let (waits, groups, wait_count, nodes, result_props, by_path) = before;
         // A conversion that waits for many rows is not kept: any of them arriving invalidates
-        // it, so keeping it costs O(waits) per snapshot for a reuse that rarely comes, while
-        // rebuilding it reuses its blocks and elements, which are kept.
+        // it, and keeping it copies all its waits into its group each time, for a reuse that
+        // rarely comes, while rebuilding it reuses its blocks and elements, which are kept.
         let keep = self.cache.reuse
             && !self.closed
             && self.region.error.is_none()
@@ -589,9 +616,7 @@ impl<'a> SnapshotBuilder<'a> {
                 entries.extend(group.waits().map(|(id, index)| (id, relative(index))));
                 by_path_rows.extend_from_slice(group.by_path());
             }
-            let mut missing_rows: Vec<u32> = entries.iter().map(|&(id, _)| id).collect();
-            missing_rows.sort_unstable();
-            missing_rows.dedup();
+            let missing_rows: Vec<u32> = entries.iter().map(|&(id, _)| id).collect();
             let waits = (!entries.is_empty()).then(|| {
                 Arc::new(GroupWaits {
                     encloses: entries
@@ -605,6 +630,7 @@ impl<'a> SnapshotBuilder<'a> {
                 children,
                 counted: self.nodes - nodes,
                 missing_rows: missing_rows.into(),
+                checked_at: self.chunks.arrivals().len(),
                 waits,
             };
             self.cache.converted.insert(place, converted);
@@ -987,6 +1013,31 @@ impl<'a> SnapshotBuilder<'a> {
         out.push(node);
         Ok(())
     }
+}
+
+/// Whether every row `converted` found missing is still missing. Rows only arrive, so only the
+/// arrivals since it was last found valid are read, each searched for among its missing rows
+/// (one scan of a short vector; when several rows arrived, its missing rows are looked up in
+/// the chunks instead): a snapshot after one row arrived checks a kept block in one scan, not
+/// one look-up per row.
+fn still_missing(converted: &mut Converted, chunks: &Chunks) -> bool {
+    let arrivals = chunks.arrivals();
+    let new = &arrivals[converted.checked_at.min(arrivals.len())..];
+    let missing = &converted.missing_rows;
+    let valid = if new.len() < SCANNED_ARRIVALS {
+        new.iter().all(|id| !missing.contains(id))
+    } else {
+        missing.iter().all(|&id| chunks.get(id).is_none())
+    };
+    debug_assert_eq!(
+        valid,
+        missing.iter().all(|&id| chunks.get(id).is_none()),
+        "the arrivals since a conversion was checked tell its validity as its rows do"
+    );
+    if valid {
+        converted.checked_at = arrivals.len();
+    }
+    valid
 }
 
 fn missing(tag: &str, key: &str) -> FlightError {
