@@ -18,7 +18,7 @@ pub struct Positions<'s> {
 impl<'s> Positions<'s> {
     pub fn new(path: &'s str, source: &'s str) -> Self {
         let mut line_starts = vec![0];
-        line_starts.extend(source.match_indices('\n').map(|(at, _)| at as u32 + 1));
+        line_starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|at| at as u32 + 1));
         Self {
             path,
             source,

@@ -67,7 +67,7 @@ pub fn unreadable(relative: &str, error: &io::Error) -> Diagnostic {
 #[expect(clippy::result_large_err, reason = "private; boxed by its one caller")]
 fn decode_text(bytes: Vec<u8>, relative: &str) -> Result<String, Diagnostic> {
     let recovery = "save the file as UTF-8 text, or move it out of `src/` if it is not source code";
-    if let Some(offset) = bytes.iter().position(|&byte| byte == 0) {
+    if let Some(offset) = memchr::memchr(0, &bytes) {
         let (line, column) = position_in_valid_prefix(&bytes, offset);
         return Err(Diagnostic::new(
             Code::AB5302,
