@@ -36,7 +36,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::extract::DefaultExport;
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::config::Author;
-use crate::project::{ExtractionCache, FsReader, ProjectConfig};
+use crate::project::{ExtractionCache, FsReader, LoadedModule, ProjectConfig};
 use crate::schema::RouteSchemas;
 
 /// The environment variable naming a prebuilt worker bundle to ship instead of bundling one.
@@ -76,6 +76,10 @@ pub struct BuildReturn {
     pub diagnostics: Vec<Diagnostic>,
     /// The text of every file read, by project-relative path, to render the diagnostics.
     pub sources: BTreeMap<String, String>,
+    /// The check's modules with their extractions, kept for the same reason as `input`:
+    /// freeing a thousand routes' syntax facts is serial work a one-off build skips at exit,
+    /// and a watch loop does after it said the build is in place.
+    pub modules: Vec<LoadedModule>,
 }
 
 /// Why nothing was written.
@@ -183,6 +187,7 @@ pub fn build_project_reusing(
         input,
         diagnostics,
         sources: checked.sources,
+        modules: checked.modules,
     })
 }
 
