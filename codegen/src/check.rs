@@ -113,7 +113,7 @@ pub fn check_project_reusing(
     let extracted = loaded
         .modules
         .iter()
-        .map(|module| (module.source.path.as_str(), &module.extracted))
+        .map(|module| (module.source.path.as_str(), &*module.extracted))
         .collect();
     let hook_diagnostics =
         crate::matrix::check_hooks(&graph.graph, &sources, &extracted, &diagnostics);

@@ -95,7 +95,7 @@ pub fn apply_app_declarations(
         }) else {
             continue;
         };
-        let extracted = &mut module.extracted;
+        let extracted = std::sync::Arc::make_mut(&mut module.extracted);
         extracted.config = declared_config(config, server, app);
         extracted.config_locations.clear();
         if let Some(location) = config.location(&format!("{}/resourceUri", app.pointer)) {

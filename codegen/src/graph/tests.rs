@@ -41,7 +41,8 @@ fn modules(paths: &[&str]) -> Vec<LoadedModule> {
             extracted: ExtractedModule {
                 path: (*path).to_owned(),
                 ..ExtractedModule::default()
-            },
+            }
+            .into(),
         })
         .collect();
     modules.sort_by(|a, b| a.source.path.cmp(&b.source.path));
@@ -151,8 +152,7 @@ fn apps_of_different_servers_may_share_a_uri() {
         "src/mcp/b/apps/y.tsx",
     ]);
     for module in &mut modules {
-        module
-            .extracted
+        std::sync::Arc::make_mut(&mut module.extracted)
             .config
             .insert("resourceUri".into(), json!("ui://x"));
     }

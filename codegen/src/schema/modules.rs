@@ -70,7 +70,7 @@ impl<'a> ModuleSet<'a> {
                 let path = loaded.source.path.as_str();
                 texts
                     .get(path)
-                    .map(|text| (path, (&loaded.extracted, text.as_str())))
+                    .map(|text| (path, (&*loaded.extracted, text.as_str())))
             })
             .collect();
         Self {
