@@ -220,6 +220,14 @@ fn tools_list_follows_the_client_host() {
         &search["inputSchema"],
         input.json_schema.as_deref().unwrap()
     );
+    // A host whose profile gives the canonical form back has none in the manifest, and is
+    // served the canonical form.
+    assert!(!input.profiles.contains_key("claude"));
+    let (claude, _) = session(&[&initialize("claude-code", "2025-11-25"), LIST]);
+    assert_eq!(
+        &tool(&claude[1], "search_books").unwrap()["inputSchema"],
+        input.json_schema.as_deref().unwrap()
+    );
 }
 
 #[test]

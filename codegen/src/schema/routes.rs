@@ -178,9 +178,10 @@ pub fn translate_const(
 
 impl RouteSchemas {
     /// The manifest's form for a build for `targets`: translated schemas with the projection
-    /// of every target that has a schema profile, and run-time schemas; a literal or absent side
-    /// is `None` (the emitter reads a literal from the route's options itself). Equal forms are
-    /// one shared tree: most host profiles project a schema to what another form already is.
+    /// of every target that has a schema profile where it differs from the canonical form (a
+    /// host without one takes the canonical form), and run-time schemas; a literal or absent
+    /// side is `None` (the emitter reads a literal from the route's options itself). Equal forms
+    /// of two profiles are one shared tree.
     pub fn to_manifest(&self, targets: &[&str]) -> ManifestSchemas {
         let projection = |side: &RouteSchema, input: bool| match side {
             RouteSchema::Static(schema) => schema.json().map(|json_schema| {
@@ -194,9 +195,15 @@ impl RouteSchemas {
                     .iter()
                     .filter_map(|target| Profile::for_target(target))
                     .filter_map(|profile| {
-                        let projected = project(&json_schema, profile, input).ok()?;
+                        let projected = forms.share(project(&json_schema, profile, input).ok()?);
+                        if canonical
+                            .as_ref()
+                            .is_some_and(|canonical| Arc::ptr_eq(canonical, &projected))
+                        {
+                            return None;
+                        }
                         let projected = ProfileProjection {
-                            json_schema: forms.share(projected),
+                            json_schema: projected,
                         };
                         Some((profile.name().to_owned(), projected))
                     })

@@ -13,7 +13,7 @@ use super::hooks::HookTables;
 /// The manifest's file name at the artifact root.
 pub const MANIFEST_FILE_NAME: &str = "abgen.manifest.json";
 /// The manifest format version this crate reads and writes.
-pub const MANIFEST_VERSION: u32 = 8;
+pub const MANIFEST_VERSION: u32 = 9;
 /// The React version the render worker is bundled with; the worker's `hello` must match it.
 pub const REACT_VERSION: &str = "19.3.1";
 /// The version of the host ↔ worker frame protocol.
@@ -232,10 +232,10 @@ pub struct RouteSchemas {
     pub result: Option<SchemaProjection>,
 }
 
-/// One schema of a route: the canonical form and the host-profile projections of it. Its fields
-/// are declared in the order of their names on the wire, as [`Route`]'s are. A form is shared
-/// (`Arc`): the compiler keeps one tree for equal projections (most host profiles give the
-/// canonical form back), and the manifest still writes each in full.
+/// One schema of a route: the canonical form and the host-profile projections of it that differ
+/// from it. Its fields are declared in the order of their names on the wire, as [`Route`]'s are.
+/// A form is shared (`Arc`): the compiler keeps one tree for equal projections of two profiles,
+/// and the manifest writes each in full.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaProjection {
@@ -243,8 +243,9 @@ pub struct SchemaProjection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_schema: Option<Arc<Value>>,
     /// `jsonSchema` projected for each selected host with a schema profile (`claude`, `codex`,
-    /// `cursor`), by profile name; a host whose profile cannot take the schema is absent (the
-    /// build warned). Empty for run-time and literal schemas.
+    /// `cursor`), by profile name, where the projection differs from `jsonSchema`. An absent host
+    /// takes `jsonSchema`: its profile gives that form back, or cannot take the schema (the build
+    /// warned). Empty for run-time and literal schemas.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub profiles: std::collections::BTreeMap<String, ProfileProjection>,
     pub source: SchemaSource,
