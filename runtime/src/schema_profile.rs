@@ -129,6 +129,18 @@ pub fn project(schema: &Value, profile: Profile, input: bool) -> Result<Value, P
     Ok(projected)
 }
 
+/// Whether `profile`'s form of a schema differs from the schema's canonical form `canonical`
+/// (the projection of [`Profile::Canonical`]); the root rule of a host profile, which
+/// [`check_input_root`] decides, aside. Cheaper than [`project`]: nothing is copied. A manifest
+/// writes a host's form only where it differs.
+pub fn differs_from_canonical(profile: Profile, canonical: &Value) -> bool {
+    match profile {
+        Profile::Canonical | Profile::Claude => false,
+        Profile::Codex => any_schema(canonical, &mut |node| lacks_properties(node)),
+        Profile::Draft07Lax | Profile::Cursor => true,
+    }
+}
+
 /// Whether a host profile can take `schema` as a tool's input (its root must be a plain
 /// object); dialect profiles take any root. Cheaper than [`project`]: nothing is copied.
 pub fn check_input_root(schema: &Value, profile: Profile) -> Result<(), ProfileProblem> {
@@ -185,6 +197,32 @@ fn for_each_schema_here(value: &mut Value, visit: &mut impl FnMut(&mut Map<Strin
     }
 }
 
+/// Whether `visit` holds for a subschema of `value`, itself included, as [`for_each_schema`]
+/// visits them.
+fn any_schema(value: &Value, visit: &mut impl FnMut(&Map<String, Value>) -> bool) -> bool {
+    crate::stack::recurse(|| any_schema_here(value, visit))
+}
+
+fn any_schema_here(value: &Value, visit: &mut impl FnMut(&Map<String, Value>) -> bool) -> bool {
+    match value {
+        Value::Object(map) => {
+            visit(map)
+                || map.iter().any(|(key, child)| match key.as_str() {
+                    "const" | "enum" | "default" | "examples" => false,
+                    "properties" => match child {
+                        Value::Object(properties) => properties
+                            .values()
+                            .any(|property| any_schema(property, visit)),
+                        _ => false,
+                    },
+                    _ => any_schema(child, visit),
+                })
+        }
+        Value::Array(items) => items.iter().any(|item| any_schema(item, visit)),
+        _ => false,
+    }
+}
+
 fn loosen_tuples(schema: &mut Value) {
     for_each_schema(schema, &mut |node| {
         let Some(Value::Array(positions)) = node.get("prefixItems") else {
@@ -214,10 +252,15 @@ fn drop_formats(schema: &mut Value) {
 
 fn add_missing_properties(schema: &mut Value) {
     for_each_schema(schema, &mut |node| {
-        if node.get("type") == Some(&json!("object")) && !node.contains_key("properties") {
+        if lacks_properties(node) {
             node.insert("properties".to_owned(), json!({}));
         }
     });
+}
+
+/// An object schema without `properties`, which Codex needs.
+fn lacks_properties(node: &Map<String, Value>) -> bool {
+    node.get("type").and_then(Value::as_str) == Some("object") && !node.contains_key("properties")
 }
 
 fn split_type_lists(schema: &mut Value) {
@@ -249,7 +292,7 @@ fn split_type_lists(schema: &mut Value) {
 mod tests {
     use serde_json::json;
 
-    use super::{Profile, project};
+    use super::{Profile, differs_from_canonical, project};
 
     #[test]
     fn no_profile_writes_items_false() {
@@ -273,6 +316,30 @@ mod tests {
         assert_eq!(projected.get("maxItems"), None);
         let lax = project(&tuple, Profile::Draft07Lax, false).unwrap();
         assert_eq!(lax["$schema"], json!(super::DRAFT_07));
+    }
+
+    #[test]
+    fn differs_from_canonical_says_whether_the_projection_is_another_form() {
+        let schemas = [
+            json!({"$schema": super::DRAFT_2020_12, "type": "object", "properties": {"a": {"type": "string", "format": "uri"}}}),
+            json!({"$schema": super::DRAFT_2020_12, "type": "object", "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+            json!({"$schema": super::DRAFT_2020_12, "type": "object", "properties": {"pair": {"type": "array", "prefixItems": [{"type": "object"}], "items": false}}}),
+            json!({"$schema": super::DRAFT_2020_12, "type": "object", "properties": {"n": {"type": ["string", "null"]}}}),
+            json!({"$schema": super::DRAFT_2020_12, "type": "object", "properties": {"c": {"const": {"type": "object"}, "default": {"type": "object"}}}}),
+            json!({"$schema": super::DRAFT_2020_12, "type": "object", "properties": {"type": {"type": "string"}}}),
+        ];
+        for schema in &schemas {
+            let canonical = project(schema, Profile::Canonical, true).unwrap();
+            for profile in Profile::ALL {
+                let projected = project(schema, profile, true).unwrap();
+                assert_eq!(
+                    differs_from_canonical(profile, &canonical),
+                    projected != canonical,
+                    "{} of {schema}",
+                    profile.name()
+                );
+            }
+        }
     }
 
     #[test]

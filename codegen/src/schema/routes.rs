@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::ir::{Io, Kind, Schema};
 use super::modules::{ModuleRef, ModuleSet};
 use super::print::print_2020_12;
-use super::profile::{Profile, project};
+use super::profile::{Profile, differs_from_canonical, project};
 use super::shape::{printable, prints_object_root};
 use super::translate::{Fallback, Translator, span_of};
 use crate::diagnostics::{Code, Diagnostic, Location};
@@ -195,6 +195,13 @@ impl RouteSchemas {
                     .iter()
                     .filter_map(|target| Profile::for_target(target))
                     .filter_map(|profile| {
+                        // A host served the canonical form gets no form of its own (nor does
+                        // one whose profile cannot take the schema: `check` warned, AB5210).
+                        if let Some(canonical) = &canonical
+                            && !differs_from_canonical(profile, canonical)
+                        {
+                            return None;
+                        }
                         let projected = forms.share(project(&json_schema, profile, input).ok()?);
                         if canonical
                             .as_ref()
