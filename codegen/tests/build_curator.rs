@@ -52,7 +52,7 @@ fn curator_manifest_matches_the_golden() {
     assert_eq!(hosts, ["claude", "codex", "cursor"]);
     let fresh = std::fs::read_to_string(out.join("abgen.manifest.json")).unwrap();
     assert_worker_says_hello(&out, &built.emitted.artifact.manifest.digest);
-    assert_eq!(fresh, built.emitted.artifact.manifest_json);
+    assert_eq!(fresh, built.emitted.artifact.manifest_text.to_string());
     let golden_path = repo().join("fixtures/manifests/curator.json");
     if std::env::var_os("ABGEN_BLESS").is_some() {
         std::fs::create_dir_all(golden_path.parent().unwrap()).unwrap();

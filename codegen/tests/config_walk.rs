@@ -474,8 +474,9 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                 ("src/mcp/docs/tools/show.ts", OPENING_TOOL),
             ],
             |o| {
-                let manifest: Value = serde_json::from_str(&o.artifact()?.manifest_json)
-                    .map_err(|error| format!("the manifest: {error}"))?;
+                let manifest: Value =
+                    serde_json::from_str(&o.artifact()?.manifest_text.to_string())
+                        .map_err(|error| format!("the manifest: {error}"))?;
                 let route = manifest["routes"]
                     .as_array()
                     .and_then(|routes| routes.iter().find(|route| route["id"] == "app:docs/viewer"))
@@ -530,8 +531,9 @@ fn supported_key_case(path: &str) -> Option<(Value, Files, Check)> {
                 ("src/mcp/docs/tools/show.ts", OPENING_TOOL),
             ],
             |o| {
-                let manifest: Value = serde_json::from_str(&o.artifact()?.manifest_json)
-                    .map_err(|error| format!("the manifest: {error}"))?;
+                let manifest: Value =
+                    serde_json::from_str(&o.artifact()?.manifest_text.to_string())
+                        .map_err(|error| format!("the manifest: {error}"))?;
                 expect_eq(
                     &manifest["web"],
                     &json!({

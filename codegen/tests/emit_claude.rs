@@ -161,7 +161,7 @@ fn claude_documents_and_manifest() {
     }
     // Every input here is fixed (even the host binary and the worker), so nothing is redacted:
     // the digest itself is under test.
-    insta::assert_snapshot!("abgen_manifest_json", artifact.manifest_json);
+    insta::assert_snapshot!("abgen_manifest_json", artifact.manifest_text.to_string());
     assert!(artifact.warnings.is_empty(), "{:?}", artifact.warnings);
 }
 
@@ -177,7 +177,10 @@ fn bytes_do_not_depend_on_input_order() {
     reversed_options.targets = vec!["claude".into(), "claude".into()];
     let reversed = plan_artifact(&reversed_input, &reversed_options).unwrap();
     assert_eq!(forward.files, reversed.files);
-    assert_eq!(forward.manifest_json, reversed.manifest_json);
+    assert_eq!(
+        forward.manifest_text.to_string(),
+        reversed.manifest_text.to_string()
+    );
 }
 
 #[test]
@@ -254,7 +257,7 @@ fn the_manifest_is_valid_against_its_schema_and_round_trips() {
     )
     .unwrap();
     let validator = jsonschema::draft202012::new(&schema).unwrap();
-    let value: Value = serde_json::from_str(&artifact.manifest_json).unwrap();
+    let value: Value = serde_json::from_str(&artifact.manifest_text.to_string()).unwrap();
     let errors: Vec<String> = validator
         .iter_errors(&value)
         .map(|error| format!("{} at {}", error, error.instance_path()))
@@ -264,7 +267,7 @@ fn the_manifest_is_valid_against_its_schema_and_round_trips() {
     assert_eq!(parsed, artifact.manifest);
     assert_eq!(
         abgen::emit::canonical_json::serialize_canonical(&parsed).unwrap(),
-        artifact.manifest_json
+        artifact.manifest_text.to_string()
     );
 }
 

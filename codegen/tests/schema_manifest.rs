@@ -80,7 +80,7 @@ fn manifest_carries_literal_static_and_profile_schemas() {
         json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] })
     );
     // The written manifest keeps the author's property order in every projection.
-    let written = &built.emitted.artifact.manifest_json;
+    let written = &built.emitted.artifact.manifest_text.to_string();
     let cursor_text = &written[written.find("\"cursor\": {\n").unwrap()..];
     assert!(cursor_text.find("\"pair\"").unwrap() < cursor_text.find("\"note\"").unwrap());
     assert_eq!(pair.result.as_ref().unwrap().source, SchemaSource::Static);

@@ -64,7 +64,7 @@ fn artifact_text(root: &Path, targets: Option<&[&str]>) -> String {
                 }
                 text.push('\n');
             }
-            let _ = writeln!(text, "## abgen.manifest.json\n\n{}", artifact.manifest_json);
+            let _ = writeln!(text, "## abgen.manifest.json\n\n{}", artifact.manifest_text);
         }
         Err(error) => {
             let _ = writeln!(text, "refused: {error}");

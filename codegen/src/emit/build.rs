@@ -12,8 +12,9 @@ use std::sync::Arc;
 use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest, RouteSchemas};
 
 use rayon::prelude::*;
+use serde_json::Value;
 
-use super::canonical_json::{canonical_member_item, serialize_canonical_spliced};
+use super::canonical_json::{Spliced, canonical_member_item, serialize_canonical_spliced};
 use super::documents::{HOST_BINARY_PATH, SKILLS_DIR, plan_host_documents};
 use super::error::EmitError;
 use super::input::EmitInput;
@@ -54,10 +55,11 @@ pub struct EmitOptions {
 pub struct PlannedArtifact {
     pub files: FilePlan,
     pub manifest: Manifest,
-    /// The manifest's canonical bytes.
-    pub manifest_json: String,
-    /// What staging checks of the manifest against its schema.
-    manifest_check: ManifestCheck,
+    /// The manifest's canonical bytes, in pieces.
+    pub manifest_text: ManifestText,
+    /// The manifest without its routes, which staging checks against the manifest's schema
+    /// (with each newly written route).
+    manifest_without_routes: Value,
     /// Degraded deliveries and routes left out, one line each: the warnings `check` reports as
     /// diagnostics, for callers that emit without checking.
     pub warnings: Vec<String>,
@@ -209,12 +211,12 @@ fn plan_artifact_reusing(
     };
     let digest = file_table_digest(&table)?;
     let mut manifest = build_manifest(input, schemas, hooks, table, digest);
-    let (manifest_json, manifest_check) = manifest_json(&mut manifest, cache)?;
+    let (manifest_text, manifest_without_routes) = manifest_text(&mut manifest, cache)?;
     Ok(PlannedArtifact {
         files,
         manifest,
-        manifest_json,
-        manifest_check,
+        manifest_text,
+        manifest_without_routes,
         warnings,
         targets: targets.iter().map(|target| (*target).to_owned()).collect(),
         apps: built_apps(input),
@@ -222,13 +224,14 @@ fn plan_artifact_reusing(
 }
 
 /// The manifest's canonical bytes (the same as [`super::canonical_json::serialize_canonical`]
-/// of it, pinned by a test) and what its schema check must cover. Each route's text is the one
-/// `cache` kept for an equal route in the manifest in place, else written now: the routes, nearly
-/// all of the manifest, in parallel.
-fn manifest_json(
+/// of it, pinned by a test), and the manifest without its routes for its schema check. Each
+/// route's text is the one `cache` kept for an equal route in the manifest in place, else
+/// written now: the routes, nearly all of the manifest, in parallel, and never copied into one
+/// text.
+fn manifest_text(
     manifest: &mut Manifest,
     cache: Option<&EmitCache>,
-) -> Result<(String, ManifestCheck), EmitError> {
+) -> Result<(ManifestText, Value), EmitError> {
     let serialize = |source| EmitError::Serialize {
         what: "the manifest",
         source,
@@ -237,7 +240,7 @@ fn manifest_json(
         Some(cache) => cache.kept_fragments(&manifest.routes),
         None => vec![None; manifest.routes.len()],
     };
-    let fragments: Vec<Fragment> = manifest
+    let routes: Vec<Fragment> = manifest
         .routes
         .par_iter()
         .zip(kept)
@@ -247,13 +250,12 @@ fn manifest_json(
         })
         .collect::<Result<_, _>>()
         .map_err(serialize)?;
-    let texts: Vec<&str> = fragments.iter().map(Fragment::text).collect();
-    let text = serialize_canonical_spliced(&*manifest, "routes", &texts).map_err(serialize)?;
-    let routes = std::mem::take(&mut manifest.routes);
+    let document = serialize_canonical_spliced(&*manifest, "routes").map_err(serialize)?;
+    let all_routes = std::mem::take(&mut manifest.routes);
     let without_routes = serde_json::to_value(&*manifest);
-    manifest.routes = routes;
+    manifest.routes = all_routes;
     if let Some(cache) = cache {
-        let kept: Vec<Arc<str>> = fragments
+        let kept: Vec<Arc<str>> = routes
             .iter()
             .map(|fragment| match fragment {
                 Fragment::Kept(text) => text.clone(),
@@ -262,22 +264,51 @@ fn manifest_json(
             .collect();
         cache.stage_manifest(&manifest.routes, &kept);
     }
-    let new_routes = fragments
-        .into_iter()
-        .enumerate()
-        .filter_map(|(index, fragment)| match fragment {
-            Fragment::Written(text) => Some((index, text)),
-            Fragment::Kept(_) => None,
-        })
-        .collect();
-    let check = ManifestCheck {
-        without_routes: without_routes.map_err(serialize)?,
-        new_routes,
-    };
-    Ok((text, check))
+    Ok((
+        ManifestText { document, routes },
+        without_routes.map_err(serialize)?,
+    ))
+}
+
+/// The manifest's canonical bytes: the document around its `routes`, and each route's text.
+#[derive(Debug)]
+pub struct ManifestText {
+    document: Spliced,
+    routes: Vec<Fragment>,
+}
+
+impl ManifestText {
+    /// The bytes in order, as slices of the document and of the routes' texts.
+    pub fn pieces(&self) -> Vec<&[u8]> {
+        self.document.pieces(self.routes.iter().map(Fragment::text))
+    }
+
+    /// Each route whose text was written for this manifest (not kept from the one in place),
+    /// with its index in `routes`.
+    fn written_routes(&self) -> Vec<(usize, &str)> {
+        self.routes
+            .iter()
+            .enumerate()
+            .filter_map(|(index, fragment)| match fragment {
+                Fragment::Written(text) => Some((index, text.as_str())),
+                Fragment::Kept(_) => None,
+            })
+            .collect()
+    }
+}
+
+impl std::fmt::Display for ManifestText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for piece in self.pieces() {
+            // Each piece is a whole part of one UTF-8 text.
+            f.write_str(std::str::from_utf8(piece).map_err(|_| std::fmt::Error)?)?;
+        }
+        Ok(())
+    }
 }
 
 /// A route's canonical text in the manifest: kept from the manifest in place, or written now.
+#[derive(Debug)]
 enum Fragment {
     Kept(Arc<str>),
     Written(String),
@@ -385,11 +416,15 @@ fn stage_planned(
     claim: &OutputClaim,
     cache: Option<&EmitCache>,
 ) -> Result<EmitReturn, EmitError> {
+    let check = ManifestCheck {
+        without_routes: &artifact.manifest_without_routes,
+        new_routes: artifact.manifest_text.written_routes(),
+    };
     stage_artifact_reusing(
         &artifact.files,
         MANIFEST_FILE_NAME,
-        artifact.manifest_json.as_bytes(),
-        Some(&artifact.manifest_check),
+        &artifact.manifest_text.pieces(),
+        Some(&check),
         claim,
         cache.map(|cache| (cache, artifact.manifest.files.as_slice())),
     )?;

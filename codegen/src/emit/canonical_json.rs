@@ -104,59 +104,72 @@ pub fn canonical_member_item<T: Serialize + ?Sized>(item: &T) -> Result<String, 
 }
 
 /// [`serialize_canonical`] of the object `document` with its data member `member` (never a
-/// schema position; what `document` holds there is not written) holding the items written in
-/// `items` by [`canonical_member_item`]: the very bytes of writing the whole document, with the
-/// items written apart (in parallel, or kept from an earlier build).
+/// schema position; what `document` holds there is not written) left open for items written
+/// apart by [`canonical_member_item`] (in parallel, or kept from an earlier build):
+/// [`Spliced::pieces`] gives the very bytes of writing the whole document, without copying
+/// the items into one text.
 pub fn serialize_canonical_spliced<T: Serialize + ?Sized>(
     document: &T,
     member: &'static str,
-    items: &[&str],
-) -> Result<String, Error> {
+) -> Result<Spliced, Error> {
     debug_assert!(!SCHEMA_ROOT_KEYS.contains(&member), "a data member");
-    let mut out = String::new();
+    let mut text = String::new();
     let splice = Splice {
         member,
-        items,
-        written: Cell::new(false),
+        at: Cell::new(None),
     };
-    document.serialize(Writer::new(&mut out, 0, Position::Data, Some(&splice)))?;
-    if !splice.written.get() {
+    document.serialize(Writer::new(&mut text, 0, Position::Data, Some(&splice)))?;
+    let Some(items_at) = splice.at.get() else {
         return Err(Error::custom(format!(
             "the spliced document has no member `{member}`"
         )));
+    };
+    text.push('\n');
+    Ok(Spliced { text, items_at })
+}
+
+/// A document written by [`serialize_canonical_spliced`]: its text, with the place where the
+/// spliced array's items go (just after its `[`).
+#[derive(Debug)]
+pub struct Spliced {
+    text: String,
+    items_at: usize,
+}
+
+impl Spliced {
+    /// The document's bytes with `items` in the spliced array, in order: slices of the text,
+    /// of the items, and the separators between them.
+    pub fn pieces<'a>(&'a self, items: impl ExactSizeIterator<Item = &'a str>) -> Vec<&'a [u8]> {
+        let (head, tail) = self.text.as_bytes().split_at(self.items_at);
+        let mut pieces = Vec::with_capacity(2 * items.len() + 3);
+        pieces.push(head);
+        let mut empty = true;
+        for item in items {
+            // Each item on a line of its own at depth 2, after a comma but for the first.
+            pieces.push(if empty { b"\n    " } else { b",\n    " });
+            pieces.push(item.as_bytes());
+            empty = false;
+        }
+        // The array closes at depth 1.
+        pieces.push(if empty { b"]" } else { b"\n  ]" });
+        pieces.push(tail);
+        pieces
     }
-    out.push('\n');
-    Ok(out)
 }
 
-/// The member of the top-level object written from fragments instead of from the document.
-struct Splice<'a> {
+/// The member of the top-level object whose items are written apart.
+struct Splice {
     member: &'static str,
-    items: &'a [&'a str],
-    written: Cell<bool>,
+    /// Where the items go in the document's text, once the member is written.
+    at: Cell<Option<usize>>,
 }
 
-impl Splice<'_> {
-    /// Writes the member's value, an array at depth 1.
+impl Splice {
+    /// Opens the member's value, an array at depth 1, leaving its items and its end to
+    /// [`Spliced::pieces`].
     fn write(&self, out: &mut String) {
-        self.written.set(true);
-        if self.items.is_empty() {
-            out.push_str("[]");
-            return;
-        }
-        // Each item after a comma, a line break and its indentation.
-        let lines: usize = self.items.iter().map(|item| item.len() + 6).sum();
-        out.reserve(lines + 4);
         out.push('[');
-        for (index, item) in self.items.iter().enumerate() {
-            if index > 0 {
-                out.push(',');
-            }
-            new_line(out, 2);
-            out.push_str(item);
-        }
-        new_line(out, 1);
-        out.push(']');
+        self.at.set(Some(out.len()));
     }
 }
 
@@ -265,7 +278,7 @@ struct Writer<'a> {
     depth: usize,
     position: Position,
     /// Set only for the top-level document of [`serialize_canonical_spliced`].
-    splice: Option<&'a Splice<'a>>,
+    splice: Option<&'a Splice>,
 }
 
 impl<'a> Writer<'a> {
@@ -273,7 +286,7 @@ impl<'a> Writer<'a> {
         out: &'a mut String,
         depth: usize,
         position: Position,
-        splice: Option<&'a Splice<'a>>,
+        splice: Option<&'a Splice>,
     ) -> Self {
         Self {
             out,
@@ -609,7 +622,7 @@ struct Object<'a> {
     depth: usize,
     /// Where the object stands (its members' positions follow from it).
     position: Position,
-    splice: Option<&'a Splice<'a>>,
+    splice: Option<&'a Splice>,
     /// Where the object's text begins in `out`.
     start: usize,
     members: Vec<Member>,

@@ -183,9 +183,12 @@ fn a_spliced_member_is_written_as_the_whole_document_is() {
             .iter()
             .map(|item| canonical_member_item(item).unwrap())
             .collect();
-        let fragments: Vec<&str> = fragments.iter().map(String::as_str).collect();
+        let spliced = serialize_canonical_spliced(&document, "routes").unwrap();
+        let bytes = spliced
+            .pieces(fragments.iter().map(String::as_str))
+            .concat();
         assert_eq!(
-            serialize_canonical_spliced(&document, "routes", &fragments).unwrap(),
+            String::from_utf8(bytes).unwrap(),
             to_canonical_json(&whole),
             "{count} items"
         );

@@ -83,6 +83,7 @@ pub fn compare_with_directory(
     if std::fs::symlink_metadata(&target).is_ok() {
         walk(&target, &target, &mut found)?;
     }
+    let manifest = artifact.manifest_text.to_string();
     let mut planned: BTreeMap<&str, (&[u8], bool)> = artifact
         .files
         .files()
@@ -96,10 +97,7 @@ pub fn compare_with_directory(
             )
         })
         .collect();
-    planned.insert(
-        MANIFEST_FILE_NAME,
-        (artifact.manifest_json.as_bytes(), false),
-    );
+    planned.insert(MANIFEST_FILE_NAME, (manifest.as_bytes(), false));
     let mut comparison = ArtifactComparison::default();
     for (path, (contents, executable)) in &planned {
         match found.get(*path) {

@@ -25,8 +25,9 @@ mod stage;
 mod typegen;
 
 pub use build::{
-    EmitOptions, EmitReturn, HOST_BINARY_ENV, PlannedArtifact, WORKER_BUNDLE_PATH, emit_artifact,
-    emit_claimed, emit_claimed_reusing, locate_host_binary, plan_artifact, plugin_bin_path,
+    EmitOptions, EmitReturn, HOST_BINARY_ENV, ManifestText, PlannedArtifact, WORKER_BUNDLE_PATH,
+    emit_artifact, emit_claimed, emit_claimed_reusing, locate_host_binary, plan_artifact,
+    plugin_bin_path,
 };
 pub use compare::{ArtifactComparison, Change, ContractChange, render_comparison};
 pub use documents::{HOST_BINARY_PATH, PLUGIN_ROOT_ENV_ANCHOR, is_plugin_root_cwd};

@@ -132,10 +132,10 @@ struct KeptRoute {
 /// in a manifest verified before, and the manifest schema judges each route alone (see
 /// [`super::stage`]), so the verdict is that of checking the whole manifest.
 #[derive(Debug)]
-pub(super) struct ManifestCheck {
-    pub without_routes: Value,
+pub(super) struct ManifestCheck<'a> {
+    pub without_routes: &'a Value,
     /// Each newly written route's canonical text, with its index in `routes`.
-    pub new_routes: Vec<(usize, String)>,
+    pub new_routes: Vec<(usize, &'a str)>,
 }
 
 #[derive(Debug, Default)]

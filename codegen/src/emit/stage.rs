@@ -31,7 +31,7 @@ use super::reuse::{EmitCache, FileStamp, InPlace, ManifestCheck};
 pub(super) fn stage_artifact(
     plan: &FilePlan,
     manifest_path: &str,
-    manifest: &[u8],
+    manifest: &[&[u8]],
     claim: &OutputClaim,
 ) -> Result<(), EmitError> {
     stage_artifact_reusing(plan, manifest_path, manifest, None, claim, None)
@@ -45,8 +45,8 @@ pub(super) fn stage_artifact(
 pub(super) fn stage_artifact_reusing(
     plan: &FilePlan,
     manifest_path: &str,
-    manifest: &[u8],
-    manifest_check: Option<&ManifestCheck>,
+    manifest: &[&[u8]],
+    manifest_check: Option<&ManifestCheck<'_>>,
     claim: &OutputClaim,
     reuse: Option<(&EmitCache, &[FileEntry])>,
 ) -> Result<(), EmitError> {
@@ -88,8 +88,8 @@ struct Linkable<'a> {
 fn stage_and_swap(
     plan: &FilePlan,
     manifest_path: &str,
-    manifest: &[u8],
-    manifest_check: Option<&ManifestCheck>,
+    manifest: &[&[u8]],
+    manifest_check: Option<&ManifestCheck<'_>>,
     claim: &OutputClaim,
     mut linkable: Option<Linkable<'_>>,
 ) -> Result<(), EmitError> {
@@ -274,7 +274,7 @@ fn verify_tree(
     manifest_path: &str,
     staging: &Path,
     linked: &BTreeMap<String, FileStamp>,
-    manifest_check: Option<&ManifestCheck>,
+    manifest_check: Option<&ManifestCheck<'_>>,
 ) -> Result<(), EmitError> {
     let mut found = Vec::new();
     let mut pending = vec![staging.to_owned()];
@@ -332,7 +332,7 @@ fn verify_documents(
     plan: &FilePlan,
     manifest_path: &str,
     staging: &Path,
-    manifest_check: Option<&ManifestCheck>,
+    manifest_check: Option<&ManifestCheck<'_>>,
 ) -> Result<(), EmitError> {
     for (path, file) in plan.files().filter(|(path, _)| path.ends_with(".json")) {
         if serde_json::from_slice::<serde::de::IgnoredAny>(&file.contents).is_err() {
@@ -415,7 +415,7 @@ fn manifest_schema() -> serde_json::Value {
 fn write_tree(
     plan: &FilePlan,
     manifest_path: &str,
-    manifest: &[u8],
+    manifest: &[&[u8]],
     staging: &Path,
     out: &Path,
     mut linkable: Option<&mut Linkable<'_>>,
@@ -432,7 +432,7 @@ fn write_tree(
         }
         write_file(staging, path, &file.contents, file.mode)?;
     }
-    write_file(staging, manifest_path, manifest, super::plan::MODE_FILE)?;
+    write_pieces(staging, manifest_path, manifest, super::plan::MODE_FILE)?;
     Ok(linked)
 }
 
@@ -477,6 +477,28 @@ fn write_file(staging: &Path, relative: &str, contents: &[u8], mode: u32) -> Res
         fs::create_dir_all(directory).map_err(EmitError::io("create", directory))?;
     }
     fs::write(&path, contents).map_err(EmitError::io("write", &path))?;
+    set_mode(&path, mode)
+}
+
+/// [`write_file`] of the concatenation of `pieces`, which is never made.
+fn write_pieces(
+    staging: &Path,
+    relative: &str,
+    pieces: &[&[u8]],
+    mode: u32,
+) -> Result<(), EmitError> {
+    use std::io::Write as _;
+    let path = staging.join(relative);
+    if let Some(directory) = path.parent() {
+        fs::create_dir_all(directory).map_err(EmitError::io("create", directory))?;
+    }
+    let file = fs::File::create(&path).map_err(EmitError::io("write", &path))?;
+    let mut writer = std::io::BufWriter::with_capacity(1 << 16, file);
+    pieces
+        .iter()
+        .try_for_each(|piece| writer.write_all(piece))
+        .and_then(|()| writer.flush())
+        .map_err(EmitError::io("write", &path))?;
     set_mode(&path, mode)
 }
 

@@ -11,7 +11,7 @@ use crate::emit::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE};
 pub(crate) fn stage(plan: &FilePlan, manifest: &[u8], out: &Path) -> Result<(), EmitError> {
     let project = out.with_file_name("project");
     let claim = claim_output(&project, out)?;
-    stage_artifact(plan, "abgen.manifest.json", manifest, &claim)
+    stage_artifact(plan, "abgen.manifest.json", &[manifest], &claim)
 }
 
 /// The least manifest its schema accepts, with the file table of `plan`.
@@ -173,8 +173,8 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
     fs::write(temp.path().join("abgen.manifest.json"), minimal_manifest()).unwrap();
     let without_routes: serde_json::Value = serde_json::from_str(&minimal_manifest()).unwrap();
     let check = crate::emit::reuse::ManifestCheck {
-        without_routes: without_routes.clone(),
-        new_routes: vec![(7, r#"{ "id": 3 }"#.into())],
+        without_routes: &without_routes,
+        new_routes: vec![(7, r#"{ "id": 3 }"#)],
     };
     let plan = FilePlan::default();
     let verify = |check| super::verify_documents(&plan, "abgen.manifest.json", temp.path(), check);
@@ -185,10 +185,10 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
             .contains("breaks schemas/abgen-manifest.schema.json at `/routes/7"),
         "{error}"
     );
-    let mut broken = without_routes;
+    let mut broken = without_routes.clone();
     broken["react"] = "next".into();
     let check = crate::emit::reuse::ManifestCheck {
-        without_routes: broken,
+        without_routes: &broken,
         new_routes: Vec::new(),
     };
     let error = verify(Some(&check)).unwrap_err();
