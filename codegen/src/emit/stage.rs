@@ -351,7 +351,7 @@ fn verify_documents(
     };
     if let Some(check) = manifest_check {
         if let Some(error) = manifest_validator()
-            .iter_errors(&check.without_routes)
+            .iter_errors(check.without_routes)
             .next()
         {
             return Err(broken(error, ""));
