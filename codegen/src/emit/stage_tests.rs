@@ -167,6 +167,54 @@ fn manifest_schema_judges_each_route_alone() {
     no_cross_item_keyword(&schema, "");
 }
 
+/// What lets the route check read a `jsonSchema` for its kind alone (see
+/// `route_for_schema_check`): wherever the manifest schema names a `jsonSchema` member, it asks
+/// only that it be an object or a boolean.
+#[test]
+fn manifest_schema_reads_only_the_kind_of_a_schema_form() {
+    fn schema_forms(value: &serde_json::Value, found: &mut Vec<serde_json::Value>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(form) = map
+                    .get("properties")
+                    .and_then(|properties| properties.get("jsonSchema"))
+                {
+                    found.push(form.clone());
+                }
+                map.values().for_each(|value| schema_forms(value, found));
+            }
+            serde_json::Value::Array(items) => {
+                items.iter().for_each(|item| schema_forms(item, found))
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    schema_forms(&super::manifest_schema(), &mut found);
+    assert_eq!(found.len(), 2, "the canonical form and a profile's");
+    for form in found {
+        assert_eq!(form, serde_json::json!({ "type": ["object", "boolean"] }));
+    }
+}
+
+/// A route read for its schema check is the route, but for its schema forms, which keep only
+/// their kind; so a form that is not an object or a boolean still fails the check.
+#[test]
+fn a_route_read_for_its_check_keeps_all_but_the_schema_forms() {
+    let text = r#"{ "id": "tool:a/b", "n": [1, -2, 1.5, null, true], "schemas": { "input": {
+        "jsonSchema": { "type": "object", "properties": { "jsonSchema": {} } },
+        "profiles": { "cursor": { "jsonSchema": true } } }, "result": { "jsonSchema": "text" } } }"#;
+    let read = super::route_for_schema_check(text).unwrap();
+    assert_eq!(
+        read,
+        serde_json::json!({ "id": "tool:a/b", "n": [1, -2, 1.5, null, true], "schemas": {
+            "input": { "jsonSchema": {}, "profiles": { "cursor": { "jsonSchema": true } } },
+            "result": { "jsonSchema": "" } } })
+    );
+    assert!(super::route_for_schema_check(r#"{ "jsonSchema": { "a": } }"#).is_err());
+    assert!(super::route_for_schema_check(r#"{ "id": 1 } 2"#).is_err());
+}
+
 #[test]
 fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
     let temp = tempfile::tempdir().unwrap();
