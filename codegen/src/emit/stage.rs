@@ -340,9 +340,28 @@ fn verify_documents(
         }
     }
     let manifest_file = staging.join(manifest_path);
-    abgen_runtime::manifest::read_hook_view(&manifest_file).map_err(|error| {
-        EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
-    })?;
+    // The hook client's read of the staged file and the schema check are independent: each
+    // reads the whole manifest once, so they run side by side.
+    let (read, checked) = rayon::join(
+        || {
+            abgen_runtime::manifest::read_hook_view(&manifest_file).map_err(|error| {
+                EmitError::StagedTreeMismatch(format!(
+                    "the hook client cannot read the manifest: {error}"
+                ))
+            })
+        },
+        || check_manifest_schema(manifest_path, &manifest_file, manifest_check),
+    );
+    read.and(checked)
+}
+
+/// The staged manifest passes its schema: checked in parts with `manifest_check`, else read
+/// back and checked whole.
+fn check_manifest_schema(
+    manifest_path: &str,
+    manifest_file: &Path,
+    manifest_check: Option<&ManifestCheck<'_>>,
+) -> Result<(), EmitError> {
     let broken = |error: jsonschema::ValidationError<'_>, at: &str| {
         EmitError::StagedTreeMismatch(format!(
             "{manifest_path} breaks schemas/abgen-manifest.schema.json at `{at}{}`: {error}",
@@ -371,7 +390,7 @@ fn verify_documents(
             })
             .collect();
     }
-    let manifest: serde_json::Value = fs::read(&manifest_file)
+    let manifest: serde_json::Value = fs::read(manifest_file)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or_else(|| EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON")))?;
