@@ -77,7 +77,13 @@ impl Children {
     pub(crate) fn flatten_into(&self, builder: &mut ChildrenBuilder) {
         for part in self.parts.iter() {
             match part {
-                Part::Node(Node::Boundary { children, .. }) => children.flatten_into(builder),
+                Part::Node(Node::Boundary { children, .. })
+                    if children.holds_boundary || children.holds_result() =>
+                {
+                    children.flatten_into(builder);
+                }
+                // A boundary's children that hold neither are shared whole, not copied.
+                Part::Node(Node::Boundary { children, .. }) => builder.append(children),
                 Part::Node(Node::Result { children }) => {
                     let mut inner = ChildrenBuilder::default();
                     children.flatten_into(&mut inner);
@@ -239,12 +245,19 @@ impl PartStack {
         list.holds_boundary |= children.holds_boundary;
     }
 
-    /// Takes `list` off the stack as a [`Children`]: the same list [`ChildrenBuilder`] builds
-    /// from the same parts.
+    /// Takes `list` off the stack as a [`Children`]: the same nodes [`ChildrenBuilder`] builds
+    /// from the same parts. A list that only shares another is that other list, as
+    /// [`ChildrenBuilder::append`] would make it: no allocation, no extra level to walk.
     pub(crate) fn finish(&mut self, list: StackedList) -> Children {
         self.check_top(&list);
         if list.parts == 0 {
             return Children::default();
+        }
+        if list.parts == 1
+            && let Some(Part::Shared(_)) = self.parts.last()
+            && let Some(Part::Shared(shared)) = self.parts.pop()
+        {
+            return shared;
         }
         Children {
             parts: self.parts.drain(list.start..).collect(),
