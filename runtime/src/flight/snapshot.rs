@@ -542,7 +542,8 @@ impl<'a> SnapshotBuilder<'a> {
         };
         if self.cache.reuse
             && let Some(converted) = self.cache.converted.get_mut(&place)
-            && (converted.waits.is_none() || (!self.closed && still_missing(converted, self.chunks)))
+            && (converted.waits.is_none()
+                || (!self.closed && still_missing(converted, self.chunks)))
         {
             if let Some(waits) = &converted.waits {
                 self.region.pending |= waits.encloses;
@@ -1031,12 +1032,7 @@ impl<'a> SnapshotBuilder<'a> {
         )
     }
 
-    fn push(
-        &mut self,
-        node: Node,
-        depth: usize,
-        out: &mut StackedList,
-    ) -> Result<(), FlightError> {
+    fn push(&mut self, node: Node, depth: usize, out: &mut StackedList) -> Result<(), FlightError> {
         self.count_node(depth)?;
         self.stack.push(out, node);
         Ok(())
@@ -1057,9 +1053,8 @@ fn still_missing(converted: &mut Converted, chunks: &Chunks) -> bool {
         .map_or((&[], (1, 0)), |waits| (&waits.entries, waits.span));
     let missing = || entries.iter().map(|&(id, _)| id);
     let valid = if new.len() < SCANNED_ARRIVALS {
-        new.iter().all(|&arrived| {
-            !(low..=high).contains(&arrived) || missing().all(|id| id != arrived)
-        })
+        new.iter()
+            .all(|&arrived| !(low..=high).contains(&arrived) || missing().all(|id| id != arrived))
     } else {
         missing().all(|id| chunks.get(id).is_none())
     };
