@@ -118,19 +118,28 @@ const BLOCK_FANOUT: usize = 8;
 const SCANNED_ARRIVALS: usize = 4;
 
 /// How many items each block of a list or block of `len` items holds: [`BLOCK_ITEMS`] times a
-/// power of [`BLOCK_FANOUT`], the smallest that makes at most [`BLOCK_FANOUT`] blocks.
+/// power of [`BLOCK_FANOUT`], the smallest that makes at most [`BLOCK_FANOUT`] blocks; but when
+/// those blocks are too long to be kept ([`MAX_KEPT_WAITS`]) and blocks a level smaller make at
+/// most twice as many, those: a level of blocks that is never kept is rebuilt with every change
+/// below it, so a list of 1,000 is 16 kept blocks of 64 rather than 2 blocks of 512 rebuilt
+/// every time around them.
 fn block_items(len: usize) -> usize {
     let mut block = BLOCK_ITEMS;
     while len.div_ceil(block) > BLOCK_FANOUT {
         block *= BLOCK_FANOUT;
     }
-    block
+    let smaller = block / BLOCK_FANOUT;
+    if block > MAX_KEPT_WAITS && len.div_ceil(smaller) <= 2 * BLOCK_FANOUT {
+        smaller
+    } else {
+        block
+    }
 }
 
 /// A conversion is kept only while it waits for at most this many rows: its waits are copied
 /// into its group each time it is rebuilt, and any of them arriving rebuilds it. Blocks of 64
-/// items stay under it (a list of 1,000 boundaries: 2 blocks of 8 blocks of 8 leaves of 8, the
-/// blocks of 64 kept); a list or block that waits for more is rebuilt around its kept blocks.
+/// items stay under it (a list of 1,000 boundaries: 16 blocks of 8 leaves of 8, the blocks of
+/// 64 kept); a list or block that waits for more is rebuilt around its kept blocks.
 const MAX_KEPT_WAITS: usize = BLOCK_ITEMS * BLOCK_FANOUT;
 
 /// What [`SnapshotBuilder::converted_or_built`] converts.
@@ -1140,4 +1149,28 @@ pub fn boundary_error(children: &Children) -> Option<DocumentError> {
         Node::Error { code, message } => Some(DocumentError::new(code.clone(), message.clone())),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lists split in at most 8 blocks a level, leaves of 8; a level of blocks too long to be
+    /// kept gives way to blocks of the kept size when that makes at most 16 of them.
+    #[test]
+    fn long_lists_split_in_kept_blocks_where_they_can() {
+        let layout = |len: usize| (block_items(len), len.div_ceil(block_items(len)));
+        assert_eq!(layout(9), (8, 2));
+        assert_eq!(layout(64), (8, 8));
+        assert_eq!(
+            layout(100),
+            (64, 2),
+            "blocks of 64 are kept: no reason to split finer"
+        );
+        assert_eq!(layout(512), (64, 8));
+        assert_eq!(layout(513), (64, 9), "blocks of 512 would not be kept");
+        assert_eq!(layout(1000), (64, 16));
+        assert_eq!(layout(1025), (512, 3), "more than 16 blocks of 64");
+        assert_eq!(layout(4096), (512, 8));
+    }
 }
