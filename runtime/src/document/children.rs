@@ -57,9 +57,13 @@ impl Children {
         }
     }
 
-    /// The first node.
+    /// The first node (no walk state: a shared part is never empty, so this descends the first
+    /// parts).
     pub fn first(&self) -> Option<&Node> {
-        self.iter().next()
+        self.parts.iter().find_map(|part| match part {
+            Part::Node(node) => Some(node),
+            Part::Shared(shared) => shared.first(),
+        })
     }
 
     /// The nodes as a flat vector (a deep copy).
@@ -73,7 +77,13 @@ impl Children {
     pub(crate) fn flatten_into(&self, builder: &mut ChildrenBuilder) {
         for part in self.parts.iter() {
             match part {
-                Part::Node(Node::Boundary { children, .. }) => children.flatten_into(builder),
+                Part::Node(Node::Boundary { children, .. })
+                    if children.holds_boundary || children.holds_result() =>
+                {
+                    children.flatten_into(builder);
+                }
+                // A boundary's children that hold neither are shared whole, not copied.
+                Part::Node(Node::Boundary { children, .. }) => builder.append(children),
                 Part::Node(Node::Result { children }) => {
                     let mut inner = ChildrenBuilder::default();
                     children.flatten_into(&mut inner);
@@ -134,15 +144,6 @@ pub(crate) struct ChildrenBuilder {
 }
 
 impl ChildrenBuilder {
-    /// A builder with room for `parts` nodes and shared lists, so a list whose length is known
-    /// is built without regrowing.
-    pub(crate) fn with_capacity(parts: usize) -> Self {
-        Self {
-            parts: Vec::with_capacity(parts),
-            ..Self::default()
-        }
-    }
-
     pub(crate) fn push(&mut self, node: Node) {
         self.holds_error |= node.holds_error();
         self.holds_boundary |= match &node {
@@ -174,6 +175,116 @@ impl ChildrenBuilder {
             holds_error: self.holds_error,
             holds_boundary: self.holds_boundary,
         }
+    }
+}
+
+/// The parts of the lists being built, one above the other: a list is built on top of the
+/// stack, finished into one allocation of exactly its parts, and taken off, so building a list
+/// costs no buffer of its own. Lists are opened and finished (or discarded) last in, first out,
+/// and parts go only into the list on top.
+#[derive(Default)]
+pub(crate) struct PartStack {
+    parts: Vec<Part>,
+}
+
+impl fmt::Debug for PartStack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PartStack")
+            .field("parts", &self.parts.len())
+            .finish()
+    }
+}
+
+/// A list being built on a [`PartStack`]: where its parts start, and what they hold.
+pub(crate) struct StackedList {
+    start: usize,
+    /// How many parts it has on the stack.
+    parts: usize,
+    len: usize,
+    holds_error: bool,
+    holds_boundary: bool,
+}
+
+impl PartStack {
+    /// Opens a list on top of the stack.
+    pub(crate) fn open(&self) -> StackedList {
+        StackedList {
+            start: self.parts.len(),
+            parts: 0,
+            len: 0,
+            holds_error: false,
+            holds_boundary: false,
+        }
+    }
+
+    /// Like [`ChildrenBuilder::push`], into `list`, the list on top.
+    pub(crate) fn push(&mut self, list: &mut StackedList, node: Node) {
+        self.check_top(list);
+        list.holds_error |= node.holds_error();
+        list.holds_boundary |= match &node {
+            Node::Boundary { .. } => true,
+            Node::Result { children } => children.holds_boundary,
+            _ => false,
+        };
+        self.parts.push(Part::Node(node));
+        list.parts += 1;
+        list.len += 1;
+    }
+
+    /// Like [`ChildrenBuilder::append`], into `list`, the list on top.
+    pub(crate) fn append(&mut self, list: &mut StackedList, children: &Children) {
+        self.check_top(list);
+        match &*children.parts {
+            [] => return,
+            [shared @ Part::Shared(_)] => self.parts.push(shared.clone()),
+            _ => self.parts.push(Part::Shared(children.clone())),
+        }
+        list.parts += 1;
+        list.len += children.len;
+        list.holds_error |= children.holds_error;
+        list.holds_boundary |= children.holds_boundary;
+    }
+
+    /// Takes `list` off the stack as a [`Children`]: the same nodes [`ChildrenBuilder`] builds
+    /// from the same parts. A list that only shares another is that other list, as
+    /// [`ChildrenBuilder::append`] would make it: no allocation, no extra level to walk.
+    pub(crate) fn finish(&mut self, list: StackedList) -> Children {
+        self.check_top(&list);
+        if list.parts == 0 {
+            return Children::default();
+        }
+        if list.parts == 1
+            && let Some(Part::Shared(_)) = self.parts.last()
+            && let Some(Part::Shared(shared)) = self.parts.pop()
+        {
+            return shared;
+        }
+        Children {
+            parts: self.parts.drain(list.start..).collect(),
+            len: list.len,
+            holds_error: list.holds_error,
+            holds_boundary: list.holds_boundary,
+        }
+    }
+
+    /// Takes `list` off the stack unused.
+    pub(crate) fn discard(&mut self, list: StackedList) {
+        self.check_top(&list);
+        self.parts.truncate(list.start);
+    }
+
+    /// `list` is the list on top: every list opened above it was finished or discarded.
+    fn check_top(&self, list: &StackedList) {
+        debug_assert_eq!(
+            self.parts.len(),
+            list.start + list.parts,
+            "a list is built on top of the stack"
+        );
+    }
+
+    /// Empties the stack (after a build that failed part-way).
+    pub(crate) fn clear(&mut self) {
+        self.parts.clear();
     }
 }
 

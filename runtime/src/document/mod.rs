@@ -10,7 +10,7 @@ mod limits;
 mod node;
 
 pub use children::Children;
-pub(crate) use children::{ChildrenBuilder, NearBoundaries};
+pub(crate) use children::{ChildrenBuilder, NearBoundaries, PartStack, StackedList};
 pub use event::{LogLevel, RenderEvent, RenderEventKind};
 pub use limits::DocumentLimits;
 pub use node::{BoundaryState, Document, DocumentError, Node, Status};

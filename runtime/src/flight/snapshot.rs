@@ -19,6 +19,7 @@ use super::model::{Fields, Model};
 use super::values::{Escape, is_element, parse_escape, truncate};
 use crate::document::{
     BoundaryState, Children, ChildrenBuilder, DocumentError, DocumentLimits, NearBoundaries, Node,
+    PartStack, StackedList,
 };
 
 /// What the content of the root or of one boundary still waits for or failed on.
@@ -49,6 +50,9 @@ pub struct SnapshotCache {
     last_counts: (usize, usize),
     /// Whether settled regions are kept and reused (off only to test that reuse changes nothing).
     reuse: bool,
+    /// The stacks of the last snapshot, emptied, kept for their room.
+    stack: PartStack,
+    path_stack: Vec<PathId>,
 }
 
 impl Default for SnapshotCache {
@@ -62,6 +66,8 @@ impl Default for SnapshotCache {
             converted: HashMap::default(),
             last_counts: (0, 0),
             reuse: true,
+            stack: PartStack::default(),
+            path_stack: Vec::new(),
         }
     }
 }
@@ -112,19 +118,28 @@ const BLOCK_FANOUT: usize = 8;
 const SCANNED_ARRIVALS: usize = 4;
 
 /// How many items each block of a list or block of `len` items holds: [`BLOCK_ITEMS`] times a
-/// power of [`BLOCK_FANOUT`], the smallest that makes at most [`BLOCK_FANOUT`] blocks.
+/// power of [`BLOCK_FANOUT`], the smallest that makes at most [`BLOCK_FANOUT`] blocks; but when
+/// those blocks are too long to be kept ([`MAX_KEPT_WAITS`]) and blocks a level smaller make at
+/// most twice as many, those: a level of blocks that is never kept is rebuilt with every change
+/// below it, so a list of 1,000 is 16 kept blocks of 64 rather than 2 blocks of 512 rebuilt
+/// every time around them.
 fn block_items(len: usize) -> usize {
     let mut block = BLOCK_ITEMS;
     while len.div_ceil(block) > BLOCK_FANOUT {
         block *= BLOCK_FANOUT;
     }
-    block
+    let smaller = block / BLOCK_FANOUT;
+    if block > MAX_KEPT_WAITS && len.div_ceil(smaller) <= 2 * BLOCK_FANOUT {
+        smaller
+    } else {
+        block
+    }
 }
 
 /// A conversion is kept only while it waits for at most this many rows: its waits are copied
 /// into its group each time it is rebuilt, and any of them arriving rebuilds it. Blocks of 64
-/// items stay under it (a list of 1,000 boundaries: 2 blocks of 8 blocks of 8 leaves of 8, the
-/// blocks of 64 kept); a list or block that waits for more is rebuilt around its kept blocks.
+/// items stay under it (a list of 1,000 boundaries: 16 blocks of 8 leaves of 8, the blocks of
+/// 64 kept); a list or block that waits for more is rebuilt around its kept blocks.
 const MAX_KEPT_WAITS: usize = BLOCK_ITEMS * BLOCK_FANOUT;
 
 /// What [`SnapshotBuilder::converted_or_built`] converts.
@@ -148,12 +163,11 @@ struct Converted {
     children: Children,
     /// Nodes and values counted against the limits.
     counted: usize,
-    /// The rows found missing, in the order met (a row may repeat); empty once settled.
-    missing_rows: Box<[u32]>,
     /// How many of the chunks' arrivals it was last found valid after: it stays valid while
-    /// none of the arrivals since is one of `missing_rows`.
+    /// none of the arrivals since is one of the rows it found missing.
     checked_at: usize,
-    /// The waits it recorded; `None` once settled.
+    /// The waits it recorded, one for each row it found missing, in the order met (a row may
+    /// repeat); `None` once settled (it found none).
     waits: Option<Arc<GroupWaits>>,
 }
 
@@ -164,6 +178,10 @@ struct Converted {
 pub struct GroupWaits {
     /// The waits, in order.
     entries: Box<[(u32, WaitingRegion)]>,
+    /// The lowest and highest row of `entries`: a row outside them is none of its rows, which
+    /// settles most reuse checks without a scan (React numbers the rows of neighbouring content
+    /// close together, so a block's rows are near one another and far from most others).
+    span: (u32, u32),
     /// Whether one of them is in the enclosing region.
     encloses: bool,
     /// The missing rows it reached through a path reference.
@@ -293,12 +311,14 @@ pub fn build_snapshot(
     closed: bool,
 ) -> Result<Snapshot, FlightError> {
     let (last_waits, last_groups) = cache.last_counts;
+    let stack = std::mem::take(&mut cache.stack);
+    let path_stack = std::mem::take(&mut cache.path_stack);
     let mut builder = SnapshotBuilder {
         chunks,
-        cache,
         limits,
         route,
         closed,
+        cache,
         region: Region::default(),
         by_path: Vec::new(),
         waits: Vec::with_capacity(last_waits),
@@ -310,12 +330,19 @@ pub fn build_snapshot(
         metadata: None,
         results: 0,
         result_props: 0,
+        stack,
+        path_stack,
     };
-    let mut top = ChildrenBuilder::default();
+    // A build that failed part-way left its lists and paths behind.
+    builder.stack.clear();
+    builder.path_stack.clear();
+    let mut top = builder.stack.open();
     if builder.chunk(0).is_some() {
         builder.children_of_chunk(0, 0, &mut top)?;
     }
-    let top = top.finish();
+    let top = builder.stack.finish(top);
+    builder.cache.stack = std::mem::take(&mut builder.stack);
+    builder.cache.path_stack = std::mem::take(&mut builder.path_stack);
     builder.cache.last_counts = (builder.waits.len(), builder.groups.len());
     let root = match top.first() {
         Some(root @ Node::Result { .. }) if top.len() == 1 => root.clone(),
@@ -359,6 +386,10 @@ pub struct SnapshotBuilder<'a> {
     /// How many `<Agent.Result>` elements with a `value` or `metadata` were met: those set the
     /// snapshot's own value and metadata, so a region holding one is never reused.
     result_props: usize,
+    /// The parts of the lists being built.
+    stack: PartStack,
+    /// The paths of the items or blocks of the lists being built, one list above the other.
+    path_stack: Vec<PathId>,
 }
 
 impl<'a> SnapshotBuilder<'a> {
@@ -420,7 +451,7 @@ impl<'a> SnapshotBuilder<'a> {
         &mut self,
         id: u32,
         depth: usize,
-        out: &mut ChildrenBuilder,
+        out: &mut StackedList,
     ) -> Result<(), FlightError> {
         match self.chunk(id) {
             None => {}
@@ -443,7 +474,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: PathId,
         depth: usize,
-        out: &mut ChildrenBuilder,
+        out: &mut StackedList,
     ) -> Result<(), FlightError> {
         self.count_node(depth)?;
         match model {
@@ -505,7 +536,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: PathId,
         depth: usize,
-        out: &mut ChildrenBuilder,
+        out: &mut StackedList,
     ) -> Result<(), FlightError> {
         let place = Place {
             chunk,
@@ -520,7 +551,7 @@ impl<'a> SnapshotBuilder<'a> {
         };
         if self.cache.reuse
             && let Some(converted) = self.cache.converted.get_mut(&place)
-            && (converted.missing_rows.is_empty()
+            && (converted.waits.is_none()
                 || (!self.closed && still_missing(converted, self.chunks)))
         {
             if let Some(waits) = &converted.waits {
@@ -531,7 +562,7 @@ impl<'a> SnapshotBuilder<'a> {
                     enclosing: self.region_index,
                 });
             }
-            out.append(&converted.children);
+            self.stack.append(out, &converted.children);
             self.nodes += converted.counted;
             return self.check_node_count();
         }
@@ -543,13 +574,7 @@ impl<'a> SnapshotBuilder<'a> {
             self.result_props,
             self.by_path.len(),
         );
-        let mut built = match what {
-            Convert::Element(_) => ChildrenBuilder::default(),
-            Convert::Items { items, .. } if items.len() > BLOCK_ITEMS => {
-                ChildrenBuilder::with_capacity(items.len().div_ceil(block_items(items.len())))
-            }
-            Convert::Items { items, .. } => ChildrenBuilder::with_capacity(items.len()),
-        };
+        let mut built = self.stack.open();
         match what {
             Convert::Element(items) => self.element(items, chunk, path, depth, &mut built)?,
             Convert::Items {
@@ -562,25 +587,32 @@ impl<'a> SnapshotBuilder<'a> {
                 // that item's way down and reuses the others.
                 let block = block_items(items.len());
                 let parent = parent.unwrap_or(path);
-                let blocks = self.cache.block_paths(parent, items.len(), block).to_vec();
-                for (first, block_path) in (0..items.len()).step_by(block).zip(blocks) {
+                let base = self.path_stack.len();
+                let blocks = self.cache.block_paths(parent, items.len(), block);
+                self.path_stack.extend_from_slice(blocks);
+                for (index, first) in (0..items.len()).step_by(block).enumerate() {
                     let what = Convert::Items {
                         start: start + first,
                         items: &items[first..items.len().min(first + block)],
-                        block: Some(block_path),
+                        block: Some(self.path_stack[base + index]),
                     };
                     self.converted_or_built(what, chunk, path, depth, &mut built)?;
                 }
+                self.path_stack.truncate(base);
             }
             Convert::Items { start, items, .. } => {
-                let paths = self.cache.item_paths(path, start + items.len())[start..].to_vec();
-                for (item, path) in items.iter().zip(paths) {
+                let base = self.path_stack.len();
+                let paths = self.cache.item_paths(path, start + items.len());
+                self.path_stack.extend_from_slice(&paths[start..]);
+                for (index, item) in items.iter().enumerate() {
+                    let path = self.path_stack[base + index];
                     self.children(item, chunk, path, depth + 1, &mut built)?;
                 }
+                self.path_stack.truncate(base);
             }
         }
-        let children = built.finish();
-        out.append(&children);
+        let children = self.stack.finish(built);
+        self.stack.append(out, &children);
         let (waits, groups, wait_count, nodes, result_props, by_path) = before;
         // A conversion that waits for many rows is not kept: any of them arriving invalidates
         // it, and keeping it copies all its waits into its group each time, for a reuse that
@@ -616,9 +648,12 @@ impl<'a> SnapshotBuilder<'a> {
                 entries.extend(group.waits().map(|(id, index)| (id, relative(index))));
                 by_path_rows.extend_from_slice(group.by_path());
             }
-            let missing_rows: Vec<u32> = entries.iter().map(|&(id, _)| id).collect();
             let waits = (!entries.is_empty()).then(|| {
+                let span = entries.iter().fold((u32::MAX, 0), |(low, high), &(id, _)| {
+                    (low.min(id), high.max(id))
+                });
                 Arc::new(GroupWaits {
+                    span,
                     encloses: entries
                         .iter()
                         .any(|(_, region)| matches!(region, WaitingRegion::Enclosing)),
@@ -629,7 +664,6 @@ impl<'a> SnapshotBuilder<'a> {
             let converted = Converted {
                 children,
                 counted: self.nodes - nodes,
-                missing_rows: missing_rows.into(),
                 checked_at: self.chunks.arrivals().len(),
                 waits,
             };
@@ -644,7 +678,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: PathId,
         depth: usize,
-        out: &mut ChildrenBuilder,
+        out: &mut StackedList,
     ) -> Result<(), FlightError> {
         let [_, element_type, _key, props] = items else {
             return Err(if items.len() == 7 {
@@ -710,7 +744,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: PathId,
         depth: usize,
-        out: &mut ChildrenBuilder,
+        out: &mut StackedList,
     ) -> Result<(), FlightError> {
         match props.get("children") {
             Some(children) => {
@@ -727,30 +761,34 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: PathId,
         depth: usize,
-        out: &mut ChildrenBuilder,
+        out: &mut StackedList,
     ) -> Result<(), FlightError> {
         let (number, id) = self.cache.id_for(chunk, path);
         let outer = std::mem::take(&mut self.region);
         let outer_index = std::mem::replace(&mut self.region_index, number);
-        let mut content = ChildrenBuilder::default();
+        let mut content = self.stack.open();
         let built = self.prop_children(props, chunk, path, depth, &mut content);
         let inner = std::mem::replace(&mut self.region, outer);
         self.region_index = outer_index;
         built?;
         let (state, children) = if let Some(error) = inner.error {
+            self.stack.discard(content);
             (
                 BoundaryState::Error,
                 Children::from(vec![Node::error(&error)]),
             )
         } else if inner.pending {
-            let mut fallback = ChildrenBuilder::default();
+            // The fallback is built above the content, which is then dropped.
+            let mut fallback = self.stack.open();
             if let Some(model) = props.get("fallback") {
                 let path = self.cache.path(path, Step::Fallback);
                 self.children(model, chunk, path, depth + 1, &mut fallback)?;
             }
-            (BoundaryState::Pending, fallback.finish())
+            let fallback = self.stack.finish(fallback);
+            self.stack.discard(content);
+            (BoundaryState::Pending, fallback)
         } else {
-            (BoundaryState::Resolved, content.finish())
+            (BoundaryState::Resolved, self.stack.finish(content))
         };
         self.push(
             Node::Boundary {
@@ -770,7 +808,7 @@ impl<'a> SnapshotBuilder<'a> {
         chunk: u32,
         path: PathId,
         depth: usize,
-        out: &mut ChildrenBuilder,
+        out: &mut StackedList,
     ) -> Result<(), FlightError> {
         let node = match tag {
             "agent-result" => {
@@ -783,16 +821,16 @@ impl<'a> SnapshotBuilder<'a> {
                     self.value = self.value(value, depth + 1)?;
                 }
                 self.merge_metadata(props, depth)?;
-                let mut children = ChildrenBuilder::default();
+                let mut children = self.stack.open();
                 self.results += 1;
                 let built = self.prop_children(props, chunk, path, depth, &mut children);
                 self.results -= 1;
                 built?;
-                let children = children.finish();
+                let children = self.stack.finish(children);
                 // Seed 002: a result inside a result (a layout's container around the route's
                 // own) is merged into it, so the document has one result, the root.
                 if self.results > 0 {
-                    out.append(&children);
+                    self.stack.append(out, &children);
                     return Ok(());
                 }
                 Node::Result { children }
@@ -989,7 +1027,7 @@ impl<'a> SnapshotBuilder<'a> {
         &mut self,
         text: &str,
         depth: usize,
-        out: &mut ChildrenBuilder,
+        out: &mut StackedList,
     ) -> Result<(), FlightError> {
         if text.is_empty() {
             return Ok(());
@@ -1003,14 +1041,9 @@ impl<'a> SnapshotBuilder<'a> {
         )
     }
 
-    fn push(
-        &mut self,
-        node: Node,
-        depth: usize,
-        out: &mut ChildrenBuilder,
-    ) -> Result<(), FlightError> {
+    fn push(&mut self, node: Node, depth: usize, out: &mut StackedList) -> Result<(), FlightError> {
         self.count_node(depth)?;
-        out.push(node);
+        self.stack.push(out, node);
         Ok(())
     }
 }
@@ -1023,15 +1056,20 @@ impl<'a> SnapshotBuilder<'a> {
 fn still_missing(converted: &mut Converted, chunks: &Chunks) -> bool {
     let arrivals = chunks.arrivals();
     let new = &arrivals[converted.checked_at.min(arrivals.len())..];
-    let missing = &converted.missing_rows;
+    let (entries, (low, high)): (&[(u32, WaitingRegion)], _) = converted
+        .waits
+        .as_ref()
+        .map_or((&[], (1, 0)), |waits| (&waits.entries, waits.span));
+    let missing = || entries.iter().map(|&(id, _)| id);
     let valid = if new.len() < SCANNED_ARRIVALS {
-        new.iter().all(|id| !missing.contains(id))
+        new.iter()
+            .all(|&arrived| !(low..=high).contains(&arrived) || missing().all(|id| id != arrived))
     } else {
-        missing.iter().all(|&id| chunks.get(id).is_none())
+        missing().all(|id| chunks.get(id).is_none())
     };
     debug_assert_eq!(
         valid,
-        missing.iter().all(|&id| chunks.get(id).is_none()),
+        missing().all(|id| chunks.get(id).is_none()),
         "the arrivals since a conversion was checked tell its validity as its rows do"
     );
     if valid {
@@ -1111,4 +1149,28 @@ pub fn boundary_error(children: &Children) -> Option<DocumentError> {
         Node::Error { code, message } => Some(DocumentError::new(code.clone(), message.clone())),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lists split in at most 8 blocks a level, leaves of 8; a level of blocks too long to be
+    /// kept gives way to blocks of the kept size when that makes at most 16 of them.
+    #[test]
+    fn long_lists_split_in_kept_blocks_where_they_can() {
+        let layout = |len: usize| (block_items(len), len.div_ceil(block_items(len)));
+        assert_eq!(layout(9), (8, 2));
+        assert_eq!(layout(64), (8, 8));
+        assert_eq!(
+            layout(100),
+            (64, 2),
+            "blocks of 64 are kept: no reason to split finer"
+        );
+        assert_eq!(layout(512), (64, 8));
+        assert_eq!(layout(513), (64, 9), "blocks of 512 would not be kept");
+        assert_eq!(layout(1000), (64, 16));
+        assert_eq!(layout(1025), (512, 3), "more than 16 blocks of 64");
+        assert_eq!(layout(4096), (512, 8));
+    }
 }
