@@ -19,7 +19,7 @@ use oxc_ast::ast::{
     ModuleExportName, Program, Statement, VariableDeclarationKind,
 };
 
-use super::model::{Binding, ImportBinding};
+use super::model::{Binding, BindingRef, ImportBinding};
 use super::syntax::unwrap_expression;
 
 /// A top-level `const` with a plain identifier and an initializer.
@@ -83,6 +83,20 @@ impl<'a> TopLevel<'a> {
             return Binding::Local;
         }
         Binding::Global
+    }
+
+    /// [`TopLevel::resolve`] as an index into the module's imports, for the schema arena.
+    pub fn resolve_ref(&self, name: &str) -> BindingRef {
+        if let Some(index) = self.import_by_local.get(name) {
+            return BindingRef::Import(u32::try_from(*index).expect("fewer than 2^32 imports"));
+        }
+        if self.const_by_name.contains_key(name) {
+            return BindingRef::LocalConst;
+        }
+        if self.functions.contains_key(name) || self.others.contains(name) {
+            return BindingRef::Local;
+        }
+        BindingRef::Global
     }
 
     pub fn import(&self, name: &str) -> Option<&ImportBinding> {

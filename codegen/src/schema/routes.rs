@@ -21,7 +21,7 @@ use super::modules::{ModuleRef, ModuleSet};
 use super::print::print_2020_12;
 use super::profile::{Profile, project};
 use super::shape::{printable, prints_object_root};
-use super::translate::{Fallback, Translator, span_of};
+use super::translate::{Fallback, Translator};
 use crate::diagnostics::{Code, Diagnostic, Location};
 use crate::extract::ExtractedModule;
 use crate::project::{LoadedModule, ModuleKind, SourceReader};
@@ -139,8 +139,7 @@ fn translate_route(
         server: server.to_owned(),
         input_location: extracted
             .input_schema
-            .as_ref()
-            .map(|expression| Location::span(module.path(), module.text(), span_of(expression))),
+            .map(|id| Location::span(module.path(), module.text(), module.expr(id).span())),
         input,
         output,
     };
@@ -162,7 +161,7 @@ pub fn translate_const(
     let set = ModuleSet::new(root, reader, &[], &no_texts);
     let module = ModuleRef::Route(&extracted, text);
     let init = match extracted.consts.get(name) {
-        Some(binding) => binding.init.clone(),
+        Some(binding) => binding.init,
         None => {
             return Err(Fallback {
                 code: Code::AB5104,
@@ -172,7 +171,7 @@ pub fn translate_const(
         }
     };
     Translator::new(&set)
-        .schema(&module, &init)
+        .schema(&module, module.expr(init))
         .map_err(|fallback| *fallback)
 }
 
@@ -280,14 +279,14 @@ impl<'a> RouteContext<'_, 'a> {
         io: Io,
     ) -> RouteSchema {
         let (literal_key, expression) = match io {
-            Io::Input => (LITERAL_INPUT_KEY, &extracted.input_schema),
-            Io::Output => (LITERAL_OUTPUT_KEY, &extracted.result_schema),
+            Io::Input => (LITERAL_INPUT_KEY, extracted.input_schema),
+            Io::Output => (LITERAL_OUTPUT_KEY, extracted.result_schema),
         };
         if let Some(literal) = extracted.config.get(literal_key) {
             self.check_literal(extracted, literal_key, literal);
             return RouteSchema::Literal;
         }
-        let Some(expression) = expression else {
+        let Some(expression) = expression.map(|id| self.module.expr(id)) else {
             return RouteSchema::Absent;
         };
         let schema = match translator.schema(self.module, expression) {
@@ -309,7 +308,7 @@ impl<'a> RouteContext<'_, 'a> {
                     Io::Output => Code::AB5103,
                 };
                 let location =
-                    Location::span(self.module.path(), self.module.text(), span_of(expression));
+                    Location::span(self.module.path(), self.module.text(), expression.span());
                 self.runtime(
                     Fallback {
                         code,
