@@ -94,35 +94,58 @@ impl Name {
     const OWNED: u32 = 1 << 31;
 }
 
-/// What a captured identifier refers to, by index (the strings live in the module).
+/// What a captured identifier refers to, in one `u32` (a node stays at 24 bytes): an index
+/// into [`ExtractedModule::imports`], an index into the arena's pairs with [`Self::RE_EXPORT`]
+/// set (`export { inputSchema } from './x'`), or one of the three markers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum BindingRef {
-    /// The import binding at this index of [`ExtractedModule::imports`].
-    Import(u32),
-    /// The re-export (`export { inputSchema } from './x'`) at this index of the arena.
-    ReExport(u32),
+pub struct BindingRef(u32);
+
+impl BindingRef {
+    const RE_EXPORT: u32 = 1 << 31;
     /// A top-level `const` of this module, named as the identifier is.
-    LocalConst,
+    pub const LOCAL_CONST: Self = Self(u32::MAX);
     /// A binding the extractor does not follow (a parameter, a `let`, a nested declaration).
-    Local,
+    pub const LOCAL: Self = Self(u32::MAX - 1);
     /// No binding in the module (a global).
-    Global,
+    pub const GLOBAL: Self = Self(u32::MAX - 2);
+
+    /// The import binding at `index` of [`ExtractedModule::imports`].
+    pub fn import(index: usize) -> Self {
+        let index = u32::try_from(index).expect("fewer than 2^31 imports");
+        assert!(index < Self::RE_EXPORT, "fewer than 2^31 imports");
+        Self(index)
+    }
 }
 
 /// One node of a captured expression; children are indices, lists are ranges of the arena's
 /// link tables.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 enum NodeKind {
-    Call { callee: ExprId, args: (u32, u32) },
-    Member { object: ExprId, property: Name },
-    Ident { name: Name, binding: BindingRef },
+    Call {
+        callee: ExprId,
+        args: (u32, u32),
+    },
+    Member {
+        object: ExprId,
+        property: Name,
+    },
+    Ident {
+        name: Name,
+        binding: BindingRef,
+    },
     String(Name),
-    Number(f64),
+    /// The bits of a finite `f64`, in two halves (a node stays 4-byte aligned).
+    Number([u32; 2]),
     Bool(bool),
     Null,
-    Object { properties: (u32, u32) },
-    Array { items: (u32, u32) },
-    Regex { pattern: Name, flags: Name },
+    Object {
+        properties: (u32, u32),
+    },
+    Array {
+        items: (u32, u32),
+    },
+    /// The pair of `(pattern, flags)` at this index.
+    Regex(u32),
     Unsupported(Name),
 }
 
@@ -142,10 +165,23 @@ pub struct SchemaNodes {
     links: Vec<ExprId>,
     /// Object properties, in source order.
     properties: Vec<(Name, ExprId)>,
-    /// Re-exports' `(specifier, imported name)`.
-    reexports: Vec<(Name, Name)>,
+    /// Re-exports' `(specifier, imported name)` and regular expressions' `(pattern, flags)`.
+    pairs: Vec<(Name, Name)>,
     /// Text no source span spells.
     text: String,
+}
+
+impl SchemaNodes {
+    /// Gives back what the vectors reserved beyond their length: the arenas of a project live
+    /// until the end of the run, and the doubling of a growing `Vec` leaves a quarter of them
+    /// unused on average.
+    pub(in crate::extract) fn shrink_to_fit(&mut self) {
+        self.nodes.shrink_to_fit();
+        self.links.shrink_to_fit();
+        self.properties.shrink_to_fit();
+        self.pairs.shrink_to_fit();
+        self.text.shrink_to_fit();
+    }
 }
 
 /// Builds a module's [`SchemaNodes`]: the extractor's side of the arena.
@@ -206,9 +242,7 @@ impl<'n, 's> NodeBuilder<'n, 's> {
     /// An identifier naming what `export { imported } from 'source'` re-exports.
     pub fn re_export(&mut self, source: &str, imported: &str, span: Span) -> ExprId {
         let pair = (self.name(source), self.name(imported));
-        let index = u32::try_from(self.nodes.reexports.len()).expect("fewer than 2^32 re-exports");
-        self.nodes.reexports.push(pair);
-        let binding = BindingRef::ReExport(index);
+        let binding = BindingRef(self.pair(pair) | BindingRef::RE_EXPORT);
         self.push(
             NodeKind::Ident {
                 name: pair.1,
@@ -225,7 +259,9 @@ impl<'n, 's> NodeBuilder<'n, 's> {
 
     /// A finite number (the capture refuses the others).
     pub fn number(&mut self, value: f64, span: Span) -> ExprId {
-        self.push(NodeKind::Number(value), span)
+        let bits = value.to_bits();
+        let halves = [(bits >> 32) as u32, bits as u32];
+        self.push(NodeKind::Number(halves), span)
     }
 
     pub fn boolean(&mut self, value: bool, span: Span) -> ExprId {
@@ -252,9 +288,16 @@ impl<'n, 's> NodeBuilder<'n, 's> {
     }
 
     pub fn regex(&mut self, pattern: &str, flags: &str, span: Span) -> ExprId {
-        let pattern = self.name(pattern);
-        let flags = self.name(flags);
-        self.push(NodeKind::Regex { pattern, flags }, span)
+        let pair = (self.name(pattern), self.name(flags));
+        let index = self.pair(pair);
+        self.push(NodeKind::Regex(index), span)
+    }
+
+    fn pair(&mut self, pair: (Name, Name)) -> u32 {
+        let index = u32::try_from(self.nodes.pairs.len()).expect("fewer than 2^31 pairs");
+        assert!(index < BindingRef::RE_EXPORT, "fewer than 2^31 pairs");
+        self.nodes.pairs.push(pair);
+        index
     }
 
     pub fn unsupported(&mut self, construct: &str, span: Span) -> ExprId {
@@ -404,7 +447,10 @@ impl<'m> Expr<'m> {
                 binding: self.binding(name, binding),
             },
             NodeKind::String(value) => ExprKind::Literal(Literal::String(self.text(value))),
-            NodeKind::Number(value) => ExprKind::Literal(Literal::Number(value)),
+            NodeKind::Number([high, low]) => {
+                let value = f64::from_bits((u64::from(high) << 32) | u64::from(low));
+                ExprKind::Literal(Literal::Number(value))
+            }
             NodeKind::Bool(value) => ExprKind::Literal(Literal::Bool(value)),
             NodeKind::Null => ExprKind::Literal(Literal::Null),
             NodeKind::Object { properties } => ExprKind::Object {
@@ -419,10 +465,13 @@ impl<'m> Expr<'m> {
                     ids: &schemas.links[range(items)],
                 },
             },
-            NodeKind::Regex { pattern, flags } => ExprKind::Regex {
-                pattern: self.text(pattern),
-                flags: self.text(flags),
-            },
+            NodeKind::Regex(index) => {
+                let (pattern, flags) = schemas.pairs[index as usize];
+                ExprKind::Regex {
+                    pattern: self.text(pattern),
+                    flags: self.text(flags),
+                }
+            }
             NodeKind::Unsupported(construct) => ExprKind::Unsupported {
                 construct: self.text(construct),
             },
@@ -431,25 +480,26 @@ impl<'m> Expr<'m> {
 
     fn binding(&self, name: Name, binding: BindingRef) -> BindingView<'m> {
         match binding {
-            BindingRef::Import(index) => match self.module.imports.get(index as usize) {
+            BindingRef::LOCAL_CONST => BindingView::LocalConst {
+                name: self.text(name),
+            },
+            BindingRef::LOCAL => BindingView::Local,
+            BindingRef::GLOBAL => BindingView::Global,
+            BindingRef(index) if index & BindingRef::RE_EXPORT != 0 => {
+                let (source, imported) =
+                    self.module.schemas.pairs[(index & !BindingRef::RE_EXPORT) as usize];
+                BindingView::Import {
+                    source: self.text(source),
+                    imported: self.text(imported),
+                }
+            }
+            BindingRef(index) => match self.module.imports.get(index as usize) {
                 Some(import) => BindingView::Import {
                     source: &import.source,
                     imported: &import.imported,
                 },
                 None => BindingView::Global,
             },
-            BindingRef::ReExport(index) => {
-                let (source, imported) = self.module.schemas.reexports[index as usize];
-                BindingView::Import {
-                    source: self.text(source),
-                    imported: self.text(imported),
-                }
-            }
-            BindingRef::LocalConst => BindingView::LocalConst {
-                name: self.text(name),
-            },
-            BindingRef::Local => BindingView::Local,
-            BindingRef::Global => BindingView::Global,
         }
     }
 
@@ -575,7 +625,7 @@ mod tests {
     #[test]
     fn a_schema_node_stays_small() {
         assert!(
-            std::mem::size_of::<Node>() <= 32,
+            std::mem::size_of::<Node>() <= 24,
             "a schema node is {} bytes",
             std::mem::size_of::<Node>()
         );

@@ -187,6 +187,7 @@ fn extract_in(allocator: &Allocator, path: &str, kind: &ModuleKind, source: &str
         positions: &positions,
     };
     check_module(&context, &mut diagnostics);
+    module.schemas.shrink_to_fit();
     ExtractReturn {
         module,
         diagnostics,

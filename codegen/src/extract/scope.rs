@@ -88,15 +88,15 @@ impl<'a> TopLevel<'a> {
     /// [`TopLevel::resolve`] as an index into the module's imports, for the schema arena.
     pub fn resolve_ref(&self, name: &str) -> BindingRef {
         if let Some(index) = self.import_by_local.get(name) {
-            return BindingRef::Import(u32::try_from(*index).expect("fewer than 2^32 imports"));
+            return BindingRef::import(*index);
         }
         if self.const_by_name.contains_key(name) {
-            return BindingRef::LocalConst;
+            return BindingRef::LOCAL_CONST;
         }
         if self.functions.contains_key(name) || self.others.contains(name) {
-            return BindingRef::Local;
+            return BindingRef::LOCAL;
         }
-        BindingRef::Global
+        BindingRef::GLOBAL
     }
 
     pub fn import(&self, name: &str) -> Option<&ImportBinding> {
