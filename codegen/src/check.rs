@@ -15,7 +15,7 @@ use crate::project::{
     ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules,
     load_config, load_modules_reusing,
 };
-use crate::schema::{RouteSchemas, check_host_profiles, translate_routes};
+use crate::schema::{RouteSchemas, TranslateOptions, translate_routes};
 
 /// What to check.
 #[derive(Clone, Debug, Default)]
@@ -61,12 +61,29 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     check_project_reusing(options, reader, None)
 }
 
+/// [`check_project`] for a caller that reads only the diagnostics (and the sources to render
+/// them with), as `abgen check` does: every schema is translated and checked, none is kept
+/// ([`CheckReturn::schemas`] is empty), so each route's schemas are freed in its own task and
+/// the next route reuses their memory.
+pub fn check_project_diagnostics(options: &CheckOptions) -> CheckReturn {
+    check_stages(options, &FsReader, None, true)
+}
+
 /// [`check_project_with`], reusing `cache`'s extraction of every module whose text did not
 /// change since the cache last saw it (what a watch loop's rebuild does).
 pub fn check_project_reusing(
     options: &CheckOptions,
     reader: &dyn SourceReader,
     cache: Option<&ExtractionCache>,
+) -> CheckReturn {
+    check_stages(options, reader, cache, false)
+}
+
+fn check_stages(
+    options: &CheckOptions,
+    reader: &dyn SourceReader,
+    cache: Option<&ExtractionCache>,
+    discard_schemas: bool,
 ) -> CheckReturn {
     let root = options.root.as_path();
     // The config and the walk of `src/` need nothing of each other.
@@ -109,11 +126,16 @@ pub fn check_project_reusing(
     // this thread. Their diagnostics join in the same order as before.
     let modules = &loaded.modules;
     let project = &config.config;
+    let targets: Vec<&str> = project.targets.iter().map(|t| t.as_str()).collect();
+    let translate = TranslateOptions {
+        targets: &targets,
+        discard: discard_schemas,
+    };
     let ((imports, schemas), (graph, (conventional, skills))) = rayon::join(
         || {
             rayon::join(
                 || crate::project::imports::check_imports(root, modules, fallback.as_deref()),
-                || translate_routes(root, reader, modules, &sources),
+                || translate_routes(root, reader, modules, &sources, translate),
             )
         },
         || {
@@ -149,8 +171,6 @@ pub fn check_project_reusing(
     diagnostics.extend(skills.diagnostics);
     diagnostics.extend(schemas.diagnostics);
     sources.extend(schemas.sources);
-    let targets: Vec<&str> = graph.graph.targets.iter().map(|t| t.as_str()).collect();
-    diagnostics.extend(check_host_profiles(&schemas.routes, &targets));
     let named = !config.config.plugin.name.is_empty();
     let empty =
         graph.graph.routes.is_empty() && graph.graph.servers.is_empty() && skills.skills.is_empty();

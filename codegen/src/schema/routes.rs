@@ -16,6 +16,7 @@ use abgen_runtime::manifest::{
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::hosts::check_route_profiles;
 use super::ir::{Io, Kind, Schema};
 use super::modules::{ModuleRef, ModuleSet};
 use super::print::print_2020_12;
@@ -79,6 +80,17 @@ pub struct SchemaReturn {
     pub sources: BTreeMap<String, String>,
 }
 
+/// What [`translate_routes`] checks and keeps.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TranslateOptions<'t> {
+    /// The selected hosts: every route's input schema is checked against their profiles
+    /// (AB5210) in the route's own task.
+    pub targets: &'t [&'t str],
+    /// Check every schema and keep none (`check` prints diagnostics only): each route's
+    /// schemas are freed in its task, so the next route reuses their memory.
+    pub discard: bool,
+}
+
 /// Translates the schemas of every tool, resource and prompt among `modules`; modules they
 /// import from outside the route set are read through `reader` under `root`.
 pub fn translate_routes(
@@ -86,18 +98,37 @@ pub fn translate_routes(
     reader: &dyn SourceReader,
     modules: &[LoadedModule],
     texts: &BTreeMap<String, String>,
+    options: TranslateOptions<'_>,
 ) -> SchemaReturn {
     let set = ModuleSet::new(root, reader, modules, texts);
     // One task per tool, as extraction does; shared modules are read once behind a lock.
-    let translated: Vec<(String, RouteSchemas, Vec<Diagnostic>)> = modules
+    let translated: Vec<_> = modules
         .par_iter()
-        .filter_map(|loaded| translate_route(&set, loaded))
+        .filter_map(|loaded| {
+            let (id, schemas, diagnostics) = translate_route(&set, loaded)?;
+            let profiles = check_route_profiles(&id, &schemas, options.targets);
+            Some((
+                id,
+                (!options.discard).then_some(schemas),
+                diagnostics,
+                profiles,
+            ))
+        })
         .collect();
     let mut output = SchemaReturn::default();
-    for (id, schemas, diagnostics) in translated {
+    // Of two routes with one id (AB4802), the later one's schemas stand, and only they are
+    // checked against the host profiles.
+    let mut profiles_by_id = BTreeMap::new();
+    for (id, schemas, diagnostics, profiles) in translated {
         output.diagnostics.extend(diagnostics);
-        output.routes.insert(id, schemas);
+        profiles_by_id.insert(id.clone(), profiles);
+        if let Some(schemas) = schemas {
+            output.routes.insert(id, schemas);
+        }
     }
+    output
+        .diagnostics
+        .extend(profiles_by_id.into_values().flatten());
     output.sources = set.loaded_texts().into_iter().collect();
     output
 }
