@@ -406,14 +406,17 @@ pub enum ExprKind<'m> {
 }
 
 impl<'m> Expr<'m> {
+    #[inline]
     fn node(&self) -> &'m Node {
         &self.module.schemas.nodes[self.id.0 as usize]
     }
 
+    #[inline]
     fn at(&self, id: ExprId) -> Expr<'m> {
         Expr { id, ..*self }
     }
 
+    #[inline]
     fn text(&self, name: Name) -> &'m str {
         let range = (name.start & !Name::OWNED) as usize..name.end as usize;
         let text = if name.start & Name::OWNED != 0 {
@@ -424,10 +427,12 @@ impl<'m> Expr<'m> {
         text.get(range).unwrap_or_default()
     }
 
+    #[inline]
     pub fn span(&self) -> Span {
         self.node().span
     }
 
+    #[inline]
     pub fn kind(&self) -> ExprKind<'m> {
         let schemas = &self.module.schemas;
         match self.node().kind {
@@ -478,6 +483,7 @@ impl<'m> Expr<'m> {
         }
     }
 
+    #[inline]
     fn binding(&self, name: Name, binding: BindingRef) -> BindingView<'m> {
         match binding {
             BindingRef::LOCAL_CONST => BindingView::LocalConst {
@@ -504,11 +510,19 @@ impl<'m> Expr<'m> {
     }
 
     /// Whether this is an identifier (a reference to follow).
+    #[inline]
     pub fn is_ident(&self) -> bool {
         matches!(self.node().kind, NodeKind::Ident { .. })
     }
 
+    /// Whether this is a member access (`a.b`).
+    #[inline]
+    pub fn is_member(&self) -> bool {
+        matches!(self.node().kind, NodeKind::Member { .. })
+    }
+
     /// Whether this is a construct outside the captured grammar.
+    #[inline]
     pub fn is_unsupported(&self) -> bool {
         matches!(self.node().kind, NodeKind::Unsupported(_))
     }
@@ -534,14 +548,17 @@ impl<'m> Exprs<'m> {
         self.ids.is_empty()
     }
 
+    #[inline]
     pub fn get(&self, index: usize) -> Option<Expr<'m>> {
         self.ids.get(index).map(|id| self.at.at(*id))
     }
 
+    #[inline]
     pub fn first(&self) -> Option<Expr<'m>> {
         self.get(0)
     }
 
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = Expr<'m>> + 'm {
         let at = self.at;
         self.ids.iter().map(move |id| at.at(*id))
@@ -556,6 +573,7 @@ pub struct Properties<'m> {
 }
 
 impl<'m> Properties<'m> {
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = (&'m str, Expr<'m>)> + 'm {
         let at = self.at;
         self.entries
@@ -606,6 +624,7 @@ pub struct ExtractedModule {
 impl ExtractedModule {
     /// The captured expression `id`, read with `source`, the text this module was extracted
     /// from.
+    #[inline]
     pub fn expr<'m>(&'m self, source: &'m str, id: ExprId) -> Expr<'m> {
         Expr {
             module: self,

@@ -47,6 +47,7 @@ impl ModuleRef<'_> {
     }
 
     /// The module's captured expression `id`.
+    #[inline]
     pub fn expr(&self, id: ExprId) -> Expr<'_> {
         self.module().expr(self.text(), id)
     }

@@ -138,6 +138,10 @@ impl<'s, 'a> Translator<'s, 'a> {
         module: &ModuleRef<'a>,
         expression: Expr<'_>,
     ) -> Translated<Option<Namespace>> {
+        // Most objects of a method call are calls (`z.string().min(1)`): no namespace.
+        if !expression.is_ident() && !expression.is_member() {
+            return Ok(None);
+        }
         match expression.kind() {
             ExprKind::Ident {
                 binding: BindingView::Import { source, imported },
