@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use abgen::check::{CheckOptions, check_project};
 use abgen::project::FsReader;
-use abgen::schema::{RouteSchema, check_host_profiles, translate_routes};
+use abgen::schema::{RouteSchema, TranslateOptions, translate_routes};
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -60,13 +60,23 @@ fn main() -> std::io::Result<()> {
         checks.push(started.elapsed());
         check_cpu += cpu_time().saturating_sub(cpu);
         let (started, cpu) = (Instant::now(), cpu_time());
-        let alone = translate_routes(&root, &FsReader, &checked.modules, &checked.sources);
         let targets: Vec<&str> = checked
             .graph
             .iter()
             .flat_map(|graph| graph.targets.iter().map(|target| target.as_str()))
             .collect();
-        let _ = check_host_profiles(&alone.routes, &targets);
+        // Translation checks each route against the host profiles in the route's own task.
+        let translate = TranslateOptions {
+            targets: &targets,
+            discard: false,
+        };
+        let alone = translate_routes(
+            &root,
+            &FsReader,
+            &checked.modules,
+            &checked.sources,
+            translate,
+        );
         schemas.push(started.elapsed());
         schema_cpu += cpu_time().saturating_sub(cpu);
         translated = alone

@@ -15,7 +15,7 @@ use crate::project::{
     ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules,
     load_config, load_modules_reusing,
 };
-use crate::schema::{RouteSchemas, check_host_profiles, translate_routes};
+use crate::schema::{RouteSchemas, TranslateOptions, translate_routes};
 
 /// What to check.
 #[derive(Clone, Debug, Default)]
@@ -61,6 +61,14 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
     check_project_reusing(options, reader, None)
 }
 
+/// [`check_project`] for a caller that reads only the diagnostics (and the sources to render
+/// them with), as `abgen check` does: every schema is translated and checked, none is kept
+/// ([`CheckReturn::schemas`] is empty), so each route's schemas are freed in its own task and
+/// the next route reuses their memory.
+pub fn check_project_diagnostics(options: &CheckOptions) -> CheckReturn {
+    check_stages(options, &FsReader, None, true)
+}
+
 /// [`check_project_with`], reusing `cache`'s extraction of every module whose text did not
 /// change since the cache last saw it (what a watch loop's rebuild does).
 pub fn check_project_reusing(
@@ -68,9 +76,21 @@ pub fn check_project_reusing(
     reader: &dyn SourceReader,
     cache: Option<&ExtractionCache>,
 ) -> CheckReturn {
+    check_stages(options, reader, cache, false)
+}
+
+fn check_stages(
+    options: &CheckOptions,
+    reader: &dyn SourceReader,
+    cache: Option<&ExtractionCache>,
+    discard_schemas: bool,
+) -> CheckReturn {
     let root = options.root.as_path();
-    let config = load_config(root, reader, options.targets.as_deref());
-    let discovered = discover_modules(root);
+    // The config and the walk of `src/` need nothing of each other.
+    let (config, discovered) = rayon::join(
+        || load_config(root, reader, options.targets.as_deref()),
+        || discover_modules(root),
+    );
     if let Some(cache) = cache {
         let paths: Vec<&str> = discovered.modules.iter().map(|m| m.path.as_str()).collect();
         cache.retain(&paths);
@@ -98,18 +118,43 @@ pub fn check_project_reusing(
     diagnostics.extend(discovered.diagnostics);
     diagnostics.extend(loaded.diagnostics);
     let fallback = crate::bundle::fallback_node_modules();
-    diagnostics.extend(crate::project::imports::check_imports(
-        root,
-        &loaded.modules,
-        fallback.as_deref(),
-    ));
-    // Without a name there is no plugin to describe, but the identity rules still run so
-    // that one check reports every problem.
-    let graph = build_graph(&config.config, &loaded.modules);
-    diagnostics.extend(graph.diagnostics);
-    diagnostics.extend(crate::graph::cli_commands(&config.config, &graph.graph).1);
     let mut sources = loaded.texts;
     sources.extend(config.texts);
+    // The stages below read the modules and write nothing the others read, so they run side by
+    // side: translation (itself parallel per route) beside the import check, the route graph,
+    // the conventional paths and the skills, which would otherwise run one after the other on
+    // this thread. Their diagnostics join in the same order as before.
+    let modules = &loaded.modules;
+    let project = &config.config;
+    let targets: Vec<&str> = project.targets.iter().map(|t| t.as_str()).collect();
+    let translate = TranslateOptions {
+        targets: &targets,
+        discard: discard_schemas,
+    };
+    let ((imports, schemas), (graph, (conventional, skills))) = rayon::join(
+        || {
+            rayon::join(
+                || crate::project::imports::check_imports(root, modules, fallback.as_deref()),
+                || translate_routes(root, reader, modules, &sources, translate),
+            )
+        },
+        || {
+            rayon::join(
+                // Without a name there is no plugin to describe, but the identity rules still
+                // run so that one check reports every problem.
+                || build_graph(project, modules),
+                || {
+                    (
+                        crate::project::support::check_conventional_paths(root),
+                        crate::emit::read_skills(root),
+                    )
+                },
+            )
+        },
+    );
+    diagnostics.extend(imports);
+    diagnostics.extend(graph.diagnostics);
+    diagnostics.extend(crate::graph::cli_commands(&config.config, &graph.graph).1);
     let extracted = loaded
         .modules
         .iter()
@@ -118,18 +163,14 @@ pub fn check_project_reusing(
     let hook_diagnostics =
         crate::matrix::check_hooks(&graph.graph, &sources, &extracted, &diagnostics);
     diagnostics.extend(hook_diagnostics);
-    diagnostics.extend(crate::project::support::check_conventional_paths(root));
+    diagnostics.extend(conventional);
     diagnostics.extend(check_server_cwds(&config.config));
     diagnostics.extend(check_plugin_bin(&config.config));
     diagnostics.extend(check_entry_files(root, &config.config));
     diagnostics.extend(check_web(&config.config, &graph.graph));
-    let skills = crate::emit::read_skills(root);
     diagnostics.extend(skills.diagnostics);
-    let schemas = translate_routes(root, reader, &loaded.modules, &sources);
     diagnostics.extend(schemas.diagnostics);
     sources.extend(schemas.sources);
-    let targets: Vec<&str> = graph.graph.targets.iter().map(|t| t.as_str()).collect();
-    diagnostics.extend(check_host_profiles(&schemas.routes, &targets));
     let named = !config.config.plugin.name.is_empty();
     let empty =
         graph.graph.routes.is_empty() && graph.graph.servers.is_empty() && skills.skills.is_empty();

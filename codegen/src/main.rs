@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use abgen::apps::AppProfile;
-use abgen::check::{CheckOptions, CheckReturn, check_project};
+use abgen::check::{CheckOptions, CheckReturn, check_project, check_project_diagnostics};
 use abgen::cli::{
     BuildArgs, CheckArgs, Cli, Commands, DevArgs, DevCommand, GenerateArgs, HooksCommand, InitArgs,
     InspectArgs, McpArgs, McpCommand, McpRunArgs, ProjectArgs, SchemaArgs, SchemaIo, SimulateArgs,
@@ -503,7 +503,16 @@ fn init(args: &InitArgs) -> io::Result<ExitCode> {
 }
 
 fn check(args: &CheckArgs) -> io::Result<ExitCode> {
-    let result = run_check(&args.project);
+    let root = args
+        .project
+        .root
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
+    // Only diagnostics are printed: every schema is translated and checked, and none kept.
+    let result = check_project_diagnostics(&CheckOptions {
+        root,
+        targets: args.project.targets.clone(),
+    });
     let stdout = io::stdout();
     let text = if args.json {
         render_json(&result.diagnostics)

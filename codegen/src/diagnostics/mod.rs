@@ -69,8 +69,10 @@ pub fn line_column(source: &str, offset: u32) -> (u32, u32) {
         offset -= 1;
     }
     let before = &source[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    // memchr counts newlines a vector at a time: a route's input location is its file's
+    // line count away from the start.
+    let line = memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1;
+    let line_start = memchr::memrchr(b'\n', before.as_bytes()).map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
     (line as u32, column as u32)
 }

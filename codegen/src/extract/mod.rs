@@ -5,7 +5,7 @@
 //! (`agent-bundle.config.*`). Reading order of the files: `module` and `config_module` drive the
 //! rest; `parse` (with the `nesting` guard), `scope` (bindings, and why not `oxc_semantic`),
 //! `exports`, `definition` (the `defineTool` / `events.*` forms), `route` (options and config
-//! into the model), `literal` (the static grammar), `schema_expr` (captured schema trees),
+//! into the model), `literal` (the static grammar), `schema_expr` (captured schema expressions, into the index arena of `model`),
 //! `checks/` (per-kind contracts).
 //!
 //! Architecture Invariant: extraction never executes author code; anything outside the
@@ -33,8 +33,8 @@ mod tests;
 use std::collections::BTreeMap;
 
 pub use model::{
-    Binding, ConstBinding, DefaultExport, ExtractedModule, ImportBinding, ModuleRequest, RouteForm,
-    SchemaExpr,
+    Binding, BindingView, ConstBinding, DefaultExport, Expr, ExprId, ExprKind, Exprs,
+    ExtractedModule, ImportBinding, Literal, ModuleRequest, Properties, RouteForm, SchemaNodes,
 };
 pub use nesting::MAX_NESTING;
 use serde_json::{Map, Value};

@@ -126,6 +126,7 @@ fn extract_in(allocator: &Allocator, path: &str, kind: &ModuleKind, source: &str
         };
     }
 
+    let schemas = &mut module.schemas;
     module.consts = top
         .consts
         .iter()
@@ -133,7 +134,7 @@ fn extract_in(allocator: &Allocator, path: &str, kind: &ModuleKind, source: &str
         .map(|(name, declaration)| {
             let binding = ConstBinding {
                 exported: declaration.exported,
-                init: capture(declaration.init, &top),
+                init: capture(declaration.init, &top, source, schemas),
             };
             ((*name).to_owned(), binding)
         })
@@ -186,6 +187,7 @@ fn extract_in(allocator: &Allocator, path: &str, kind: &ModuleKind, source: &str
         positions: &positions,
     };
     check_module(&context, &mut diagnostics);
+    module.schemas.shrink_to_fit();
     ExtractReturn {
         module,
         diagnostics,

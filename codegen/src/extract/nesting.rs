@@ -88,9 +88,7 @@ pub(in crate::extract) fn nesting_bound(bytes: &[u8]) -> usize {
                 // Most words are identifiers: those of another length or initial than every
                 // word that counts are skipped without a look-up.
                 if (2..=9).contains(&word.len()) && counted_initial(word[0]) {
-                    if classify(word).chains || word == b"else" {
-                        bound += 1;
-                    }
+                    bound += usize::from(counted_word(word));
                     dotted_names |= matches!(word, b"namespace" | b"module");
                 }
             }
@@ -106,6 +104,24 @@ pub(in crate::extract) fn nesting_bound(bytes: &[u8]) -> usize {
         }
     }
     bound + if dotted_names { dots } else { dots / 3 }
+}
+
+/// Whether [`nesting_bound`] counts `word`: a chaining keyword ([`classify`]) or `else`, matched
+/// by length first (a test holds it to `classify`).
+fn counted_word(word: &[u8]) -> bool {
+    match word.len() {
+        2 => matches!(word, b"if" | b"do"),
+        3 => matches!(word, b"new" | b"for"),
+        4 => matches!(word, b"void" | b"with" | b"else"),
+        5 => matches!(
+            word,
+            b"await" | b"yield" | b"keyof" | b"infer" | b"while" | b"throw"
+        ),
+        6 => matches!(word, b"typeof" | b"delete" | b"unique" | b"return"),
+        7 => word == b"extends",
+        8 => word == b"readonly",
+        _ => false,
+    }
 }
 
 /// Whether a word counted by [`nesting_bound`] may start with `byte`: the initials of the
@@ -854,7 +870,88 @@ fn skip_regex(bytes: &[u8], mut i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_NESTING, nesting_overflow};
+    use super::{MAX_NESTING, classify, counted_word, nesting_overflow};
+
+    /// `counted_word` is `classify`'s chaining keywords and `else`, over every keyword
+    /// `classify` knows and words near them.
+    #[test]
+    fn counted_words_are_the_chaining_keywords_and_else() {
+        let words = [
+            "typeof",
+            "void",
+            "delete",
+            "await",
+            "new",
+            "yield",
+            "readonly",
+            "unique",
+            "if",
+            "for",
+            "with",
+            "do",
+            "return",
+            "throw",
+            "extends",
+            "keyof",
+            "infer",
+            "while",
+            "in",
+            "instanceof",
+            "as",
+            "satisfies",
+            "of",
+            "is",
+            "else",
+            "catch",
+            "finally",
+            "implements",
+            "from",
+            "asserts",
+            "case",
+            "default",
+            "export",
+            "function",
+            "class",
+            "async",
+            "let",
+            "const",
+            "var",
+            "type",
+            "interface",
+            "enum",
+            "namespace",
+            "module",
+            "declare",
+            "abstract",
+            "import",
+            "static",
+            "get",
+            "set",
+            "accessor",
+            "override",
+            "public",
+            "private",
+            "protected",
+            "break",
+            "continue",
+            "switch",
+            "try",
+            "iff",
+            "d",
+            "dodo",
+            "elses",
+            "Else",
+            "typeOf",
+            "news",
+            "fo",
+            "",
+        ];
+        for word in words {
+            let bytes = word.as_bytes();
+            let expected = classify(bytes).chains || bytes == b"else";
+            assert_eq!(counted_word(bytes), expected, "{word}");
+        }
+    }
 
     #[test]
     fn refuses_every_deeply_nesting_construct() {

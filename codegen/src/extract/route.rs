@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::definition::{DefaultAnalysis, Definition};
 use super::exports::{ConfigExport, ModuleExports, SchemaSource};
 use super::literal::{LiteralReader, Rejected, escape_pointer, static_key};
-use super::model::{Binding, ExtractedModule, RouteForm, SchemaExpr};
+use super::model::{ExprId, ExtractedModule, NodeBuilder, RouteForm, SchemaNodes};
 use super::position::{Positions, span_of};
 use super::schema_expr::capture;
 use super::scope::TopLevel;
@@ -45,14 +45,15 @@ pub fn read_route<'a>(
         return ConfigState::Read;
     }
     module.form = Some(RouteForm::ConfigExport);
+    let text = positions.source();
     module.input_schema = exports
         .input_schema
         .as_ref()
-        .map(|source| schema_from_export(source, top));
+        .map(|source| schema_from_export(source, top, text, &mut module.schemas));
     module.result_schema = exports
         .result_schema
         .as_ref()
-        .map(|source| schema_from_export(source, top));
+        .map(|source| schema_from_export(source, top, text, &mut module.schemas));
     match &exports.config {
         None => ConfigState::Read,
         Some(ConfigExport::Rejected { reason, span }) => {
@@ -147,7 +148,12 @@ fn read_options<'a>(
             _ => None,
         };
         if let Some(slot) = schema_slot {
-            *slot = Some(capture(&property.value, top));
+            *slot = Some(capture(
+                &property.value,
+                top,
+                positions.source(),
+                &mut module.schemas,
+            ));
             continue;
         }
         if first_rejection.is_some() {
@@ -172,26 +178,22 @@ fn read_options<'a>(
     (ConfigState::Read, None)
 }
 
-fn schema_from_export(source: &SchemaSource<'_>, top: &TopLevel<'_>) -> SchemaExpr {
+fn schema_from_export(
+    source: &SchemaSource<'_>,
+    top: &TopLevel<'_>,
+    text: &str,
+    nodes: &mut SchemaNodes,
+) -> ExprId {
     match source {
-        SchemaSource::Init(init) => capture(init, top),
-        SchemaSource::Local { name, span } => SchemaExpr::Ident {
-            name: (*name).to_owned(),
-            binding: Box::new(top.resolve(name)),
-            span: *span,
-        },
+        SchemaSource::Init(init) => capture(init, top, text, nodes),
+        SchemaSource::Local { name, span } => {
+            NodeBuilder::new(nodes, text).ident(name, top.resolve_ref(name), *span)
+        }
         SchemaSource::ReExport {
             source,
             imported,
             span,
-        } => SchemaExpr::Ident {
-            name: imported.clone(),
-            binding: Box::new(Binding::Import {
-                source: (*source).to_owned(),
-                imported: imported.clone(),
-            }),
-            span: *span,
-        },
+        } => NodeBuilder::new(nodes, text).re_export(source, imported, *span),
     }
 }
 

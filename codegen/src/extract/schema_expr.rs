@@ -1,25 +1,39 @@
-//! Captures schema expressions (`z.object({...}).strict()`, `Status.optional()`) as owned
-//! [`SchemaExpr`] trees with spans and resolved bindings, for the schema stage to translate.
+//! Captures schema expressions (`z.object({...}).strict()`, `Status.optional()`) into the
+//! module's [`SchemaNodes`] arena with spans and resolved bindings, for the schema stage to
+//! translate.
 //!
 //! Entry call: [`capture`]. Invariant: capture never judges a schema; whatever falls outside
-//! the tree's shapes becomes [`SchemaExpr::Unsupported`] naming the construct, and the depth is
-//! bounded by [`MAX_VALUE_DEPTH`].
+//! the arena's shapes becomes an unsupported node naming the construct, and the depth is
+//! bounded by [`MAX_VALUE_DEPTH`]. Names are spans of the source text wherever the source
+//! spells them as they are, so a node allocates nothing of its own.
 
 use oxc_ast::ast::{
-    Argument, ArrayExpressionElement, Expression, ObjectPropertyKind, PropertyKind, UnaryOperator,
+    Argument, ArrayExpressionElement, Expression, ObjectPropertyKind, PropertyKey, PropertyKind,
+    UnaryOperator,
 };
-use serde_json::{Number, Value};
 
 use super::literal::static_key;
-use super::model::SchemaExpr;
+use super::model::{ExprId, Name, NodeBuilder, SchemaNodes};
 use super::position::span_of;
 use super::scope::TopLevel;
 use super::syntax::{MAX_VALUE_DEPTH, construct_name, unwrap_expression};
 use crate::diagnostics::Span;
 
-/// Captures `expression`, resolving identifiers in the module scope.
-pub fn capture(expression: &Expression<'_>, top: &TopLevel<'_>) -> SchemaExpr {
-    capture_at_depth(expression, top, 0)
+/// Captures `expression` of the module whose text is `source` into `nodes`, resolving
+/// identifiers in the module scope.
+pub fn capture(
+    expression: &Expression<'_>,
+    top: &TopLevel<'_>,
+    source: &str,
+    nodes: &mut SchemaNodes,
+) -> ExprId {
+    let mut capture = Capture {
+        top,
+        builder: NodeBuilder::new(nodes, source),
+        links: Vec::new(),
+        properties: Vec::new(),
+    };
+    capture.at_depth(expression, 0)
 }
 
 /// Whether a `const` initializer is worth keeping for later reference-following: a call,
@@ -40,153 +54,197 @@ pub fn is_capturable_const(init: &Expression<'_>) -> bool {
     )
 }
 
-fn capture_at_depth(expression: &Expression<'_>, top: &TopLevel<'_>, depth: usize) -> SchemaExpr {
-    let expression = unwrap_expression(expression);
-    let span = span_of(expression);
-    if depth > MAX_VALUE_DEPTH {
-        let construct = format!("a schema nested deeper than {MAX_VALUE_DEPTH} levels");
-        return SchemaExpr::Unsupported { construct, span };
-    }
-    let next = depth + 1;
-    match expression {
-        Expression::CallExpression(call) if !call.optional => {
-            let callee = Box::new(capture_at_depth(&call.callee, top, next));
-            let args = call
-                .arguments
-                .iter()
-                .map(|argument| capture_argument(argument, top, next))
-                .collect();
-            SchemaExpr::Call { callee, args, span }
+struct Capture<'t, 'a, 'n, 's> {
+    top: &'t TopLevel<'a>,
+    builder: NodeBuilder<'n, 's>,
+    /// The children captured so far of every list being captured, innermost last: a list
+    /// moves into the arena in one piece once complete.
+    links: Vec<ExprId>,
+    properties: Vec<(Name, ExprId)>,
+}
+
+impl Capture<'_, '_, '_, '_> {
+    fn at_depth(&mut self, expression: &Expression<'_>, depth: usize) -> ExprId {
+        let expression = unwrap_expression(expression);
+        let span = span_of(expression);
+        if depth > MAX_VALUE_DEPTH {
+            let construct = format!("a schema nested deeper than {MAX_VALUE_DEPTH} levels");
+            return self.builder.unsupported(&construct, span);
         }
-        Expression::StaticMemberExpression(member) if !member.optional => SchemaExpr::Member {
-            object: Box::new(capture_at_depth(&member.object, top, next)),
-            property: member.property.name.as_str().to_owned(),
-            span,
-        },
-        Expression::ComputedMemberExpression(member) if !member.optional => {
-            match unwrap_expression(&member.expression) {
-                Expression::StringLiteral(key) => SchemaExpr::Member {
-                    object: Box::new(capture_at_depth(&member.object, top, next)),
-                    property: key.value.as_str().to_owned(),
-                    span,
-                },
-                _ => unsupported("a computed member access", span),
+        let next = depth + 1;
+        match expression {
+            Expression::CallExpression(call) if !call.optional => {
+                let callee = self.at_depth(&call.callee, next);
+                let mark = self.links.len();
+                for argument in &call.arguments {
+                    let argument = self.argument(argument, next);
+                    self.links.push(argument);
+                }
+                let call = self.builder.call(callee, &self.links[mark..], span);
+                self.links.truncate(mark);
+                call
             }
-        }
-        Expression::Identifier(identifier) => {
-            let name = identifier.name.as_str();
-            SchemaExpr::Ident {
-                name: name.to_owned(),
-                binding: Box::new(top.resolve(name)),
-                span,
+            Expression::StaticMemberExpression(member) if !member.optional => {
+                let object = self.at_depth(&member.object, next);
+                self.builder
+                    .member(object, member.property.name.as_str(), span)
             }
-        }
-        Expression::StringLiteral(string) => {
-            literal(Value::String(string.value.as_str().to_owned()), span)
-        }
-        Expression::TemplateLiteral(template) if template.expressions.is_empty() => {
-            match template
-                .quasis
-                .first()
-                .and_then(|quasi| quasi.value.cooked.as_ref())
+            Expression::ComputedMemberExpression(member) if !member.optional => {
+                match unwrap_expression(&member.expression) {
+                    Expression::StringLiteral(key) => {
+                        let object = self.at_depth(&member.object, next);
+                        self.builder.member(object, key.value.as_str(), span)
+                    }
+                    _ => self.builder.unsupported("a computed member access", span),
+                }
+            }
+            Expression::Identifier(identifier) => {
+                let name = identifier.name.as_str();
+                let binding = self.top.resolve_ref(name);
+                self.builder.ident(name, binding, span)
+            }
+            Expression::StringLiteral(string) => self.builder.string(string.value.as_str(), span),
+            Expression::TemplateLiteral(template) if template.expressions.is_empty() => {
+                match template
+                    .quasis
+                    .first()
+                    .and_then(|quasi| quasi.value.cooked.as_ref())
+                {
+                    Some(cooked) => self.builder.string(cooked.as_str(), span),
+                    None => self
+                        .builder
+                        .unsupported("a template literal with an invalid escape", span),
+                }
+            }
+            Expression::NumericLiteral(number) => self.number(number.value, span),
+            Expression::UnaryExpression(unary)
+                if unary.operator == UnaryOperator::UnaryNegation =>
             {
-                Some(cooked) => literal(Value::String(cooked.as_str().to_owned()), span),
-                None => unsupported("a template literal with an invalid escape", span),
+                match unwrap_expression(&unary.argument) {
+                    Expression::NumericLiteral(number) => self.number(-number.value, span),
+                    _ => self.builder.unsupported(&construct_name(expression), span),
+                }
             }
-        }
-        Expression::NumericLiteral(number) => number_literal(number.value, span),
-        Expression::UnaryExpression(unary) if unary.operator == UnaryOperator::UnaryNegation => {
-            match unwrap_expression(&unary.argument) {
-                Expression::NumericLiteral(number) => number_literal(-number.value, span),
-                _ => unsupported(construct_name(expression), span),
+            Expression::BooleanLiteral(boolean) => self.builder.boolean(boolean.value, span),
+            Expression::NullLiteral(_) => self.builder.null(span),
+            Expression::RegExpLiteral(regex) => {
+                let flags = regex.regex.flags.to_string();
+                self.builder
+                    .regex(regex.regex.pattern.text.as_str(), &flags, span)
             }
-        }
-        Expression::BooleanLiteral(boolean) => literal(Value::Bool(boolean.value), span),
-        Expression::NullLiteral(_) => literal(Value::Null, span),
-        Expression::RegExpLiteral(regex) => SchemaExpr::Regex {
-            pattern: regex.regex.pattern.text.as_str().into(),
-            flags: regex.regex.flags.to_string().into(),
-            span,
-        },
-        Expression::ObjectExpression(object) => {
-            let mut properties = Vec::with_capacity(object.properties.len());
-            for property in &object.properties {
-                let property = match property {
-                    ObjectPropertyKind::ObjectProperty(property) => property,
-                    ObjectPropertyKind::SpreadProperty(spread) => {
-                        return unsupported("a spread", span_of(spread.as_ref()));
-                    }
+            Expression::ObjectExpression(object) => {
+                let mark = self.properties.len();
+                let captured = self.object_properties(&object.properties, next);
+                let id = match captured {
+                    Ok(()) => self.builder.object(&self.properties[mark..], span),
+                    Err((construct, span)) => self.builder.unsupported(&construct, span),
                 };
-                if property.kind != PropertyKind::Init || property.method {
-                    return unsupported("a method or accessor", span_of(property.as_ref()));
-                }
-                match static_key(&property.key, property.computed) {
-                    Ok(key) => properties.push((key, capture_at_depth(&property.value, top, next))),
-                    Err(rejected) => return unsupported(rejected.construct, rejected.span),
-                }
+                self.properties.truncate(mark);
+                id
             }
-            SchemaExpr::Object { properties, span }
-        }
-        Expression::ArrayExpression(array) => {
-            let mut items = Vec::with_capacity(array.elements.len());
-            for element in &array.elements {
-                match element {
-                    ArrayExpressionElement::SpreadElement(spread) => {
-                        return unsupported("a spread", span_of(spread.as_ref()));
-                    }
-                    ArrayExpressionElement::Elision(hole) => {
-                        return unsupported("an array hole", span_of(hole.as_ref()));
-                    }
-                    _ => match element.as_expression() {
-                        Some(item) => items.push(capture_at_depth(item, top, next)),
-                        None => {
-                            return unsupported(
-                                "an array element outside the grammar",
-                                span_of(element),
-                            );
-                        }
-                    },
-                }
+            Expression::ArrayExpression(array) => {
+                let mark = self.links.len();
+                let captured = self.array_items(&array.elements, next);
+                let id = match captured {
+                    Ok(()) => self.builder.array(&self.links[mark..], span),
+                    Err((construct, span)) => self.builder.unsupported(construct, span),
+                };
+                self.links.truncate(mark);
+                id
             }
-            SchemaExpr::Array { items, span }
+            Expression::CallExpression(_)
+            | Expression::StaticMemberExpression(_)
+            | Expression::ComputedMemberExpression(_) => {
+                self.builder.unsupported("an optional chain", span)
+            }
+            _ => self.builder.unsupported(&construct_name(expression), span),
         }
-        Expression::CallExpression(_)
-        | Expression::StaticMemberExpression(_)
-        | Expression::ComputedMemberExpression(_) => unsupported("an optional chain", span),
-        _ => unsupported(construct_name(expression), span),
     }
-}
 
-fn capture_argument(argument: &Argument<'_>, top: &TopLevel<'_>, depth: usize) -> SchemaExpr {
-    match argument {
-        Argument::SpreadElement(spread) => unsupported("a spread", span_of(spread.as_ref())),
-        _ => match argument.as_expression() {
-            Some(expression) => capture_at_depth(expression, top, depth),
-            None => unsupported("an argument outside the grammar", span_of(argument)),
-        },
+    /// Captures an object literal's properties onto `self.properties`, or names the first
+    /// construct outside the grammar.
+    fn object_properties(
+        &mut self,
+        properties: &[ObjectPropertyKind<'_>],
+        depth: usize,
+    ) -> Result<(), (String, Span)> {
+        for property in properties {
+            let property = match property {
+                ObjectPropertyKind::ObjectProperty(property) => property,
+                ObjectPropertyKind::SpreadProperty(spread) => {
+                    return Err(("a spread".to_owned(), span_of(spread.as_ref())));
+                }
+            };
+            if property.kind != PropertyKind::Init || property.method {
+                return Err((
+                    "a method or accessor".to_owned(),
+                    span_of(property.as_ref()),
+                ));
+            }
+            let key = match &property.key {
+                PropertyKey::StaticIdentifier(identifier) if !property.computed => {
+                    self.builder.name(identifier.name.as_str())
+                }
+                PropertyKey::StringLiteral(string) if !property.computed => {
+                    self.builder.name(string.value.as_str())
+                }
+                key => match static_key(key, property.computed) {
+                    Ok(key) => self.builder.name(&key),
+                    Err(rejected) => return Err((rejected.construct, rejected.span)),
+                },
+            };
+            let value = self.at_depth(&property.value, depth);
+            self.properties.push((key, value));
+        }
+        Ok(())
     }
-}
 
-fn literal(value: Value, span: Span) -> SchemaExpr {
-    SchemaExpr::Literal {
-        value: Box::new(value),
-        span,
+    /// Captures an array literal's items onto `self.links`, or names the first construct
+    /// outside the grammar.
+    fn array_items(
+        &mut self,
+        elements: &[ArrayExpressionElement<'_>],
+        depth: usize,
+    ) -> Result<(), (&'static str, Span)> {
+        for element in elements {
+            match element {
+                ArrayExpressionElement::SpreadElement(spread) => {
+                    return Err(("a spread", span_of(spread.as_ref())));
+                }
+                ArrayExpressionElement::Elision(hole) => {
+                    return Err(("an array hole", span_of(hole.as_ref())));
+                }
+                _ => match element.as_expression() {
+                    Some(item) => {
+                        let item = self.at_depth(item, depth);
+                        self.links.push(item);
+                    }
+                    None => return Err(("an array element outside the grammar", span_of(element))),
+                },
+            }
+        }
+        Ok(())
     }
-}
 
-fn number_literal(value: f64, span: Span) -> SchemaExpr {
-    if value.fract() == 0.0 && value.abs() <= 9_007_199_254_740_991.0 {
-        return literal(Value::Number(Number::from(value as i64)), span);
+    fn argument(&mut self, argument: &Argument<'_>, depth: usize) -> ExprId {
+        match argument {
+            Argument::SpreadElement(spread) => self
+                .builder
+                .unsupported("a spread", span_of(spread.as_ref())),
+            _ => match argument.as_expression() {
+                Some(expression) => self.at_depth(expression, depth),
+                None => self
+                    .builder
+                    .unsupported("an argument outside the grammar", span_of(argument)),
+            },
+        }
     }
-    match Number::from_f64(value) {
-        Some(number) => literal(Value::Number(number), span),
-        None => unsupported("a non-finite number", span),
-    }
-}
 
-fn unsupported(construct: impl Into<String>, span: Span) -> SchemaExpr {
-    SchemaExpr::Unsupported {
-        construct: construct.into(),
-        span,
+    fn number(&mut self, value: f64, span: Span) -> ExprId {
+        if value.is_finite() {
+            self.builder.number(value, span)
+        } else {
+            self.builder.unsupported("a non-finite number", span)
+        }
     }
 }

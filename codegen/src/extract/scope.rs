@@ -13,13 +13,14 @@
 //! top-level statements answer exactly.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use oxc_ast::ast::{
     BindingPattern, Declaration, Expression, ImportDeclarationSpecifier, ImportOrExportKind,
     ModuleExportName, Program, Statement, VariableDeclarationKind,
 };
 
-use super::model::{Binding, ImportBinding};
+use super::model::{Binding, BindingRef, ImportBinding};
 use super::syntax::unwrap_expression;
 
 /// A top-level `const` with a plain identifier and an initializer.
@@ -33,14 +34,57 @@ pub struct ConstDeclaration<'a> {
 #[derive(Default)]
 pub struct TopLevel<'a> {
     pub imports: Vec<ImportBinding>,
-    import_by_local: HashMap<&'a str, usize>,
+    import_by_local: HashMap<&'a str, usize, NameHash>,
     /// `const` declarations, in source order.
     pub consts: Vec<(&'a str, ConstDeclaration<'a>)>,
-    const_by_name: HashMap<&'a str, usize>,
+    const_by_name: HashMap<&'a str, usize, NameHash>,
     /// Function declarations and `const`s initialized with a function: name → is async.
-    functions: HashMap<&'a str, bool>,
+    functions: HashMap<&'a str, bool, NameHash>,
     /// Any other top-level binding (`let`, `var`, classes, destructured names, enums…).
-    others: HashSet<&'a str>,
+    others: HashSet<&'a str, NameHash>,
+}
+
+/// The hasher of the scope's name maps: every identifier of a schema is looked up in them, and
+/// SipHash (the default, built against flooding) was most of each look-up. A module's names only
+/// slow down that module's own extraction, so a multiply-rotate hash (rustc's FxHash) will do.
+type NameHash = BuildHasherDefault<NameHasher>;
+
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl NameHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.add(value as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl<'a> TopLevel<'a> {
@@ -83,6 +127,20 @@ impl<'a> TopLevel<'a> {
             return Binding::Local;
         }
         Binding::Global
+    }
+
+    /// [`TopLevel::resolve`] as an index into the module's imports, for the schema arena.
+    pub fn resolve_ref(&self, name: &str) -> BindingRef {
+        if let Some(index) = self.import_by_local.get(name) {
+            return BindingRef::import(*index);
+        }
+        if self.const_by_name.contains_key(name) {
+            return BindingRef::LOCAL_CONST;
+        }
+        if self.functions.contains_key(name) || self.others.contains(name) {
+            return BindingRef::LOCAL;
+        }
+        BindingRef::GLOBAL
     }
 
     pub fn import(&self, name: &str) -> Option<&ImportBinding> {

@@ -13,7 +13,7 @@ use super::model::{
     RouteNode, RouteSchemas, SchemaPresence, ServerModeState, ServerNode, ToolCliProjection,
 };
 use crate::diagnostics::{Code, Diagnostic, Location, Span};
-use crate::extract::{RouteForm, SchemaExpr};
+use crate::extract::{ExprId, ExtractedModule, RouteForm};
 use crate::project::config::escape_pointer;
 use crate::project::{LoadedModule, ProjectConfig, ServerMode};
 
@@ -414,8 +414,8 @@ fn route_node(module: &LoadedModule, route: &RouteIdentity) -> RouteNode {
         }),
         config: extracted.config.clone(),
         schemas: RouteSchemas {
-            input: presence(extracted.input_schema.as_ref()),
-            result: presence(extracted.result_schema.as_ref()),
+            input: presence(extracted, extracted.input_schema),
+            result: presence(extracted, extracted.result_schema),
         },
         cli_projection: None,
     }
@@ -459,11 +459,12 @@ fn attach_projections(
     }
 }
 
-fn presence(schema: Option<&SchemaExpr>) -> SchemaPresence {
-    match schema {
+fn presence(module: &ExtractedModule, schema: Option<ExprId>) -> SchemaPresence {
+    // The kind of the node needs no name, so no source text.
+    match schema.map(|id| module.expr("", id)) {
         None => SchemaPresence::Absent,
-        Some(SchemaExpr::Ident { .. }) => SchemaPresence::Reference,
-        Some(SchemaExpr::Unsupported { .. }) => SchemaPresence::Unsupported,
+        Some(expression) if expression.is_ident() => SchemaPresence::Reference,
+        Some(expression) if expression.is_unsupported() => SchemaPresence::Unsupported,
         Some(_) => SchemaPresence::Expression,
     }
 }

@@ -13,7 +13,7 @@ use super::modules::ModuleRef;
 use super::translate::{Translated, Translator, fallback};
 use super::zod_calls::{arg, safe_integer_checks};
 use crate::diagnostics::{Code, Span};
-use crate::extract::SchemaExpr;
+use crate::extract::{ExprKind, Exprs};
 
 /// Methods that change nothing zod prints (refinements are not printed by zod either).
 const NO_SCHEMA_EFFECT: [&str; 10] = [
@@ -36,7 +36,7 @@ impl<'a> Translator<'_, 'a> {
         module: &ModuleRef<'a>,
         mut base: Schema,
         name: &str,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<Schema> {
         match name {
@@ -134,24 +134,14 @@ impl<'a> Translator<'_, 'a> {
         }
     }
 
-    fn count(
-        &mut self,
-        module: &ModuleRef<'a>,
-        args: &[SchemaExpr],
-        span: Span,
-    ) -> Translated<u64> {
+    fn count(&mut self, module: &ModuleRef<'a>, args: Exprs<'_>, span: Span) -> Translated<u64> {
         let value = self.value(module, arg(module, args, 0, span)?)?;
         value
             .as_u64()
             .ok_or_else(|| fallback(Code::AB5101, format!("a length of {value}"), module, span))
     }
 
-    fn bound(
-        &mut self,
-        module: &ModuleRef<'a>,
-        args: &[SchemaExpr],
-        span: Span,
-    ) -> Translated<f64> {
+    fn bound(&mut self, module: &ModuleRef<'a>, args: Exprs<'_>, span: Span) -> Translated<f64> {
         let value = self.value(module, arg(module, args, 0, span)?)?;
         value
             .as_f64()
@@ -163,7 +153,7 @@ impl<'a> Translator<'_, 'a> {
         module: &ModuleRef<'a>,
         checks: &mut Vec<StringCheck>,
         name: &str,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<bool> {
         let check = match name {
@@ -171,8 +161,8 @@ impl<'a> Translator<'_, 'a> {
             "max" => StringCheck::MaxLength(self.count(module, args, span)?),
             "length" => StringCheck::Length(self.count(module, args, span)?),
             "nonempty" => StringCheck::MinLength(1),
-            "regex" => match arg(module, args, 0, span)? {
-                SchemaExpr::Regex { pattern, .. } => StringCheck::Regex(pattern.to_string()),
+            "regex" => match arg(module, args, 0, span)?.kind() {
+                ExprKind::Regex { pattern, .. } => StringCheck::Regex(pattern.to_string()),
                 _ => return Ok(false),
             },
             "startsWith" | "endsWith" | "includes" => {
@@ -204,7 +194,7 @@ impl<'a> Translator<'_, 'a> {
         integer: &mut bool,
         checks: &mut Vec<NumberCheck>,
         name: &str,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<bool> {
         let (value, inclusive, lower) = match name {
@@ -241,7 +231,7 @@ impl<'a> Translator<'_, 'a> {
         module: &ModuleRef<'a>,
         checks: &mut Vec<LengthCheck>,
         name: &str,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<bool> {
         let check = match name {
@@ -261,7 +251,7 @@ impl<'a> Translator<'_, 'a> {
         module: &ModuleRef<'a>,
         mut shape: ObjectShape,
         name: &str,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<Schema> {
         match name {
@@ -340,7 +330,7 @@ impl<'a> Translator<'_, 'a> {
     fn mask(
         &mut self,
         module: &ModuleRef<'a>,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<Option<Vec<String>>> {
         let Some(mask) = args.first() else {

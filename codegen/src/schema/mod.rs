@@ -31,12 +31,13 @@ mod zod_calls;
 /// them to schemas computed at run time).
 pub use abgen_runtime::schema_profile as profile;
 
-pub use hosts::check_host_profiles;
+pub use hosts::check_route_profiles;
 pub use ir::{Io, Kind, Schema};
 pub use modules::ModuleSet;
 pub use print::{DRAFT_2020_12, Unrepresentable, print_2020_12};
 pub use routes::{
-    RouteSchema, RouteSchemas, SchemaReturn, StaticSchema, translate_const, translate_routes,
+    RouteSchema, RouteSchemas, SchemaReturn, StaticSchema, TranslateOptions, translate_const,
+    translate_routes,
 };
 pub use select::{SelectError, select_schema};
 pub use shape::{printable, prints_object_root, root_combinator};

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::extract::{ExtractedModule, extract_module};
+use crate::extract::{Expr, ExprId, ExtractedModule, extract_module};
 use crate::project::{LoadedModule, ModuleKind, ReadFailure, SourceReader, read_text};
 
 /// One module with the text it was extracted from (for diagnostic locations).
@@ -44,6 +44,12 @@ impl ModuleRef<'_> {
 
     pub fn path(&self) -> &str {
         &self.module().path
+    }
+
+    /// The module's captured expression `id`.
+    #[inline]
+    pub fn expr(&self, id: ExprId) -> Expr<'_> {
+        self.module().expr(self.text(), id)
     }
 }
 

@@ -16,12 +16,13 @@ use abgen_runtime::manifest::{
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::hosts::check_route_profiles;
 use super::ir::{Io, Kind, Schema};
 use super::modules::{ModuleRef, ModuleSet};
 use super::print::print_2020_12;
 use super::profile::{Profile, differs_from_canonical, project};
 use super::shape::{printable, prints_object_root};
-use super::translate::{Fallback, Translator, span_of};
+use super::translate::{Fallback, Translator};
 use crate::diagnostics::{Code, Diagnostic, Location};
 use crate::extract::ExtractedModule;
 use crate::project::{LoadedModule, ModuleKind, SourceReader};
@@ -79,6 +80,17 @@ pub struct SchemaReturn {
     pub sources: BTreeMap<String, String>,
 }
 
+/// What [`translate_routes`] checks and keeps.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TranslateOptions<'t> {
+    /// The selected hosts: every route's input schema is checked against their profiles
+    /// (AB5210) in the route's own task.
+    pub targets: &'t [&'t str],
+    /// Check every schema and keep none (`check` prints diagnostics only): each route's
+    /// schemas are freed in its task, so the next route reuses their memory.
+    pub discard: bool,
+}
+
 /// Translates the schemas of every tool, resource and prompt among `modules`; modules they
 /// import from outside the route set are read through `reader` under `root`.
 pub fn translate_routes(
@@ -86,18 +98,37 @@ pub fn translate_routes(
     reader: &dyn SourceReader,
     modules: &[LoadedModule],
     texts: &BTreeMap<String, String>,
+    options: TranslateOptions<'_>,
 ) -> SchemaReturn {
     let set = ModuleSet::new(root, reader, modules, texts);
     // One task per tool, as extraction does; shared modules are read once behind a lock.
-    let translated: Vec<(String, RouteSchemas, Vec<Diagnostic>)> = modules
+    let translated: Vec<_> = modules
         .par_iter()
-        .filter_map(|loaded| translate_route(&set, loaded))
+        .filter_map(|loaded| {
+            let (id, schemas, diagnostics) = translate_route(&set, loaded)?;
+            let profiles = check_route_profiles(&id, &schemas, options.targets);
+            Some((
+                id,
+                (!options.discard).then_some(schemas),
+                diagnostics,
+                profiles,
+            ))
+        })
         .collect();
     let mut output = SchemaReturn::default();
-    for (id, schemas, diagnostics) in translated {
+    // Of two routes with one id (AB4802), the later one's schemas stand, and only they are
+    // checked against the host profiles.
+    let mut profiles_by_id = BTreeMap::new();
+    for (id, schemas, diagnostics, profiles) in translated {
         output.diagnostics.extend(diagnostics);
-        output.routes.insert(id, schemas);
+        profiles_by_id.insert(id.clone(), profiles);
+        if let Some(schemas) = schemas {
+            output.routes.insert(id, schemas);
+        }
     }
+    output
+        .diagnostics
+        .extend(profiles_by_id.into_values().flatten());
     output.sources = set.loaded_texts().into_iter().collect();
     output
 }
@@ -139,8 +170,7 @@ fn translate_route(
         server: server.to_owned(),
         input_location: extracted
             .input_schema
-            .as_ref()
-            .map(|expression| Location::span(module.path(), module.text(), span_of(expression))),
+            .map(|id| Location::span(module.path(), module.text(), module.expr(id).span())),
         input,
         output,
     };
@@ -162,7 +192,7 @@ pub fn translate_const(
     let set = ModuleSet::new(root, reader, &[], &no_texts);
     let module = ModuleRef::Route(&extracted, text);
     let init = match extracted.consts.get(name) {
-        Some(binding) => binding.init.clone(),
+        Some(binding) => binding.init,
         None => {
             return Err(Fallback {
                 code: Code::AB5104,
@@ -172,7 +202,7 @@ pub fn translate_const(
         }
     };
     Translator::new(&set)
-        .schema(&module, &init)
+        .schema(&module, module.expr(init))
         .map_err(|fallback| *fallback)
 }
 
@@ -294,14 +324,14 @@ impl<'a> RouteContext<'_, 'a> {
         io: Io,
     ) -> RouteSchema {
         let (literal_key, expression) = match io {
-            Io::Input => (LITERAL_INPUT_KEY, &extracted.input_schema),
-            Io::Output => (LITERAL_OUTPUT_KEY, &extracted.result_schema),
+            Io::Input => (LITERAL_INPUT_KEY, extracted.input_schema),
+            Io::Output => (LITERAL_OUTPUT_KEY, extracted.result_schema),
         };
         if let Some(literal) = extracted.config.get(literal_key) {
             self.check_literal(extracted, literal_key, literal);
             return RouteSchema::Literal;
         }
-        let Some(expression) = expression else {
+        let Some(expression) = expression.map(|id| self.module.expr(id)) else {
             return RouteSchema::Absent;
         };
         let schema = match translator.schema(self.module, expression) {
@@ -323,7 +353,7 @@ impl<'a> RouteContext<'_, 'a> {
                     Io::Output => Code::AB5103,
                 };
                 let location =
-                    Location::span(self.module.path(), self.module.text(), span_of(expression));
+                    Location::span(self.module.path(), self.module.text(), expression.span());
                 self.runtime(
                     Fallback {
                         code,

@@ -1,4 +1,4 @@
-//! Translation of a captured zod expression ([`SchemaExpr`]) into the schema IR, following
+//! Translation of a captured zod expression ([`Expr`]) into the schema IR, following
 //! local consts and consts exported by relative modules.
 //!
 //! Entry call: [`Translator::schema`]. Invariant: translation never guesses; whatever it cannot
@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::ir::Schema;
 use super::modules::{ModuleRef, ModuleSet};
 use crate::diagnostics::{Code, Location, Span};
-use crate::extract::{Binding, SchemaExpr};
+use crate::extract::{BindingView, Expr, ExprKind};
 
 /// Why a schema is left to run time: the code, the construct as a user reads it, and where.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,19 +67,10 @@ impl<'s, 'a> Translator<'s, 'a> {
     }
 
     /// The schema `expression`, read in `module`, means.
-    pub fn schema(
-        &mut self,
-        module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
-    ) -> Translated<Schema> {
+    pub fn schema(&mut self, module: &ModuleRef<'a>, expression: Expr<'_>) -> Translated<Schema> {
         if self.depth >= MAX_SCHEMA_DEPTH {
             let construct = format!("a schema nested deeper than {MAX_SCHEMA_DEPTH} levels");
-            return Err(fallback(
-                Code::AB5104,
-                construct,
-                module,
-                span_of(expression),
-            ));
+            return Err(fallback(Code::AB5104, construct, module, expression.span()));
         }
         self.depth += 1;
         let schema = crate::stack::recurse(|| self.schema_at_depth(module, expression));
@@ -90,51 +81,53 @@ impl<'s, 'a> Translator<'s, 'a> {
     fn schema_at_depth(
         &mut self,
         module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
+        expression: Expr<'_>,
     ) -> Translated<Schema> {
-        match expression {
-            SchemaExpr::Call { callee, args, span } => match callee.as_ref() {
-                SchemaExpr::Member {
-                    object, property, ..
-                } => match self.namespace(module, object)? {
-                    Some(namespace) => self.zod_call(module, namespace, property, args, *span),
-                    None => {
-                        let base = self.schema(module, object)?;
-                        self.method(module, base, property, args, *span)
+        match expression.kind() {
+            ExprKind::Call { callee, args } => {
+                let span = expression.span();
+                match callee.kind() {
+                    ExprKind::Member { object, property } => {
+                        match self.namespace(module, object)? {
+                            Some(namespace) => {
+                                self.zod_call(module, namespace, property, args, span)
+                            }
+                            None => {
+                                let base = self.schema(module, object)?;
+                                self.method(module, base, property, args, span)
+                            }
+                        }
                     }
-                },
-                SchemaExpr::Ident { binding, .. }
-                    if matches!(binding.as_ref(), Binding::Import { source, imported }
-                        if ZOD_MODULES.contains(&source.as_str()) && imported != "*") =>
-                {
-                    let Binding::Import { imported, .. } = binding.as_ref() else {
-                        unreachable!("the guard matched an import binding")
-                    };
-                    self.zod_call(module, Namespace::Zod, imported, args, *span)
+                    ExprKind::Ident {
+                        binding: BindingView::Import { source, imported },
+                        ..
+                    } if ZOD_MODULES.contains(&source) && imported != "*" => {
+                        self.zod_call(module, Namespace::Zod, imported, args, span)
+                    }
+                    _ => Err(fallback(
+                        Code::AB5101,
+                        format!(
+                            "a call of `{}()`, a function abgen does not run",
+                            describe(callee)
+                        ),
+                        module,
+                        span,
+                    )),
                 }
-                other => Err(fallback(
-                    Code::AB5101,
-                    format!(
-                        "a call of `{}()`, a function abgen does not run",
-                        describe(other)
-                    ),
-                    module,
-                    *span,
-                )),
-            },
-            SchemaExpr::Ident { .. } => {
+            }
+            ExprKind::Ident { .. } => {
                 self.through_const(module, expression, |this, target, init| {
                     this.schema(target, init)
                 })
             }
-            SchemaExpr::Unsupported { construct, span } => {
-                Err(fallback(Code::AB5104, construct.clone(), module, *span))
+            ExprKind::Unsupported { construct } => {
+                Err(fallback(Code::AB5104, construct, module, expression.span()))
             }
-            other => Err(fallback(
+            _ => Err(fallback(
                 Code::AB5101,
-                format!("{} where a schema is expected", describe(other)),
+                format!("{} where a schema is expected", describe(expression)),
                 module,
-                span_of(other),
+                expression.span(),
             )),
         }
     }
@@ -143,32 +136,28 @@ impl<'s, 'a> Translator<'s, 'a> {
     pub fn namespace(
         &mut self,
         module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
+        expression: Expr<'_>,
     ) -> Translated<Option<Namespace>> {
-        match expression {
-            SchemaExpr::Ident { binding, .. } if matches!(**binding, Binding::Import { .. }) => {
-                let Binding::Import { source, imported } = binding.as_ref() else {
-                    unreachable!("the guard matched an import binding")
-                };
-                Ok(
-                    (ZOD_MODULES.contains(&source.as_str())
-                        && (imported == "z" || imported == "*"))
-                        .then_some(Namespace::Zod),
-                )
-            }
-            SchemaExpr::Ident { binding, .. }
-                if matches!(**binding, Binding::LocalConst { .. }) =>
-            {
-                self.through_const(module, expression, |this, target, init| match init {
-                    SchemaExpr::Ident { .. } | SchemaExpr::Member { .. } => {
-                        this.namespace(target, init)
-                    }
-                    _ => Ok(None),
-                })
-            }
-            SchemaExpr::Member {
-                object, property, ..
-            } if property == "iso" || property == "coerce" => {
+        // Most objects of a method call are calls (`z.string().min(1)`): no namespace.
+        if !expression.is_ident() && !expression.is_member() {
+            return Ok(None);
+        }
+        match expression.kind() {
+            ExprKind::Ident {
+                binding: BindingView::Import { source, imported },
+                ..
+            } => Ok(
+                (ZOD_MODULES.contains(&source) && (imported == "z" || imported == "*"))
+                    .then_some(Namespace::Zod),
+            ),
+            ExprKind::Ident {
+                binding: BindingView::LocalConst { .. },
+                ..
+            } => self.through_const(module, expression, |this, target, init| match init.kind() {
+                ExprKind::Ident { .. } | ExprKind::Member { .. } => this.namespace(target, init),
+                _ => Ok(None),
+            }),
+            ExprKind::Member { object, property } if property == "iso" || property == "coerce" => {
                 Ok(match self.namespace(module, object)? {
                     Some(Namespace::Zod) if property == "iso" => Some(Namespace::Iso),
                     Some(Namespace::Zod) => Some(Namespace::Coerce),
@@ -181,15 +170,10 @@ impl<'s, 'a> Translator<'s, 'a> {
 
     /// A plain JSON value written in the source (an enum's values, a default, `meta({...})`),
     /// following consts.
-    pub fn value(&mut self, module: &ModuleRef<'a>, expression: &SchemaExpr) -> Translated<Value> {
+    pub fn value(&mut self, module: &ModuleRef<'a>, expression: Expr<'_>) -> Translated<Value> {
         if self.depth >= MAX_SCHEMA_DEPTH {
             let construct = format!("a value nested deeper than {MAX_SCHEMA_DEPTH} levels");
-            return Err(fallback(
-                Code::AB5104,
-                construct,
-                module,
-                span_of(expression),
-            ));
+            return Err(fallback(Code::AB5104, construct, module, expression.span()));
         }
         self.depth += 1;
         let value = crate::stack::recurse(|| self.value_at_depth(module, expression));
@@ -200,35 +184,35 @@ impl<'s, 'a> Translator<'s, 'a> {
     fn value_at_depth(
         &mut self,
         module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
+        expression: Expr<'_>,
     ) -> Translated<Value> {
-        match expression {
-            SchemaExpr::Literal { value, .. } => Ok(Value::clone(value)),
-            SchemaExpr::Array { items, .. } => items
+        match expression.kind() {
+            ExprKind::Literal(literal) => Ok(literal.value()),
+            ExprKind::Array { items } => items
                 .iter()
                 .map(|item| self.value(module, item))
                 .collect::<Translated<Vec<_>>>()
                 .map(Value::Array),
-            SchemaExpr::Object { properties, .. } => {
+            ExprKind::Object { properties } => {
                 let mut object = Map::new();
-                for (key, value) in properties {
-                    object.insert(key.clone(), self.value(module, value)?);
+                for (key, value) in properties.iter() {
+                    object.insert(key.to_owned(), self.value(module, value)?);
                 }
                 Ok(Value::Object(object))
             }
-            SchemaExpr::Ident { .. } => {
+            ExprKind::Ident { .. } => {
                 self.through_const(module, expression, |this, target, init| {
                     this.value(target, init)
                 })
             }
-            SchemaExpr::Unsupported { construct, span } => {
-                Err(fallback(Code::AB5104, construct.clone(), module, *span))
+            ExprKind::Unsupported { construct } => {
+                Err(fallback(Code::AB5104, construct, module, expression.span()))
             }
-            other => Err(fallback(
+            _ => Err(fallback(
                 Code::AB5101,
-                format!("{} where a plain value is expected", describe(other)),
+                format!("{} where a plain value is expected", describe(expression)),
                 module,
-                span_of(other),
+                expression.span(),
             )),
         }
     }
@@ -237,29 +221,32 @@ impl<'s, 'a> Translator<'s, 'a> {
     pub fn shape(
         &mut self,
         module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
+        expression: Expr<'_>,
     ) -> Translated<Vec<(String, Schema)>> {
-        match expression {
-            SchemaExpr::Object { properties, .. } => properties
+        match expression.kind() {
+            ExprKind::Object { properties } => properties
                 .iter()
-                .map(|(key, value)| Ok((key.clone(), self.schema(module, value)?)))
+                .map(|(key, value)| Ok((key.to_owned(), self.schema(module, value)?)))
                 .collect(),
-            SchemaExpr::Ident { .. } => {
+            ExprKind::Ident { .. } => {
                 self.through_const(module, expression, |this, target, init| {
                     this.shape(target, init)
                 })
             }
-            SchemaExpr::Unsupported { construct, span } => Err(fallback(
+            ExprKind::Unsupported { construct } => Err(fallback(
                 Code::AB5104,
                 format!("{construct} in an object of schemas"),
                 module,
-                *span,
+                expression.span(),
             )),
-            other => Err(fallback(
+            _ => Err(fallback(
                 Code::AB5104,
-                format!("{} where an object of schemas is expected", describe(other)),
+                format!(
+                    "{} where an object of schemas is expected",
+                    describe(expression)
+                ),
                 module,
-                span_of(other),
+                expression.span(),
             )),
         }
     }
@@ -269,22 +256,17 @@ impl<'s, 'a> Translator<'s, 'a> {
     fn through_const<T>(
         &mut self,
         module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
-        read: impl FnOnce(&mut Self, &ModuleRef<'a>, &SchemaExpr) -> Translated<T>,
+        expression: Expr<'_>,
+        read: impl FnOnce(&mut Self, &ModuleRef<'a>, Expr<'_>) -> Translated<T>,
     ) -> Translated<T> {
         let (target, name) = self.follow(module, expression)?;
         let key = (target.path().to_owned(), name);
         let Some(binding) = target.module().consts.get(&key.1) else {
             let construct = format!("`{}`, which is not a top-level const", key.1);
-            return Err(fallback(
-                Code::AB5104,
-                construct,
-                module,
-                span_of(expression),
-            ));
+            return Err(fallback(Code::AB5104, construct, module, expression.span()));
         };
         self.enter(&key, module, expression)?;
-        let result = read(self, &target, &binding.init);
+        let result = read(self, &target, target.expr(binding.init));
         self.following.pop();
         result
     }
@@ -294,25 +276,21 @@ impl<'s, 'a> Translator<'s, 'a> {
     fn follow(
         &mut self,
         module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
+        expression: Expr<'_>,
     ) -> Translated<(ModuleRef<'a>, String)> {
-        let SchemaExpr::Ident {
-            name,
-            binding,
-            span,
-        } = expression
-        else {
+        let ExprKind::Ident { name, binding } = expression.kind() else {
             return Err(fallback(
                 Code::AB5104,
                 describe(expression),
                 module,
-                span_of(expression),
+                expression.span(),
             ));
         };
-        let unknown = |construct: String| Err(fallback(Code::AB5104, construct, module, *span));
-        let (target, const_name) = match binding.as_ref() {
-            Binding::LocalConst { name } => (module.clone(), name.clone()),
-            Binding::Import { source, imported } => {
+        let span = expression.span();
+        let unknown = |construct: String| Err(fallback(Code::AB5104, construct, module, span));
+        let (target, const_name) = match binding {
+            BindingView::LocalConst { name } => (module.clone(), name.to_owned()),
+            BindingView::Import { source, imported } => {
                 if imported == "*" || imported == "default" {
                     return unknown(format!("`{name}`, a namespace or default import"));
                 }
@@ -325,16 +303,16 @@ impl<'s, 'a> Translator<'s, 'a> {
                     ));
                 };
                 match self.modules.get(&path) {
-                    Some(target) => (target, imported.clone()),
+                    Some(target) => (target, imported.to_owned()),
                     None => return unknown(format!("`{name}` from `{source}`")),
                 }
             }
-            Binding::Local => {
+            BindingView::Local => {
                 return unknown(format!(
                     "`{name}`, a binding abgen does not follow (a `let`, a function or a parameter)"
                 ));
             }
-            Binding::Global => return unknown(format!("the global `{name}`")),
+            BindingView::Global => return unknown(format!("the global `{name}`")),
         };
         let found = target.module().consts.get(&const_name).filter(|binding| {
             // A const of another module is reachable only through its export.
@@ -354,9 +332,9 @@ impl<'s, 'a> Translator<'s, 'a> {
         &mut self,
         key: &(String, String),
         module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
+        expression: Expr<'_>,
     ) -> Translated<()> {
-        let span = span_of(expression);
+        let span = expression.span();
         if self.following.contains(key) {
             let cycle: Vec<&str> = self
                 .following
@@ -403,32 +381,16 @@ pub fn fallback(
     })
 }
 
-/// Where an expression stands.
-pub fn span_of(expression: &SchemaExpr) -> Span {
-    match expression {
-        SchemaExpr::Call { span, .. }
-        | SchemaExpr::Member { span, .. }
-        | SchemaExpr::Ident { span, .. }
-        | SchemaExpr::Literal { span, .. }
-        | SchemaExpr::Object { span, .. }
-        | SchemaExpr::Array { span, .. }
-        | SchemaExpr::Regex { span, .. }
-        | SchemaExpr::Unsupported { span, .. } => *span,
-    }
-}
-
 /// An expression as a user reads it in a message.
-pub fn describe(expression: &SchemaExpr) -> String {
-    match expression {
-        SchemaExpr::Call { callee, .. } => format!("{}(…)", describe(callee)),
-        SchemaExpr::Member {
-            object, property, ..
-        } => format!("{}.{property}", describe(object)),
-        SchemaExpr::Ident { name, .. } => name.clone(),
-        SchemaExpr::Literal { value, .. } => format!("the literal {value}"),
-        SchemaExpr::Object { .. } => "an object literal".to_owned(),
-        SchemaExpr::Array { .. } => "an array literal".to_owned(),
-        SchemaExpr::Regex { .. } => "a regular expression".to_owned(),
-        SchemaExpr::Unsupported { construct, .. } => construct.clone(),
+pub fn describe(expression: Expr<'_>) -> String {
+    match expression.kind() {
+        ExprKind::Call { callee, .. } => format!("{}(…)", describe(callee)),
+        ExprKind::Member { object, property } => format!("{}.{property}", describe(object)),
+        ExprKind::Ident { name, .. } => name.to_owned(),
+        ExprKind::Literal(literal) => format!("the literal {}", literal.value()),
+        ExprKind::Object { .. } => "an object literal".to_owned(),
+        ExprKind::Array { .. } => "an array literal".to_owned(),
+        ExprKind::Regex { .. } => "a regular expression".to_owned(),
+        ExprKind::Unsupported { construct } => construct.to_owned(),
     }
 }

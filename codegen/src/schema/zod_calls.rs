@@ -10,9 +10,9 @@ use super::formats::string_format;
 use super::ir::{Kind, NumberCheck, ObjectShape, Schema, UnknownKeys};
 use super::modules::ModuleRef;
 use super::print_scalars::MAX_SAFE_INTEGER;
-use super::translate::{Namespace, Translated, Translator, describe, fallback, span_of};
+use super::translate::{Namespace, Translated, Translator, describe, fallback};
 use crate::diagnostics::{Code, Span};
-use crate::extract::SchemaExpr;
+use crate::extract::{Expr, ExprKind, Exprs};
 
 /// The zod constructors whose schema only exists once zod runs.
 const RUNTIME_ONLY: [&str; 5] = ["lazy", "custom", "preprocess", "instanceof", "codec"];
@@ -43,7 +43,7 @@ impl<'a> Translator<'_, 'a> {
         module: &ModuleRef<'a>,
         namespace: Namespace,
         name: &str,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<Schema> {
         if namespace == Namespace::Coerce {
@@ -171,20 +171,20 @@ impl<'a> Translator<'_, 'a> {
     pub fn schema_list(
         &mut self,
         module: &ModuleRef<'a>,
-        expression: &SchemaExpr,
+        expression: Expr<'_>,
     ) -> Translated<Vec<Schema>> {
-        match expression {
-            SchemaExpr::Array { items, .. } => {
+        match expression.kind() {
+            ExprKind::Array { items } => {
                 items.iter().map(|item| self.schema(module, item)).collect()
             }
-            other => Err(fallback(
+            _ => Err(fallback(
                 Code::AB5104,
                 format!(
                     "`{}` where an array of schemas is expected",
-                    describe(other)
+                    describe(expression)
                 ),
                 module,
-                span_of(other),
+                expression.span(),
             )),
         }
     }
@@ -193,7 +193,7 @@ impl<'a> Translator<'_, 'a> {
     fn enum_values(
         &mut self,
         module: &ModuleRef<'a>,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<Vec<Value>> {
         match self.value(module, arg(module, args, 0, span)?)? {
@@ -214,11 +214,11 @@ impl<'a> Translator<'_, 'a> {
         &mut self,
         module: &ModuleRef<'a>,
         name: &str,
-        args: &[SchemaExpr],
+        args: Exprs<'_>,
         span: Span,
     ) -> Translated<()> {
         const HARMLESS: [&str; 2] = ["message", "error"];
-        for argument in args {
+        for argument in args.iter() {
             match self.value(module, argument) {
                 Ok(Value::String(_)) => {}
                 Ok(Value::Object(options))
@@ -240,10 +240,10 @@ impl<'a> Translator<'_, 'a> {
 /// The argument at `index`, or a fallback when the call has fewer arguments.
 pub fn arg<'e>(
     module: &ModuleRef<'_>,
-    args: &'e [SchemaExpr],
+    args: Exprs<'e>,
     index: usize,
     span: Span,
-) -> Translated<&'e SchemaExpr> {
+) -> Translated<Expr<'e>> {
     args.get(index).ok_or_else(|| {
         fallback(
             Code::AB5101,

@@ -4,13 +4,11 @@
 use serde_json::json;
 
 use super::{check_diagnostics, event, extract, schema_text, tool};
-use crate::extract::{Binding, DefaultExport, ImportBinding, RouteForm};
+use crate::extract::{DefaultExport, ImportBinding, RouteForm};
 
 #[test]
 fn define_tool_splits_schemas_from_config() {
-    let extracted = check_diagnostics(
-        &tool(),
-        r#"import { defineTool } from 'agent-bundle/routes';
+    let source = r#"import { defineTool } from 'agent-bundle/routes';
 import { z } from 'zod';
 
 const Status = z.enum(['open', 'closed']);
@@ -24,13 +22,13 @@ export default defineTool(
   },
   async ({ query }) => null,
 );
-"#,
-    );
+"#;
+    let extracted = check_diagnostics(&tool(), source);
     let module = extracted.module;
     assert_eq!(module.form, Some(RouteForm::DefineTool));
     assert_eq!(module.default_export, DefaultExport::Definition);
     assert_eq!(
-        serde_json::Value::Object(module.config),
+        serde_json::Value::Object(module.config.clone()),
         json!({"title": "Search", "annotations": {"readOnlyHint": true}})
     );
     let pointers: Vec<&str> = module.config_locations.keys().map(String::as_str).collect();
@@ -41,41 +39,39 @@ export default defineTool(
     let title = &module.config_locations["/title"];
     assert_eq!((title.line, title.column), (Some(8), Some(12)));
     assert_eq!(
-        schema_text(module.input_schema.as_ref().unwrap()),
+        schema_text(&module, source, module.input_schema.unwrap()),
         "z[zod#z].object({query: z[zod#z].string().min(1), status: Status[const Status].optional()})"
     );
     assert_eq!(
-        schema_text(module.result_schema.as_ref().unwrap()),
+        schema_text(&module, source, module.result_schema.unwrap()),
         "z[zod#z].object({count: z[zod#z].number()})"
     );
-    assert_eq!(module.definition_location.unwrap().line, Some(6));
+    assert_eq!(module.definition_location.as_ref().unwrap().line, Some(6));
     let status = &module.consts["Status"];
     assert!(!status.exported);
     assert_eq!(
-        schema_text(&status.init),
+        schema_text(&module, source, status.init),
         "z[zod#z].enum([\"open\", \"closed\"])"
     );
 }
 
 #[test]
 fn aliased_define_tool_and_shorthand_schemas() {
-    let extracted = check_diagnostics(
-        &tool(),
-        r#"import { defineTool as tool } from 'agent-bundle/routes';
+    let source = r#"import { defineTool as tool } from 'agent-bundle/routes';
 import * as schemas from './schemas';
 const inputSchema = schemas.SearchInput;
 export const resultSchema = schemas.SearchResult;
 export default tool({ inputSchema, resultSchema }, async () => null);
-"#,
-    );
+"#;
+    let extracted = check_diagnostics(&tool(), source);
     let module = extracted.module;
     assert_eq!(module.form, Some(RouteForm::DefineTool));
     assert_eq!(
-        schema_text(module.input_schema.as_ref().unwrap()),
+        schema_text(&module, source, module.input_schema.unwrap()),
         "inputSchema[const inputSchema]"
     );
     assert_eq!(
-        schema_text(&module.consts["inputSchema"].init),
+        schema_text(&module, source, module.consts["inputSchema"].init),
         "schemas[./schemas#*].SearchInput"
     );
     assert!(module.consts["resultSchema"].exported);
@@ -126,9 +122,7 @@ fn file_change_matches_file_saved() {
 
 #[test]
 fn config_export_form_reads_config_schemas_and_handler() {
-    let extracted = check_diagnostics(
-        &tool(),
-        r#"import { z } from 'zod';
+    let source = r#"import { z } from 'zod';
 import { Output } from './shared';
 const Input = z.object({ q: z.string() });
 export const config = { description: 'Finds things' } satisfies Record<string, unknown>;
@@ -136,21 +130,21 @@ export { Input as inputSchema };
 export { Output as resultSchema };
 async function Search() { return null; }
 export default Search;
-"#,
-    );
+"#;
+    let extracted = check_diagnostics(&tool(), source);
     let module = extracted.module;
     assert_eq!(module.form, Some(RouteForm::ConfigExport));
     assert_eq!(module.default_export, DefaultExport::AsyncFunction);
     assert_eq!(
-        serde_json::Value::Object(module.config),
+        serde_json::Value::Object(module.config.clone()),
         json!({"description": "Finds things"})
     );
     assert_eq!(
-        schema_text(module.input_schema.as_ref().unwrap()),
+        schema_text(&module, source, module.input_schema.unwrap()),
         "Input[const Input]"
     );
     assert_eq!(
-        schema_text(module.result_schema.as_ref().unwrap()),
+        schema_text(&module, source, module.result_schema.unwrap()),
         "Output[./shared#Output]"
     );
     assert_eq!(module.exports, ["config", "inputSchema", "resultSchema"]);
@@ -159,22 +153,18 @@ export default Search;
 
 #[test]
 fn re_exported_schemas_and_default_are_references() {
-    let extracted = check_diagnostics(
-        &tool(),
-        "export { inputSchema, resultSchema as resultSchema } from './contract';\nexport { default } from './handler';\n",
-    );
+    let source = "export { inputSchema, resultSchema as resultSchema } from './contract';\nexport { default } from './handler';\n";
+    let extracted = check_diagnostics(&tool(), source);
     let module = extracted.module;
     assert_eq!(module.default_export, DefaultExport::ReExport);
+    let input = module.input_schema.expect("a re-exported input schema");
     assert_eq!(
-        module.input_schema,
-        Some(crate::extract::SchemaExpr::Ident {
-            name: "inputSchema".into(),
-            binding: Box::new(Binding::Import {
-                source: "./contract".into(),
-                imported: "inputSchema".into()
-            }),
-            span: crate::diagnostics::Span::new(9, 20),
-        })
+        schema_text(&module, source, input),
+        "inputSchema[./contract#inputSchema]"
+    );
+    assert_eq!(
+        module.expr(source, input).span(),
+        crate::diagnostics::Span::new(9, 20)
     );
 }
 

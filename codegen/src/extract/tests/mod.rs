@@ -109,37 +109,39 @@ pub fn check_diagnostics(kind: &ModuleKind, fixture: &str) -> ExtractReturn {
     extracted
 }
 
-/// A schema tree spelled back as source, with each identifier's binding in brackets:
-/// `z[zod#z].object({id: z[zod#z].string()})`.
-pub fn schema_text(expr: &super::SchemaExpr) -> String {
-    use super::{Binding, SchemaExpr};
-    match expr {
-        SchemaExpr::Call { callee, args, .. } => {
-            let args: Vec<String> = args.iter().map(schema_text).collect();
-            format!("{}({})", schema_text(callee), args.join(", "))
+/// A captured schema expression spelled back as source, with each identifier's binding in
+/// brackets: `z[zod#z].object({id: z[zod#z].string()})`.
+pub fn schema_text(module: &super::ExtractedModule, source: &str, id: super::ExprId) -> String {
+    expr_text(module.expr(source, id))
+}
+
+fn expr_text(expr: super::Expr<'_>) -> String {
+    use super::{BindingView, ExprKind};
+    match expr.kind() {
+        ExprKind::Call { callee, args } => {
+            let args: Vec<String> = args.iter().map(expr_text).collect();
+            format!("{}({})", expr_text(callee), args.join(", "))
         }
-        SchemaExpr::Member {
-            object, property, ..
-        } => format!("{}.{property}", schema_text(object)),
-        SchemaExpr::Ident { name, binding, .. } => match binding.as_ref() {
-            Binding::Import { source, imported } => format!("{name}[{source}#{imported}]"),
-            Binding::LocalConst { name: target } => format!("{name}[const {target}]"),
-            Binding::Local => format!("{name}[local]"),
-            Binding::Global => format!("{name}[global]"),
+        ExprKind::Member { object, property } => format!("{}.{property}", expr_text(object)),
+        ExprKind::Ident { name, binding } => match binding {
+            BindingView::Import { source, imported } => format!("{name}[{source}#{imported}]"),
+            BindingView::LocalConst { name: target } => format!("{name}[const {target}]"),
+            BindingView::Local => format!("{name}[local]"),
+            BindingView::Global => format!("{name}[global]"),
         },
-        SchemaExpr::Literal { value, .. } => value.to_string(),
-        SchemaExpr::Object { properties, .. } => {
+        ExprKind::Literal(literal) => literal.value().to_string(),
+        ExprKind::Object { properties } => {
             let properties: Vec<String> = properties
                 .iter()
-                .map(|(key, value)| format!("{key}: {}", schema_text(value)))
+                .map(|(key, value)| format!("{key}: {}", expr_text(value)))
                 .collect();
             format!("{{{}}}", properties.join(", "))
         }
-        SchemaExpr::Array { items, .. } => {
-            let items: Vec<String> = items.iter().map(schema_text).collect();
+        ExprKind::Array { items } => {
+            let items: Vec<String> = items.iter().map(expr_text).collect();
             format!("[{}]", items.join(", "))
         }
-        SchemaExpr::Regex { pattern, flags, .. } => format!("/{pattern}/{flags}"),
-        SchemaExpr::Unsupported { construct, .. } => format!("<{construct}>"),
+        ExprKind::Regex { pattern, flags } => format!("/{pattern}/{flags}"),
+        ExprKind::Unsupported { construct } => format!("<{construct}>"),
     }
 }

@@ -232,7 +232,7 @@ fn nesting_just_under_the_limit_is_read_with_bounded_recursion() {
         let schema = extracted
             .module
             .input_schema
-            .map(|schema| format!("{schema:?}"))
+            .map(|schema| super::schema_text(&extracted.module, &source, schema))
             .unwrap_or_default();
         (
             render_diagnostics(&extracted.diagnostics),

@@ -14,8 +14,8 @@ fn snapshot(kind: &ModuleKind, source: &str) -> String {
             location.column.unwrap_or(0)
         )
     };
-    let schema = |expr: &Option<crate::extract::SchemaExpr>| {
-        expr.as_ref().map_or("-".to_owned(), schema_text)
+    let schema = |id: Option<crate::extract::ExprId>| {
+        id.map_or("-".to_owned(), |id| schema_text(module, source, id))
     };
     let mut out = format!("# Input\n```tsx\n{source}```\n\n# Module\n");
     let form = serde_json::to_string(&module.form).unwrap_or_default();
@@ -42,12 +42,15 @@ fn snapshot(kind: &ModuleKind, source: &str) -> String {
     out += "consts:\n";
     for (name, binding) in &module.consts {
         let exported = if binding.exported { "export " } else { "" };
-        out += &format!("  {exported}{name} = {}\n", schema_text(&binding.init));
+        out += &format!(
+            "  {exported}{name} = {}\n",
+            schema_text(module, source, binding.init)
+        );
     }
     out += &format!(
         "input schema: {}\nresult schema: {}\n",
-        schema(&module.input_schema),
-        schema(&module.result_schema)
+        schema(module.input_schema),
+        schema(module.result_schema)
     );
     let config = serde_json::to_string_pretty(&module.config).unwrap_or_default();
     out += &format!("config:\n```json\n{config}\n```\nconfig locations:\n");
