@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::diagnostics::{self, Code, Diagnostic, Location};
 use crate::graph::{RouteGraph, build_graph};
@@ -15,7 +16,7 @@ use crate::project::{
     ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules,
     load_config, load_modules_reusing,
 };
-use crate::schema::{RouteSchemas, TranslateOptions, translate_routes};
+use crate::schema::{RouteSchemas, TranslateOptions, TranslationCache, translate_routes_reusing};
 
 /// What to check.
 #[derive(Clone, Debug, Default)]
@@ -40,7 +41,7 @@ pub struct CheckReturn {
     /// Sorted by file, position, then code.
     pub diagnostics: Vec<Diagnostic>,
     /// Every tool's input and output schema, translated statically where abgen can.
-    pub schemas: BTreeMap<String, RouteSchemas>,
+    pub schemas: BTreeMap<String, Arc<RouteSchemas>>,
     /// Every skill under `src/skills/` whose SKILL.md is valid, sorted by name.
     pub skills: Vec<crate::emit::EmitSkill>,
 }
@@ -69,12 +70,21 @@ pub fn check_project_diagnostics(options: &CheckOptions) -> CheckReturn {
     check_stages(options, &FsReader, None, true)
 }
 
-/// [`check_project_with`], reusing `cache`'s extraction of every module whose text did not
-/// change since the cache last saw it (what a watch loop's rebuild does).
+/// What one check keeps for the next check of the same project (a watch loop's rebuild): each
+/// module's extraction, by its text and settled stamp, and each route's translated schemas, by
+/// that extraction and the imports it followed.
+#[derive(Debug, Default)]
+pub struct CheckCache {
+    pub extraction: ExtractionCache,
+    pub translation: TranslationCache,
+}
+
+/// [`check_project_with`], reusing what `cache` kept of every module that did not change since
+/// the cache last saw it (what a watch loop's rebuild does).
 pub fn check_project_reusing(
     options: &CheckOptions,
     reader: &dyn SourceReader,
-    cache: Option<&ExtractionCache>,
+    cache: Option<&CheckCache>,
 ) -> CheckReturn {
     check_stages(options, reader, cache, false)
 }
@@ -82,9 +92,11 @@ pub fn check_project_reusing(
 fn check_stages(
     options: &CheckOptions,
     reader: &dyn SourceReader,
-    cache: Option<&ExtractionCache>,
+    cache: Option<&CheckCache>,
     discard_schemas: bool,
 ) -> CheckReturn {
+    let translation = cache.map(|cache| &cache.translation);
+    let cache = cache.map(|cache| &cache.extraction);
     let root = options.root.as_path();
     // The config and the walk of `src/` need nothing of each other.
     let (config, discovered) = rayon::join(
@@ -135,7 +147,16 @@ fn check_stages(
         || {
             rayon::join(
                 || crate::project::imports::check_imports(root, modules, fallback.as_deref()),
-                || translate_routes(root, reader, modules, &sources, translate),
+                || {
+                    translate_routes_reusing(
+                        root,
+                        reader,
+                        modules,
+                        &sources,
+                        translate,
+                        translation,
+                    )
+                },
             )
         },
         || {

@@ -23,3 +23,4 @@ pub mod project;
 pub mod schema;
 pub mod simulate;
 pub mod stack;
+pub mod stamp;

@@ -236,3 +236,74 @@ fn a_literal_json_schema_at_the_depth_limit_is_compiled_without_overflowing() {
         checked.diagnostics[0].message
     );
 }
+
+/// Copies the fixture project `name` into a temporary directory.
+fn fixture_copy(name: &str) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().expect("tempdir");
+    for entry in walkdir(&fixture(name)) {
+        let relative = entry.strip_prefix(fixture(name)).unwrap();
+        let target = copy.path().join(relative);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &target).unwrap();
+    }
+    copy
+}
+
+fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walkdir(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn a_kept_translation_is_reused_only_while_its_module_and_imports_are_unchanged() {
+    use abgen::check::{CheckCache, check_project_reusing};
+    use std::sync::Arc;
+
+    let project = fixture_copy("valid-shared-schemas");
+    let options = CheckOptions {
+        root: project.path().to_path_buf(),
+        targets: None,
+    };
+    let cache = CheckCache::default();
+    let first = check_project_reusing(&options, &FsReader, Some(&cache));
+    let again = check_project_reusing(&options, &FsReader, Some(&cache));
+    assert!(!first.schemas.is_empty());
+    for (id, schemas) in &first.schemas {
+        assert!(
+            Arc::ptr_eq(schemas, &again.schemas[id]),
+            "{id} was translated again"
+        );
+    }
+    assert_eq!(first.diagnostics, again.diagnostics);
+
+    // A module outside the route set that routes import their schemas from.
+    let book = project.path().join("src/schemas/book.ts");
+    let text = std::fs::read_to_string(&book).unwrap();
+    std::fs::write(
+        &book,
+        text.replace("title: z.string(),", "title: z.string().min(1),"),
+    )
+    .unwrap();
+    let changed = check_project_reusing(&options, &FsReader, Some(&cache));
+    let fresh = check_project(&options);
+    assert_eq!(
+        changed.schemas, fresh.schemas,
+        "the rebuild translates as a fresh check"
+    );
+    assert_eq!(changed.diagnostics, fresh.diagnostics);
+    assert!(
+        changed
+            .schemas
+            .iter()
+            .any(|(id, schemas)| **schemas != *first.schemas[id]),
+        "the edited import reached a route"
+    );
+}

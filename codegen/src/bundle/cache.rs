@@ -3,7 +3,8 @@
 //! callers by a watch loop (`crate::dev`); a one-off build passes none.
 //!
 //! Invariant: a kept output is reused only when the script, its request and the content of every
-//! file the bundler read are what they were. A project file is compared by its bytes; a file
+//! file the bundler read are what they were. A project file is compared by its bytes (not read
+//! again while it keeps the settled stamp it had when they were hashed, [`crate::stamp`]); a file
 //! under `node_modules/` (React, the runtime package: large, and changed only by an install) by
 //! its length and modification time.
 
@@ -15,6 +16,7 @@ use std::time::SystemTime;
 use sha2::{Digest, Sha256};
 
 use super::served::ServedBundler;
+use crate::stamp::FileStamp;
 
 /// The marker of the line a bundling script writes last on standard error: the JSON list of the
 /// files its bundler read (esbuild's metafile inputs, relative to the working directory).
@@ -45,7 +47,11 @@ struct Kept {
 
 #[derive(Debug, PartialEq, Eq)]
 enum Fingerprint {
-    Bytes([u8; 32]),
+    /// A project file's sha256, and its settled stamp taken before it was read.
+    Bytes {
+        sha256: [u8; 32],
+        stamp: Option<FileStamp>,
+    },
     Stat {
         len: u64,
         modified: Option<SystemTime>,
@@ -73,7 +79,7 @@ impl ScriptCache {
         let unchanged = kept
             .inputs
             .iter()
-            .all(|(path, fingerprint)| fingerprint_of(path) == *fingerprint);
+            .all(|(path, fingerprint)| fingerprint.still_holds(path));
         unchanged.then(|| kept.stdout.clone())
     }
 
@@ -145,6 +151,26 @@ pub(crate) fn without_inputs_line(stderr: &str) -> String {
         .collect()
 }
 
+impl Fingerprint {
+    /// Whether the file at `path` still has this fingerprint: a project file with its recorded
+    /// settled stamp is not read again.
+    fn still_holds(&self, path: &Path) -> bool {
+        if let Fingerprint::Bytes {
+            stamp: Some(stamp), ..
+        } = self
+            && FileStamp::of(path) == Some(*stamp)
+        {
+            return true;
+        }
+        match (self, fingerprint_of(path)) {
+            (Fingerprint::Bytes { sha256, .. }, Fingerprint::Bytes { sha256: now, .. }) => {
+                *sha256 == now
+            }
+            (kept, now) => *kept == now,
+        }
+    }
+}
+
 fn fingerprint_of(path: &Path) -> Fingerprint {
     let in_packages = path
         .components()
@@ -158,8 +184,12 @@ fn fingerprint_of(path: &Path) -> Fingerprint {
             Err(_) => Fingerprint::Missing,
         };
     }
+    let stamp = FileStamp::settled_of(path);
     match std::fs::read(path) {
-        Ok(bytes) => Fingerprint::Bytes(Sha256::digest(&bytes).into()),
+        Ok(bytes) => Fingerprint::Bytes {
+            sha256: Sha256::digest(&bytes).into(),
+            stamp,
+        },
         Err(_) => Fingerprint::Missing,
     }
 }

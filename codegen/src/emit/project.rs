@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use abgen_runtime::manifest::{
     RouteKind as ManifestRouteKind, RouteSchemas as ManifestRouteSchemas,
@@ -31,12 +31,12 @@ use crate::bundle::{
     BundleError, BundleModule, BundleRequest, ScriptCache, Toolchain, WorkerEntry,
     bundle_plain_script, bundle_stdio_entry, bundle_worker_reusing, locate_toolchain,
 };
-use crate::check::{CheckOptions, CheckReturn, check_project, check_project_reusing};
+use crate::check::{CheckCache, CheckOptions, CheckReturn, check_project, check_project_reusing};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::extract::DefaultExport;
 use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::config::Author;
-use crate::project::{ExtractionCache, FsReader, LoadedModule, ProjectConfig};
+use crate::project::{FsReader, LoadedModule, ProjectConfig};
 use crate::schema::RouteSchemas;
 
 /// The environment variable naming a prebuilt worker bundle to ship instead of bundling one.
@@ -118,7 +118,7 @@ impl BuildFailure {
 /// write or hash again).
 #[derive(Debug, Default)]
 pub struct BuildCache {
-    pub extraction: ExtractionCache,
+    pub check: CheckCache,
     pub scripts: ScriptCache,
     pub projections: ProjectionCache,
     pub emit: EmitCache,
@@ -151,7 +151,7 @@ pub fn build_project_reusing(
             targets: options.targets.clone(),
         },
         &FsReader,
-        cache.map(|cache| &cache.extraction),
+        cache.map(|cache| &cache.check),
     );
     let input = buildable_input(options, &checked, cache)?;
     let host_binaries = host_binaries(options, &input, &checked)?;
@@ -517,8 +517,14 @@ pub struct ProjectionCache {
 #[derive(Debug)]
 struct KeptProjection {
     targets: Vec<String>,
-    schemas: RouteSchemas,
+    schemas: Arc<RouteSchemas>,
     projected: ManifestRouteSchemas,
+}
+
+/// Whether two translations are equal: the same one, kept by the check's translation cache, or
+/// equal trees.
+fn same_schemas(a: &Arc<RouteSchemas>, b: &Arc<RouteSchemas>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
 }
 
 /// [`checked_emit_input`], taking from `cache` the projections of every route whose translated
@@ -535,9 +541,9 @@ fn checked_emit_input_reusing(
     let mut kept = cache
         .map(|cache| std::mem::take(&mut *lock(&cache.kept)))
         .unwrap_or_default();
-    let unchanged = |id: &str, schemas: &RouteSchemas| {
+    let unchanged = |id: &str, schemas: &Arc<RouteSchemas>| {
         kept.get(id)
-            .filter(|kept| kept.targets == targets && kept.schemas == *schemas)
+            .filter(|kept| kept.targets == targets && same_schemas(&kept.schemas, schemas))
     };
     // One projection per host profile of every schema: the build's largest step, in parallel.
     input.schemas = checked
@@ -555,10 +561,14 @@ fn checked_emit_input_reusing(
         let mut next = HashMap::with_capacity(checked.schemas.len());
         for (id, schemas) in &checked.schemas {
             let entry = match kept.remove(id) {
-                Some(entry) if entry.targets == targets && entry.schemas == *schemas => entry,
+                Some(entry)
+                    if entry.targets == targets && same_schemas(&entry.schemas, schemas) =>
+                {
+                    entry
+                }
                 _ => KeptProjection {
                     targets: targets.iter().map(|target| (*target).to_owned()).collect(),
-                    schemas: schemas.clone(),
+                    schemas: Arc::clone(schemas),
                     projected: input.schemas[id].clone(),
                 },
             };

@@ -27,55 +27,7 @@ use serde_json::Value;
 
 use super::error::EmitError;
 use super::plan::{FilePlan, sha256_hex};
-
-/// A file's identity and last change, as `stat` tells them: the same stamp means the same bytes
-/// abgen put there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct FileStamp {
-    device: u64,
-    inode: u64,
-    len: u64,
-    modified_ns: i128,
-    changed_ns: i128,
-}
-
-impl FileStamp {
-    /// The stamp of the regular file at `path` (not following a symlink); none for anything
-    /// else, or where the platform gives no inode and change time.
-    pub(super) fn of(path: &Path) -> Option<Self> {
-        let metadata = fs::symlink_metadata(path).ok()?;
-        if !metadata.is_file() {
-            return None;
-        }
-        Self::from_metadata(&metadata)
-    }
-
-    #[cfg(unix)]
-    fn from_metadata(metadata: &fs::Metadata) -> Option<Self> {
-        use std::os::unix::fs::MetadataExt;
-        let nanos =
-            |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
-        Some(Self {
-            device: metadata.dev(),
-            inode: metadata.ino(),
-            len: metadata.len(),
-            modified_ns: nanos(metadata.mtime(), metadata.mtime_nsec()),
-            changed_ns: nanos(metadata.ctime(), metadata.ctime_nsec()),
-        })
-    }
-
-    #[cfg(not(unix))]
-    fn from_metadata(_metadata: &fs::Metadata) -> Option<Self> {
-        None
-    }
-
-    /// The same file with the same bytes: linking a file sets its change time, so a link of a
-    /// file is recognised by inode, length and modification time.
-    pub(super) fn same_content_as(&self, other: &FileStamp) -> bool {
-        (self.device, self.inode, self.len, self.modified_ns)
-            == (other.device, other.inode, other.len, other.modified_ns)
-    }
-}
+pub(super) use crate::stamp::FileStamp;
 
 /// One file of the artifact in place.
 #[derive(Clone, Debug)]

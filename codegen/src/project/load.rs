@@ -4,7 +4,8 @@
 //! [`LoadedModule`] in discovery order, even when its file could not be read (its extraction
 //! is then empty and a diagnostic says why), so route identities never depend on file contents.
 //! [`load_modules_reusing`] takes an [`ExtractionCache`]: a watch loop's rebuild extracts only
-//! the files whose text changed since the last one.
+//! the files whose text changed since the last one, and reads again only the files whose
+//! settled stamp changed ([`crate::stamp`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -15,6 +16,7 @@ use super::model::SourceModule;
 use super::reader::{ReadFailure, SourceReader, read_text, unreadable};
 use crate::diagnostics::Diagnostic;
 use crate::extract::{ExtractedModule, extract_module};
+use crate::stamp::FileStamp;
 
 /// One discovered module together with what extraction learned from it.
 #[derive(Clone, Debug)]
@@ -46,28 +48,55 @@ pub struct ExtractionCache {
 #[derive(Debug)]
 struct CachedExtraction {
     kind: super::model::ModuleKind,
+    /// The file's settled stamp, taken before `text` was read.
+    stamp: Option<FileStamp>,
     text: String,
     module: Arc<ExtractedModule>,
     diagnostics: Vec<Diagnostic>,
 }
 
 impl ExtractionCache {
-    /// The extraction of `path` as `kind` from `text`: the cached one when the file's kind and
-    /// text are what they were, else a fresh one, then kept.
-    fn extract(
+    /// The kept text and extraction of `path` as `kind` when the file still has the settled
+    /// `stamp` recorded when that text was read: the file need not be read again.
+    fn unchanged(
         &self,
         path: &str,
         kind: &super::model::ModuleKind,
-        text: &str,
-    ) -> (Arc<ExtractedModule>, Vec<Diagnostic>) {
+        stamp: Option<FileStamp>,
+    ) -> Option<(String, Arc<ExtractedModule>, Vec<Diagnostic>)> {
+        let stamp = stamp?;
         let entries = self
             .entries
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        if let Some(cached) = entries.get(path)
+        let cached = entries.get(path)?;
+        (cached.kind == *kind && cached.stamp == Some(stamp)).then(|| {
+            (
+                cached.text.clone(),
+                Arc::clone(&cached.module),
+                cached.diagnostics.clone(),
+            )
+        })
+    }
+
+    /// The extraction of `path` as `kind` from `text` (read after the file had `stamp`): the
+    /// cached one when the file's kind and text are what they were, else a fresh one, then kept.
+    fn extract(
+        &self,
+        path: &str,
+        kind: &super::model::ModuleKind,
+        stamp: Option<FileStamp>,
+        text: &str,
+    ) -> (Arc<ExtractedModule>, Vec<Diagnostic>) {
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if let Some(cached) = entries.get_mut(path)
             && cached.kind == *kind
             && cached.text == text
         {
+            cached.stamp = stamp;
             return (Arc::clone(&cached.module), cached.diagnostics.clone());
         }
         // Extraction runs outside the lock, so files still extract in parallel.
@@ -82,6 +111,7 @@ impl ExtractionCache {
             path.to_owned(),
             CachedExtraction {
                 kind: kind.clone(),
+                stamp,
                 text: text.to_owned(),
                 module: Arc::clone(&module),
                 diagnostics: extracted.diagnostics.clone(),
@@ -147,10 +177,16 @@ fn load_one(
         path: source.path.clone(),
         ..ExtractedModule::default()
     });
+    let stamp = cache.and_then(|_| reader.settled_stamp(&source.absolute));
+    if let Some((text, extracted, diagnostics)) =
+        cache.and_then(|cache| cache.unchanged(&source.path, &source.kind, stamp))
+    {
+        return (LoadedModule { source, extracted }, Some(text), diagnostics);
+    }
     match read_text(reader, &source.absolute, &source.path) {
         Ok(text) => {
             let (extracted, diagnostics) = match cache {
-                Some(cache) => cache.extract(&source.path, &source.kind, &text),
+                Some(cache) => cache.extract(&source.path, &source.kind, stamp, &text),
                 None => {
                     let extracted = extract_module(&source.path, &source.kind, &text);
                     (Arc::new(extracted.module), extracted.diagnostics)
@@ -179,5 +215,67 @@ fn load_one(
                 vec![diagnostic],
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::project::discover::discover_modules;
+
+    /// The file system, counting reads.
+    #[derive(Default)]
+    struct CountingReader {
+        reads: AtomicUsize,
+    }
+
+    impl SourceReader for CountingReader {
+        fn read(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            std::fs::read(path)
+        }
+
+        fn settled_stamp(&self, path: &std::path::Path) -> Option<FileStamp> {
+            FileStamp::settled_of(path)
+        }
+    }
+
+    #[test]
+    fn a_rebuild_reads_again_only_files_whose_settled_stamp_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("src/mcp/docs/tools");
+        std::fs::create_dir_all(&tools).unwrap();
+        for name in ["a", "b"] {
+            std::fs::write(tools.join(format!("{name}.ts")), "export const x = 1;\n").unwrap();
+        }
+        // Older than the settling time, as every file is but the one just edited.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let reader = CountingReader::default();
+        let cache = ExtractionCache::default();
+        let load = || {
+            let before = reader.reads.load(Ordering::SeqCst);
+            let loaded =
+                load_modules_reusing(discover_modules(dir.path()).modules, &reader, Some(&cache));
+            (loaded, reader.reads.load(Ordering::SeqCst) - before)
+        };
+        assert_eq!(load().1, 2);
+        let (unchanged, reads) = load();
+        assert_eq!(reads, 0, "both stamps settled and unchanged");
+        assert_eq!(unchanged.texts.len(), 2);
+
+        std::fs::write(tools.join("b.ts"), "export const x = 22;\n").unwrap();
+        let (changed, reads) = load();
+        assert_eq!(reads, 1, "the edited file only");
+        assert_eq!(
+            changed.texts["src/mcp/docs/tools/b.ts"],
+            "export const x = 22;\n"
+        );
+        assert_eq!(
+            load().1,
+            1,
+            "a fresh stamp is not trusted: the file is read again"
+        );
     }
 }

@@ -9,11 +9,19 @@ use std::io;
 use std::path::Path;
 
 use crate::diagnostics::{Code, Diagnostic, Location, line_column};
+use crate::stamp::FileStamp;
 
 /// Reads the bytes of one file. Implementations must be shareable across the parallel
 /// per-file tasks.
 pub trait SourceReader: Sync {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+
+    /// The file's settled stamp ([`FileStamp::settled_of`]), taken before a read: a watch
+    /// loop reuses what it learned from a file whose stamp is the one recorded then. None
+    /// means "read it".
+    fn settled_stamp(&self, _path: &Path) -> Option<FileStamp> {
+        None
+    }
 }
 
 /// Reads from the file system.
@@ -23,6 +31,10 @@ pub struct FsReader;
 impl SourceReader for FsReader {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         std::fs::read(path)
+    }
+
+    fn settled_stamp(&self, path: &Path) -> Option<FileStamp> {
+        FileStamp::settled_of(path)
     }
 }
 

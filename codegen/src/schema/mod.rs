@@ -36,8 +36,8 @@ pub use ir::{Io, Kind, Schema};
 pub use modules::ModuleSet;
 pub use print::{DRAFT_2020_12, Unrepresentable, print_2020_12};
 pub use routes::{
-    RouteSchema, RouteSchemas, SchemaReturn, StaticSchema, TranslateOptions, translate_const,
-    translate_routes,
+    RouteSchema, RouteSchemas, SchemaReturn, StaticSchema, TranslateOptions, TranslationCache,
+    translate_const, translate_routes, translate_routes_reusing,
 };
 pub use select::{SelectError, select_schema};
 pub use shape::{printable, prints_object_root, root_combinator};

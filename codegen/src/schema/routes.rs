@@ -6,9 +6,9 @@
 //! `inputJsonSchema` / `outputJsonSchema` in the options replaces translation of that side;
 //! an output schema exists only for object-rooted results.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use abgen_runtime::manifest::{
     ProfileProjection, RouteSchemas as ManifestSchemas, SchemaProjection, SchemaSource,
@@ -73,8 +73,9 @@ pub struct RouteSchemas {
 /// The output of [`translate_routes`].
 #[derive(Debug, Default)]
 pub struct SchemaReturn {
-    /// By route id (`tool:<server>/<name>`, `resource:…`, `prompt:…`).
-    pub routes: BTreeMap<String, RouteSchemas>,
+    /// By route id (`tool:<server>/<name>`, `resource:…`, `prompt:…`); shared with the
+    /// [`TranslationCache`] of a watch loop while the route's translation holds.
+    pub routes: BTreeMap<String, Arc<RouteSchemas>>,
     pub diagnostics: Vec<Diagnostic>,
     /// The text of every module outside the route set that a schema referenced.
     pub sources: BTreeMap<String, String>,
@@ -91,6 +92,58 @@ pub struct TranslateOptions<'t> {
     pub discard: bool,
 }
 
+/// Each route module's translation, kept for the next check of the same project (a watch
+/// loop's rebuild), so that a rebuild translates only the routes a change reaches.
+///
+/// Invariant: a kept translation is reused only for the same extraction of its module (the
+/// [`crate::project::ExtractionCache`] hands out one `Arc` while the file's text and kind are
+/// unchanged), the same targets and keep/discard choice, and while every relative import the
+/// translator followed resolves to the same module with the same text (or still to none).
+#[derive(Debug, Default)]
+pub struct TranslationCache {
+    kept: Mutex<HashMap<String, KeptTranslation>>,
+}
+
+#[derive(Debug)]
+struct KeptTranslation {
+    extracted: Arc<ExtractedModule>,
+    options: (Vec<String>, bool),
+    /// Each followed import, `(importing module, specifier)`, with the path it resolved to and
+    /// that module's text.
+    imports: Vec<(Import, Option<(String, String)>)>,
+    translated: Translated,
+}
+
+/// A relative import the translator followed: `(importing module, specifier)`.
+type Import = (String, String);
+
+/// One route's translation: its id, its schemas (unless discarded), its fallback warnings and
+/// its host-profile diagnostics.
+type Translated = (
+    String,
+    Option<Arc<RouteSchemas>>,
+    Vec<Diagnostic>,
+    Vec<Diagnostic>,
+);
+
+impl TranslationCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, KeptTranslation>> {
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// What `import` from a module resolves to in `set`: the module's path and text.
+fn resolved_import(
+    set: &ModuleSet<'_>,
+    (from, specifier): &(String, String),
+) -> Option<(String, String)> {
+    let path = set.resolve_import(from, specifier)?;
+    let text = set.get(&path)?.text().to_owned();
+    Some((path, text))
+}
+
 /// Translates the schemas of every tool, resource and prompt among `modules`; modules they
 /// import from outside the route set are read through `reader` under `root`.
 pub fn translate_routes(
@@ -100,31 +153,89 @@ pub fn translate_routes(
     texts: &BTreeMap<String, String>,
     options: TranslateOptions<'_>,
 ) -> SchemaReturn {
+    translate_routes_reusing(root, reader, modules, texts, options, None)
+}
+
+/// [`translate_routes`], reusing `cache`'s translation of every route whose module and followed
+/// imports are unchanged, and keeping this check's.
+pub fn translate_routes_reusing(
+    root: &Path,
+    reader: &dyn SourceReader,
+    modules: &[LoadedModule],
+    texts: &BTreeMap<String, String>,
+    options: TranslateOptions<'_>,
+    cache: Option<&TranslationCache>,
+) -> SchemaReturn {
     let set = ModuleSet::new(root, reader, modules, texts);
+    let kept_options = (
+        options
+            .targets
+            .iter()
+            .map(|target| (*target).to_owned())
+            .collect::<Vec<_>>(),
+        options.discard,
+    );
+    let mut kept = cache
+        .map(|cache| std::mem::take(&mut *cache.lock()))
+        .unwrap_or_default();
     // One task per tool, as extraction does; shared modules are read once behind a lock.
-    let translated: Vec<_> = modules
+    // Each route's translation, and what to keep of it: `None` when the kept one was reused.
+    let translated: Vec<(&str, Translated, Option<KeptTranslation>)> = modules
         .par_iter()
         .filter_map(|loaded| {
-            let (id, schemas, diagnostics) = translate_route(&set, loaded)?;
+            let path = loaded.source.path.as_str();
+            if let Some(previous) = kept.get(path)
+                && Arc::ptr_eq(&previous.extracted, &loaded.extracted)
+                && previous.options == kept_options
+                && previous
+                    .imports
+                    .iter()
+                    .all(|(import, resolved)| resolved_import(&set, import) == *resolved)
+            {
+                return Some((path, previous.translated.clone(), None));
+            }
+            let (id, schemas, diagnostics, followed) = translate_route(&set, loaded)?;
             let profiles = check_route_profiles(&id, &schemas, options.targets);
-            Some((
+            let translated = (
                 id,
-                (!options.discard).then_some(schemas),
+                (!options.discard).then(|| Arc::new(schemas)),
                 diagnostics,
                 profiles,
-            ))
+            );
+            let fresh = cache.is_some().then(|| KeptTranslation {
+                extracted: Arc::clone(&loaded.extracted),
+                options: kept_options.clone(),
+                imports: followed
+                    .into_iter()
+                    .map(|import| {
+                        let resolved = resolved_import(&set, &import);
+                        (import, resolved)
+                    })
+                    .collect(),
+                translated: translated.clone(),
+            });
+            Some((path, translated, fresh))
         })
         .collect();
     let mut output = SchemaReturn::default();
     // Of two routes with one id (AB4802), the later one's schemas stand, and only they are
     // checked against the host profiles.
     let mut profiles_by_id = BTreeMap::new();
-    for (id, schemas, diagnostics, profiles) in translated {
+    let mut next = HashMap::new();
+    for (path, (id, schemas, diagnostics, profiles), fresh) in translated {
         output.diagnostics.extend(diagnostics);
         profiles_by_id.insert(id.clone(), profiles);
         if let Some(schemas) = schemas {
             output.routes.insert(id, schemas);
         }
+        if cache.is_some()
+            && let Some(entry) = fresh.or_else(|| kept.remove(path))
+        {
+            next.insert(path.to_owned(), entry);
+        }
+    }
+    if let Some(cache) = cache {
+        *cache.lock() = next;
     }
     output
         .diagnostics
@@ -138,7 +249,7 @@ pub fn translate_routes(
 fn translate_route(
     set: &ModuleSet<'_>,
     loaded: &LoadedModule,
-) -> Option<(String, RouteSchemas, Vec<Diagnostic>)> {
+) -> Option<(String, RouteSchemas, Vec<Diagnostic>, Vec<Import>)> {
     let (id, server) = match &loaded.source.kind {
         ModuleKind::Tool { server, name } => (format!("tool:{server}/{name}"), server.as_str()),
         ModuleKind::Resource { server, name } => {
@@ -174,7 +285,7 @@ fn translate_route(
         input,
         output,
     };
-    Some((id, schemas, diagnostics))
+    Some((id, schemas, diagnostics, translator.followed_imports))
 }
 
 /// Translates the exported const `name` of the module at `path` (project-relative) whose text

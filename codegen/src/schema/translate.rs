@@ -55,6 +55,9 @@ pub struct Translator<'s, 'a> {
     following: Vec<(String, String)>,
     /// How many schema expressions are being translated, one inside the other.
     depth: usize,
+    /// Every relative import followed, as `(importing module, specifier)`: what a translation
+    /// depends on beyond its own module ([`super::routes::TranslationCache`]).
+    pub(super) followed_imports: Vec<(String, String)>,
 }
 
 impl<'s, 'a> Translator<'s, 'a> {
@@ -63,6 +66,7 @@ impl<'s, 'a> Translator<'s, 'a> {
             modules,
             following: Vec::new(),
             depth: 0,
+            followed_imports: Vec::new(),
         }
     }
 
@@ -297,6 +301,8 @@ impl<'s, 'a> Translator<'s, 'a> {
                 if !source.starts_with('.') {
                     return unknown(format!("`{name}`, imported from the package `{source}`"));
                 }
+                self.followed_imports
+                    .push((module.path().to_owned(), source.to_owned()));
                 let Some(path) = self.modules.resolve_import(module.path(), source) else {
                     return unknown(format!(
                         "`{name}`, imported from `{source}`, which abgen cannot read"
