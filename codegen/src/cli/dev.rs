@@ -20,7 +20,8 @@ pub struct DevArgs {
     pub out: Option<PathBuf>,
 
     /// How long a change must be quiet before the rebuild starts, in milliseconds (a rebuild
-    /// never waits more than 300 ms behind a stream of changes).
+    /// never waits more than 300 ms behind a stream of changes, and at most 2 ms once a file
+    /// was closed after writing or renamed into place).
     #[arg(long, value_name = "MS", default_value_t = 20)]
     pub debounce_ms: u64,
 }

@@ -19,6 +19,10 @@ use crate::emit::{BuildCache, BuildFailure, BuildOptions, BuildReturn, build_pro
 
 /// The longest a rebuild waits behind a stream of changes that never goes quiet.
 pub const MAX_DEBOUNCE: Duration = Duration::from_millis(300);
+/// How long a change that is known complete (a file closed after writing, or renamed into
+/// place) must be quiet before the rebuild: long enough to gather the other files of one save,
+/// where a change still being written waits the whole debounce.
+pub const COMPLETE_QUIET: Duration = Duration::from_millis(2);
 /// The longest the loop waits for anything before it looks at its stop signals again.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(50);
 
@@ -33,7 +37,8 @@ pub struct WatchOptions {
     /// Development (`abgen dev`) or production (`abgen build --watch`) App documents.
     pub profile: AppProfile,
     /// How long after the last change the rebuild starts (editors write a file in several
-    /// steps); at most [`MAX_DEBOUNCE`] after the first.
+    /// steps); at most [`MAX_DEBOUNCE`] after the first, and [`COMPLETE_QUIET`] (if shorter)
+    /// when the last change is known complete ([`completes_a_write`]).
     pub debounce: Duration,
 }
 
@@ -110,13 +115,15 @@ pub fn watch_project(
     let mut pending: Vec<PathBuf> = Vec::new();
     let mut first_change: Option<Instant> = None;
     let mut last_change = Instant::now();
+    // How long the last change must be quiet: shorter once it is known complete.
+    let mut quiet_for = options.debounce;
     loop {
         if stop() {
             break;
         }
         let wait = match first_change {
             Some(first) => {
-                let quiet = options.debounce.saturating_sub(last_change.elapsed());
+                let quiet = quiet_for.saturating_sub(last_change.elapsed());
                 let cap = MAX_DEBOUNCE.saturating_sub(first.elapsed());
                 quiet.min(cap).min(POLL_INTERVAL)
             }
@@ -133,6 +140,11 @@ pub fn watch_project(
                     last_change = Instant::now();
                     first_change.get_or_insert(last_change);
                     pending.extend(relevant);
+                    quiet_for = if completes_a_write(&event.kind) {
+                        options.debounce.min(COMPLETE_QUIET)
+                    } else {
+                        options.debounce
+                    };
                 }
                 continue;
             }
@@ -140,12 +152,13 @@ pub fn watch_project(
             Ok(Err(_)) => {
                 last_change = Instant::now();
                 first_change.get_or_insert(last_change);
+                quiet_for = options.debounce;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
         let Some(first) = first_change else { continue };
-        let quiet = last_change.elapsed() >= options.debounce;
+        let quiet = last_change.elapsed() >= quiet_for;
         if quiet || first.elapsed() >= MAX_DEBOUNCE {
             pending.sort();
             pending.dedup();
@@ -192,6 +205,19 @@ fn is_change(kind: &EventKind) -> bool {
         EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
         EventKind::Access(_) => false,
     }
+}
+
+/// Whether an event says a write is complete: the file was closed after writing, renamed into
+/// place (how editors that save atomically write), or removed. Any other change may be the
+/// first step of several.
+fn completes_a_write(kind: &EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode, ModifyKind, RenameMode};
+    matches!(
+        kind,
+        EventKind::Access(AccessKind::Close(AccessMode::Write))
+            | EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
+            | EventKind::Remove(_)
+    )
 }
 
 /// Which paths of the project are inputs of its build: everything under the root but the output,
@@ -300,5 +326,37 @@ mod tests {
         ] {
             assert!(!inputs.is_input(Path::new(path)), "{path}");
         }
+    }
+
+    #[test]
+    fn a_write_ends_with_an_event_that_says_it_is_complete() {
+        use notify::event::{DataChange, ModifyKind};
+        let dir = tempfile::tempdir().unwrap();
+        let (sender, events) = mpsc::channel();
+        let mut watcher = notify::recommended_watcher(move |event| {
+            let _ = sender.send(event);
+        })
+        .unwrap();
+        watcher
+            .watch(dir.path(), RecursiveMode::NonRecursive)
+            .unwrap();
+        std::fs::write(dir.path().join("a.ts"), "export {};\n").unwrap();
+        let mut kinds = Vec::new();
+        while let Ok(Ok(event)) = events.recv_timeout(Duration::from_millis(500)) {
+            kinds.push(event.kind);
+            if completes_a_write(&event.kind) {
+                break;
+            }
+        }
+        assert!(
+            kinds.last().is_some_and(completes_a_write),
+            "no event said the write was complete: {kinds:?}"
+        );
+        assert!(!completes_a_write(&EventKind::Modify(ModifyKind::Data(
+            DataChange::Any
+        ))));
+        assert!(!completes_a_write(&EventKind::Create(
+            notify::event::CreateKind::File
+        )));
     }
 }

@@ -15,8 +15,11 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use abgen_runtime::manifest::{FileEntry, MANIFEST_FILE_NAME};
+use abgen_runtime::manifest::{
+    FileEntry, HookRoute, HookView, MANIFEST_FILE_NAME, MANIFEST_VERSION,
+};
 use rayon::prelude::*;
+use serde::Deserialize as _;
 
 use super::error::EmitError;
 use super::failpoint::Failpoint;
@@ -327,7 +330,11 @@ fn verify_tree(
 /// anywhere looks across items or through a dynamic reference (`uniqueItems`, `contains`,
 /// `unevaluatedItems`, `$dynamicRef`; `manifest_schema_judges_each_route_alone` keeps it so),
 /// while every kept fragment is the text of a route equal to one that passed in a manifest
-/// verified before. The staged file is still read whole by the hook client, so its bytes parse.
+/// verified before. The hook client's read is checked the same way: the manifest without its
+/// routes read as its hook view, and each new route as a hook route. JSON composes: an array of
+/// values that each parse is a value, and the staged bytes are those pieces
+/// (`canonical_json_tests` holds the pieces equal to the whole document), so that is the
+/// verdict of reading the staged file whole, which a build without a check still does.
 fn verify_documents(
     plan: &FilePlan,
     manifest_path: &str,
@@ -340,6 +347,9 @@ fn verify_documents(
         }
     }
     let manifest_file = staging.join(manifest_path);
+    if manifest_check.is_some() {
+        return check_manifest_schema(manifest_path, &manifest_file, manifest_check);
+    }
     // The hook client's read of the staged file and the schema check are independent: each
     // reads the whole manifest once, so they run side by side.
     let (read, checked) = rayon::join(
@@ -368,12 +378,22 @@ fn check_manifest_schema(
             error.instance_path()
         ))
     };
+    let unreadable = |error: &dyn std::fmt::Display| {
+        EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
+    };
     if let Some(check) = manifest_check {
         if let Some(error) = manifest_validator()
             .iter_errors(check.without_routes)
             .next()
         {
             return Err(broken(error, ""));
+        }
+        let view = HookView::deserialize(check.without_routes).map_err(|e| unreadable(&e))?;
+        if view.manifest_version != MANIFEST_VERSION {
+            return Err(unreadable(&format!(
+                "manifestVersion {} is not {MANIFEST_VERSION}",
+                view.manifest_version
+            )));
         }
         // Each route is parsed from the text written for it, checked and dropped, in parallel.
         return check
@@ -383,10 +403,12 @@ fn check_manifest_schema(
                 let route = route_for_schema_check(text).map_err(|_| {
                     EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON"))
                 })?;
-                match route_validator().iter_errors(&route).next() {
-                    Some(error) => Err(broken(error, &format!("/routes/{index}"))),
-                    None => Ok(()),
+                if let Some(error) = route_validator().iter_errors(&route).next() {
+                    return Err(broken(error, &format!("/routes/{index}")));
                 }
+                // What the hook client reads of a route: its id and config (no schema form).
+                HookRoute::deserialize(&route).map_err(|e| unreadable(&e))?;
+                Ok(())
             })
             .collect();
     }
