@@ -103,10 +103,6 @@ fn check_stages(
         || load_config(root, reader, options.targets.as_deref()),
         || discover_modules(root),
     );
-    if let Some(cache) = cache {
-        let paths: Vec<&str> = discovered.modules.iter().map(|m| m.path.as_str()).collect();
-        cache.retain(&paths);
-    }
     let mut loaded = load_modules_reusing(discovered.modules, reader, cache);
     crate::apps::split_view_modules(&mut loaded.modules, &mut loaded.diagnostics);
     // Apps declared in config load beside the discovered modules, as App modules of their server.

@@ -126,6 +126,34 @@ fn a_rebuild_through_the_cache_writes_what_a_fresh_build_writes() {
     assert_eq!(inode(&dev_out.join("bin/abgen-host")), host_inode);
     // The worker was rebuilt (the tool's module is in it) by the served bundler.
     assert!(cache.scripts.served().pid().is_some());
+
+    // The artifact the rebuild replaced waits beside the output until the loop has reported
+    // the build, then goes; so does one the cache still holds when it is dropped.
+    let siblings = || {
+        let mut names: Vec<String> = std::fs::read_dir(temp.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with(".dev-out."))
+            .collect();
+        names.sort();
+        names
+    };
+    let previous = siblings();
+    assert!(
+        previous.len() == 1 && previous[0].starts_with(".dev-out.abgen-staging-"),
+        "{previous:?}"
+    );
+    let aside = temp.path().join(&previous[0]);
+    assert!(
+        aside.join("abgen.manifest.json").is_file(),
+        "the previous artifact, whole"
+    );
+    cache.emit.remove_previous();
+    assert_eq!(siblings(), Vec::<String>::new());
+    build_project_reusing(&dev, AppProfile::Production, Some(&cache)).expect("third build");
+    assert_eq!(siblings(), previous);
+    drop(cache);
+    assert_eq!(siblings(), Vec::<String>::new());
 }
 
 #[test]

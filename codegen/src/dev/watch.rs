@@ -102,13 +102,16 @@ pub fn watch_project(
         };
         let diagnostics_changed = previous.as_ref() != Some(&diagnostics);
         previous = Some(diagnostics);
-        report(WatchReport {
+        let reported = report(WatchReport {
             outcome: &outcome,
             elapsed: started.elapsed(),
             first,
             diagnostics_changed,
             changed,
-        })
+        });
+        // What the build replaced goes after the report, so it does not delay it.
+        cache.emit.remove_previous();
+        reported
     };
     run(Instant::now(), &[], true).map_err(WatchError::Report)?;
 

@@ -100,6 +100,8 @@ struct State {
     routes: HashMap<String, KeptRoute>,
     /// The routes of the manifest being staged, kept once it is verified and in place.
     pending: Option<HashMap<String, KeptRoute>>,
+    /// The directory holding the artifact the last swap replaced, still to be removed.
+    previous: Option<PathBuf>,
 }
 
 /// What emits of one output keep for the next (see the module doc).
@@ -113,6 +115,24 @@ impl EmitCache {
         self.state
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Records the directory holding the artifact a swap replaced, removed by
+    /// [`EmitCache::remove_previous`] (or when the cache is dropped).
+    pub(super) fn set_previous(&self, previous: Option<PathBuf>) {
+        let earlier = std::mem::replace(&mut self.state().previous, previous);
+        if let Some(earlier) = earlier {
+            let _ = super::stage::remove_artifact(&earlier);
+        }
+    }
+
+    /// Removes the artifact the last swap replaced: a watch loop calls it once it has reported
+    /// the build, so the removal is not part of the time to the new artifact. A failure is left
+    /// to the next build, whose staging starts by removing that same directory.
+    pub fn remove_previous(&self) {
+        if let Some(previous) = self.state().previous.take() {
+            let _ = super::stage::remove_artifact(&previous);
+        }
     }
 
     /// The bytes of a binary to ship (`abgen-host`), read again only when its length or
@@ -235,5 +255,11 @@ impl EmitCache {
         state.in_place = None;
         state.pending = None;
         state.routes.clear();
+    }
+}
+
+impl Drop for EmitCache {
+    fn drop(&mut self) {
+        self.remove_previous();
     }
 }

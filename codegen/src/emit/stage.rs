@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use abgen_runtime::manifest::{
     FileEntry, HookRoute, HookView, MANIFEST_FILE_NAME, MANIFEST_VERSION,
@@ -54,7 +54,8 @@ pub(super) fn stage_artifact_reusing(
     reuse: Option<(&EmitCache, &[FileEntry])>,
 ) -> Result<(), EmitError> {
     let Some((cache, table)) = reuse else {
-        return stage_and_swap(plan, manifest_path, manifest, manifest_check, claim, None);
+        let previous = stage_and_swap(plan, manifest_path, manifest, manifest_check, claim, None)?;
+        return previous.map_or(Ok(()), |previous| remove_artifact(&previous));
     };
     let digests: BTreeMap<String, String> = table
         .iter()
@@ -74,11 +75,19 @@ pub(super) fn stage_artifact_reusing(
             in_place,
         }),
     );
-    match &staged {
-        Ok(()) => cache.placed(claim.path(), plan, &digests),
-        Err(_) => cache.forget_in_place(),
+    match staged {
+        Ok(previous) => {
+            cache.placed(claim.path(), plan, &digests);
+            // The previous artifact goes once the caller has reported the build
+            // (`EmitCache::remove_previous`), not on the way to it.
+            cache.set_previous(previous);
+            Ok(())
+        }
+        Err(error) => {
+            cache.forget_in_place();
+            Err(error)
+        }
     }
-    staged
 }
 
 /// What staging may link from the output instead of writing: the planned digests, and the
@@ -88,6 +97,9 @@ struct Linkable<'a> {
     in_place: Option<InPlace>,
 }
 
+/// Stages the artifact beside the output, verifies it and swaps it in. Returns the directory
+/// that holds the previous artifact after an exchange, for the caller to remove (a staging
+/// sibling of this process, which the next build or its recovery also removes).
 fn stage_and_swap(
     plan: &FilePlan,
     manifest_path: &str,
@@ -95,7 +107,7 @@ fn stage_and_swap(
     manifest_check: Option<&ManifestCheck<'_>>,
     claim: &OutputClaim,
     mut linkable: Option<Linkable<'_>>,
-) -> Result<(), EmitError> {
+) -> Result<Option<PathBuf>, EmitError> {
     let out = claim.path();
     let pid = std::process::id();
     let staging = sibling(out, &format!("{STAGING_TAG}{pid}"));
@@ -132,7 +144,7 @@ fn stage_and_swap(
             Ok(()) => {
                 Failpoint::AfterSwap.hit()?;
                 // `staging` now holds the previous artifact.
-                return remove_artifact(&staging);
+                return Ok(Some(staging));
             }
             Err(error) if exchange_unsupported(&error) => {}
             Err(source) => {
@@ -145,7 +157,7 @@ fn stage_and_swap(
             }
         }
     }
-    rename_swap(&staging, &aside, out)
+    rename_swap(&staging, &aside, out).map(|()| None)
 }
 
 /// Atomically exchanges two existing directories.
@@ -257,7 +269,7 @@ pub(super) fn recover(out: &Path) -> Result<(), EmitError> {
 
 /// Removes an artifact directory of abgen's, its manifest first: a directory that still has
 /// one is complete.
-fn remove_artifact(dir: &Path) -> Result<(), EmitError> {
+pub(super) fn remove_artifact(dir: &Path) -> Result<(), EmitError> {
     let manifest = dir.join(MANIFEST_FILE_NAME);
     match fs::remove_file(&manifest) {
         Err(error) if error.kind() != std::io::ErrorKind::NotFound => {

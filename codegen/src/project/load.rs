@@ -56,79 +56,10 @@ struct CachedExtraction {
 }
 
 impl ExtractionCache {
-    /// The kept text and extraction of `path` as `kind` when the file still has the settled
-    /// `stamp` recorded when that text was read: the file need not be read again.
-    fn unchanged(
-        &self,
-        path: &str,
-        kind: &super::model::ModuleKind,
-        stamp: Option<FileStamp>,
-    ) -> Option<(String, Arc<ExtractedModule>, Vec<Diagnostic>)> {
-        let stamp = stamp?;
-        let entries = self
-            .entries
+    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.entries
             .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        let cached = entries.get(path)?;
-        (cached.kind == *kind && cached.stamp == Some(stamp)).then(|| {
-            (
-                cached.text.clone(),
-                Arc::clone(&cached.module),
-                cached.diagnostics.clone(),
-            )
-        })
-    }
-
-    /// The extraction of `path` as `kind` from `text` (read after the file had `stamp`): the
-    /// cached one when the file's kind and text are what they were, else a fresh one, then kept.
-    fn extract(
-        &self,
-        path: &str,
-        kind: &super::model::ModuleKind,
-        stamp: Option<FileStamp>,
-        text: &str,
-    ) -> (Arc<ExtractedModule>, Vec<Diagnostic>) {
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        if let Some(cached) = entries.get_mut(path)
-            && cached.kind == *kind
-            && cached.text == text
-        {
-            cached.stamp = stamp;
-            return (Arc::clone(&cached.module), cached.diagnostics.clone());
-        }
-        // Extraction runs outside the lock, so files still extract in parallel.
-        drop(entries);
-        let extracted = extract_module(path, kind, text);
-        let module = Arc::new(extracted.module);
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        entries.insert(
-            path.to_owned(),
-            CachedExtraction {
-                kind: kind.clone(),
-                stamp,
-                text: text.to_owned(),
-                module: Arc::clone(&module),
-                diagnostics: extracted.diagnostics.clone(),
-            },
-        );
-        (module, extracted.diagnostics)
-    }
-
-    /// Forgets every file not in `paths` (a file deleted since), so the cache holds only the
-    /// project's current files.
-    pub fn retain(&self, paths: &[&str]) {
-        let keep: std::collections::HashSet<&str> = paths.iter().copied().collect();
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        entries.retain(|path, _| keep.contains(path.as_str()));
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// How many files' extractions are kept.
@@ -141,58 +72,132 @@ impl ExtractionCache {
     }
 }
 
+/// The kept entries of one load, read without a lock by the parallel per-file tasks.
+type Kept = HashMap<String, CachedExtraction>;
+
+impl CachedExtraction {
+    /// Whether this entry stands for the file as it is now: the same kind, and the settled
+    /// `stamp` recorded when its text was read (the file need not be read again).
+    fn still_stamped(&self, kind: &super::model::ModuleKind, stamp: Option<FileStamp>) -> bool {
+        stamp.is_some() && self.stamp == stamp && self.kind == *kind
+    }
+}
+
 /// Reads and extracts `modules` in parallel.
 pub fn load_modules(modules: Vec<SourceModule>, reader: &dyn SourceReader) -> LoadReturn {
     load_modules_reusing(modules, reader, None)
 }
 
-/// [`load_modules`], reusing `cache`'s extraction of every file whose text is unchanged.
+/// [`load_modules`], reusing `cache`'s extraction of every file whose text is unchanged. The
+/// cache then holds exactly these modules (a file deleted since is forgotten).
 pub fn load_modules_reusing(
     modules: Vec<SourceModule>,
     reader: &dyn SourceReader,
     cache: Option<&ExtractionCache>,
 ) -> LoadReturn {
-    let results: Vec<(LoadedModule, Option<String>, Vec<Diagnostic>)> = modules
+    let kept: Option<Kept> = cache.map(|cache| std::mem::take(&mut *cache.lock()));
+    let results: Vec<Loaded> = modules
         .into_par_iter()
-        .map(|module| load_one(module, reader, cache))
+        .map(|module| load_one(module, reader, kept.as_ref()))
         .collect();
     let mut output = LoadReturn::default();
     output.modules.reserve(results.len());
-    for (module, text, diagnostics) in results {
+    let mut kept = kept;
+    let mut next = Kept::with_capacity(if cache.is_some() { results.len() } else { 0 });
+    for (module, text, diagnostics, entry) in results {
+        if let Some(kept) = &mut kept {
+            let entry = match entry {
+                Entry::Fresh(entry) => Some(*entry),
+                Entry::Kept => kept.remove(&module.source.path),
+                Entry::None => None,
+            };
+            if let Some(entry) = entry {
+                next.insert(module.source.path.clone(), entry);
+            }
+        }
         if let Some(text) = text {
             output.texts.insert(module.source.path.clone(), text);
         }
         output.diagnostics.extend(diagnostics);
         output.modules.push(module);
     }
+    if let Some(cache) = cache {
+        *cache.lock() = next;
+    }
     output
 }
 
-fn load_one(
-    source: SourceModule,
-    reader: &dyn SourceReader,
-    cache: Option<&ExtractionCache>,
-) -> (LoadedModule, Option<String>, Vec<Diagnostic>) {
+/// What a load keeps of one file for the next.
+enum Entry {
+    /// The kept entry still holds (its stamp or its text is unchanged).
+    Kept,
+    /// A new entry: the file was read and extracted again.
+    Fresh(Box<CachedExtraction>),
+    /// Nothing: no cache, or the file could not be read.
+    None,
+}
+
+type Loaded = (LoadedModule, Option<String>, Vec<Diagnostic>, Entry);
+
+fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>) -> Loaded {
     let empty = Arc::new(ExtractedModule {
         path: source.path.clone(),
         ..ExtractedModule::default()
     });
-    let stamp = cache.and_then(|_| reader.settled_stamp(&source.absolute));
-    if let Some((text, extracted, diagnostics)) =
-        cache.and_then(|cache| cache.unchanged(&source.path, &source.kind, stamp))
+    let stamp = kept.and_then(|_| reader.settled_stamp(&source.absolute));
+    let previous = kept.and_then(|kept| kept.get(&source.path));
+    if let Some(previous) = previous
+        && previous.still_stamped(&source.kind, stamp)
     {
-        return (LoadedModule { source, extracted }, Some(text), diagnostics);
+        let extracted = Arc::clone(&previous.module);
+        let (text, diagnostics) = (previous.text.clone(), previous.diagnostics.clone());
+        return (
+            LoadedModule { source, extracted },
+            Some(text),
+            diagnostics,
+            Entry::Kept,
+        );
     }
     match read_text(reader, &source.absolute, &source.path) {
         Ok(text) => {
-            let (extracted, diagnostics) = match cache {
-                Some(cache) => cache.extract(&source.path, &source.kind, stamp, &text),
-                None => {
-                    let extracted = extract_module(&source.path, &source.kind, &text);
-                    (Arc::new(extracted.module), extracted.diagnostics)
-                }
+            if let Some(previous) = previous
+                && previous.kind == source.kind
+                && previous.text == text
+            {
+                let extracted = Arc::clone(&previous.module);
+                let diagnostics = previous.diagnostics.clone();
+                // The same text: the entry holds, under the stamp it was read with now.
+                let entry = Entry::Fresh(Box::new(CachedExtraction {
+                    kind: source.kind.clone(),
+                    stamp,
+                    text: previous.text.clone(),
+                    module: Arc::clone(&extracted),
+                    diagnostics: diagnostics.clone(),
+                }));
+                return (
+                    LoadedModule { source, extracted },
+                    Some(text),
+                    diagnostics,
+                    entry,
+                );
+            }
+            let extracted = extract_module(&source.path, &source.kind, &text);
+            let module = Arc::new(extracted.module);
+            let entry = match kept {
+                Some(_) => Entry::Fresh(Box::new(CachedExtraction {
+                    kind: source.kind.clone(),
+                    stamp,
+                    text: text.clone(),
+                    module: Arc::clone(&module),
+                    diagnostics: extracted.diagnostics.clone(),
+                })),
+                None => Entry::None,
             };
-            (LoadedModule { source, extracted }, Some(text), diagnostics)
+            let loaded = LoadedModule {
+                source,
+                extracted: module,
+            };
+            (loaded, Some(text), extracted.diagnostics, entry)
         }
         Err(ReadFailure::Rejected(diagnostic)) => (
             LoadedModule {
@@ -201,6 +206,7 @@ fn load_one(
             },
             None,
             vec![*diagnostic],
+            Entry::None,
         ),
         // Discovered a moment ago and gone now: report it like any other unreadable file.
         Err(ReadFailure::Missing) => {
@@ -213,6 +219,7 @@ fn load_one(
                 },
                 None,
                 vec![diagnostic],
+                Entry::None,
             )
         }
     }
