@@ -56,6 +56,16 @@ impl FileStamp {
         self.changed_ns + (SETTLE.as_nanos() as i128) < taken_ns
     }
 
+    /// Whether the file's last change lies after `moment` (less the kernel's timestamp tick,
+    /// since it stamps with a coarser clock than [`SystemTime::now`]).
+    pub fn changed_since(&self, moment: SystemTime) -> bool {
+        const TICK_NS: i128 = 20_000_000;
+        let moment_ns = moment
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos() as i128);
+        self.changed_ns >= moment_ns - TICK_NS
+    }
+
     #[cfg(unix)]
     fn from_metadata(metadata: &fs::Metadata) -> Option<Self> {
         use std::os::unix::fs::MetadataExt;

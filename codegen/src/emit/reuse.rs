@@ -130,8 +130,24 @@ impl EmitCache {
     /// the build, so the removal is not part of the time to the new artifact. A failure is left
     /// to the next build, whose staging starts by removing that same directory.
     pub fn remove_previous(&self) {
-        if let Some(previous) = self.state().previous.take() {
-            let _ = super::stage::remove_artifact(&previous);
+        let Some(previous) = self.state().previous.take() else {
+            return;
+        };
+        let started = std::time::SystemTime::now();
+        let _ = super::stage::remove_artifact(&previous);
+        // The previous tree shared the inodes of every file linked into the new one, and
+        // unlinking a name sets its inode's change time: the stamps recorded at the swap are
+        // taken again for exactly those files, so the next emit still links them.
+        let mut state = self.state();
+        if let Some(in_place) = &mut state.in_place {
+            for (path, placed) in &mut in_place.files {
+                if let Some(now) = FileStamp::of(&in_place.out.join(path))
+                    && now.same_content_as(&placed.stamp)
+                    && now.changed_since(started)
+                {
+                    placed.stamp = now;
+                }
+            }
         }
     }
 
