@@ -10,11 +10,12 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
+use super::esbuild::NodeRun;
 use super::served::ServedBundler;
 use crate::stamp::FileStamp;
 
@@ -37,6 +38,29 @@ const RESOLUTION_FILES: &[&str] = &[
 pub struct ScriptCache {
     entries: Mutex<HashMap<[u8; 32], Kept>>,
     served: ServedBundler,
+    /// The last render worker request, run again ahead of the next build (see
+    /// [`ScriptCache::prefetch_worker`]).
+    last_worker: Mutex<Option<WorkerRun>>,
+    prefetched: Mutex<Prefetch>,
+    prefetch_done: Condvar,
+}
+
+/// A request to the bundling script: its key and payload.
+#[derive(Clone, Debug)]
+pub(crate) struct WorkerRun {
+    pub key: [u8; 32],
+    pub script: &'static str,
+    pub payload: serde_json::Value,
+    pub working_dir: PathBuf,
+}
+
+/// The render worker's bundle made ahead of the build that asks for it.
+#[derive(Debug, Default)]
+enum Prefetch {
+    #[default]
+    None,
+    Running,
+    Done([u8; 32], NodeRun),
 }
 
 #[derive(Debug)]
@@ -110,6 +134,62 @@ impl ScriptCache {
         );
     }
 
+    /// Remembers `run`, the render worker's request, for [`ScriptCache::prefetch_worker`].
+    pub(crate) fn remember_worker(&self, run: WorkerRun) {
+        *lock(&self.last_worker) = Some(run);
+    }
+
+    /// Claims the prefetch of the next build: the last worker request, when its kept bundle is
+    /// stale (a file it read changed). Called before [`ScriptCache::prefetch_worker`] is started,
+    /// so the build's own request waits for it rather than running beside it.
+    pub(crate) fn claim_prefetch(&self) -> Option<WorkerRun> {
+        self.discard_prefetch();
+        let run = lock(&self.last_worker).clone()?;
+        if self.get(&run.key).is_some() {
+            return None;
+        }
+        *lock(&self.prefetched) = Prefetch::Running;
+        Some(run)
+    }
+
+    /// Runs the claimed request on the served bundler while the build checks the project: a
+    /// change that leaves the worker entry as it was (any change but to the set of routes,
+    /// providers and layouts) then finds its bundle made by the time it asks. The build's
+    /// request takes it with [`ScriptCache::take_prefetched`] when it is the same request.
+    pub(crate) fn prefetch_worker(&self, run: &WorkerRun) {
+        let answer = self.served.run(run.script, &run.payload, &run.working_dir);
+        *lock(&self.prefetched) = match answer {
+            Some(answer) => Prefetch::Done(run.key, answer),
+            None => Prefetch::None,
+        };
+        self.prefetch_done.notify_all();
+    }
+
+    /// Forgets a prefetched answer the build did not take (it ended before asking, or asked
+    /// another request), so no later build can take an answer made for an earlier one.
+    pub(crate) fn discard_prefetch(&self) {
+        *lock(&self.prefetched) = Prefetch::None;
+    }
+
+    /// The prefetched answer to the request `key`, waiting for a prefetch still running; none
+    /// when there is none, or it answered another request.
+    pub(crate) fn take_prefetched(&self, key: &[u8; 32]) -> Option<NodeRun> {
+        let mut prefetched = lock(&self.prefetched);
+        while matches!(*prefetched, Prefetch::Running) {
+            prefetched = self
+                .prefetch_done
+                .wait(prefetched)
+                .unwrap_or_else(|poison| poison.into_inner());
+        }
+        if !matches!(&*prefetched, Prefetch::Done(done, _) if done == key) {
+            return None;
+        }
+        match std::mem::take(&mut *prefetched) {
+            Prefetch::Done(_, answer) => Some(answer),
+            _ => None,
+        }
+    }
+
     /// The long-lived bundling process of this cache's builds (started on first use, ended
     /// when the cache is dropped).
     pub fn served(&self) -> &ServedBundler {
@@ -124,6 +204,10 @@ impl ScriptCache {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
 /// The files a script's standard error names on its last [`INPUTS_MARKER`] line, if any: the

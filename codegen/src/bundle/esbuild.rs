@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 
-use super::cache::{ScriptCache, reported_inputs};
+use super::cache::{ScriptCache, WorkerRun, reported_inputs};
 use super::entry::{WorkerEntry, render_worker_entry};
 use super::error::BundleError;
 
@@ -193,12 +193,26 @@ fn run_esbuild(
         "react": abgen_runtime::manifest::REACT_VERSION,
     });
     let key = ScriptCache::key(ESBUILD_SCRIPT, &payload);
-    if let Some(bundle) = cache.and_then(|cache| cache.get(&key)) {
+    if let Some(cache) = cache
+        && kind == "worker"
+    {
+        cache.remember_worker(WorkerRun {
+            key,
+            script: ESBUILD_SCRIPT,
+            payload: payload.clone(),
+            working_dir: project_root.clone(),
+        });
+    }
+    let prefetched = cache.and_then(|cache| cache.take_prefetched(&key));
+    if prefetched.is_none()
+        && let Some(bundle) = cache.and_then(|cache| cache.get(&key))
+    {
         return Ok(bundle);
     }
     // A watch loop's cache holds the served bundler, whose contexts make a rebuild incremental.
-    let served =
-        cache.and_then(|cache| cache.served().run(ESBUILD_SCRIPT, &payload, &project_root));
+    let served = prefetched.or_else(|| {
+        cache.and_then(|cache| cache.served().run(ESBUILD_SCRIPT, &payload, &project_root))
+    });
     let run = match served {
         Some(run) => run,
         None => run_node_script(ESBUILD_SCRIPT, &payload, &project_root)?,
@@ -240,6 +254,7 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
 
 /// What a bundling script run by Node left: its stdout (the bundle or the JSON report), its
 /// stderr and its exit status.
+#[derive(Debug)]
 pub(crate) struct NodeRun {
     pub stdout: Vec<u8>,
     /// Whether stdout was read to its end.

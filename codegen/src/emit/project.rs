@@ -145,6 +145,28 @@ pub fn build_project_reusing(
     app_profile: AppProfile,
     cache: Option<&BuildCache>,
 ) -> Result<BuildReturn, BuildFailure> {
+    // The last build's render worker request runs again on a thread of this build while the
+    // project is checked (when a file it read changed): the check rarely changes the request,
+    // so the bundle is ready when it is asked for. The thread ends before this function returns.
+    let prefetch = cache.and_then(|cache| cache.scripts.claim_prefetch());
+    let built = std::thread::scope(|scope| {
+        if let (Some(cache), Some(run)) = (cache, &prefetch) {
+            scope.spawn(move || cache.scripts.prefetch_worker(run));
+        }
+        build_checked(options, app_profile, cache)
+    });
+    if let Some(cache) = cache {
+        cache.scripts.discard_prefetch();
+    }
+    built
+}
+
+/// [`build_project_reusing`] past the prefetch.
+fn build_checked(
+    options: &BuildOptions,
+    app_profile: AppProfile,
+    cache: Option<&BuildCache>,
+) -> Result<BuildReturn, BuildFailure> {
     let checked = check_project_reusing(
         &CheckOptions {
             root: options.root.clone(),
