@@ -19,9 +19,9 @@
 // `bundle` function. It holds an esbuild context per bundle (keyed by the bundle's entry file
 // and format; new options replace that bundle's context), so a rebuild reparses only the files
 // that changed. It ends when its stdin ends: when `abgen dev` closes it, or dies.
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** The React packages the worker is pinned to, at exactly `request.react`. */
@@ -62,11 +62,15 @@ function fail(errors) {
 
 /**
  * Bundles `request` with `esbuild` (the module, or an object whose `build` reuses contexts):
- * `{ stdout, stderr, code }`, what the one-shot run writes and exits with.
+ * `{ stdout, stderr, code }`, what the one-shot run writes and exits with. A request in the
+ * `modules` mode compiles module by module with `compiler` (`esbuild` itself, with the kept
+ * modules of earlier requests when served).
  */
-async function bundle(request, esbuild) {
+async function bundle(request, esbuild, compiler = { esbuild, kept: undefined }) {
   try {
-    const { text, inputs } = await bundleText(request, esbuild);
+    const { text, inputs } = request.mode === 'modules' && request.kind === 'worker'
+      ? await modulesText(request, compiler.esbuild, compiler.kept)
+      : await bundleText(request, esbuild);
     return { stdout: text, stderr: `abgen-inputs:${JSON.stringify(inputs)}\n`, code: 0 };
   } catch (error) {
     if (!(error instanceof BundleFailure)) throw error;
@@ -80,26 +84,31 @@ async function plainBuild(esbuildModule, options) {
   return { result, text: result.outputFiles[0].text };
 }
 
-/** The bundle's text and the files esbuild read, or a thrown [`BundleFailure`]. */
-async function bundleText(request, esbuild) {
+/** Fails with the missing and mis-versioned packages the bundle of `request` needs, if any. */
+function preflight(request) {
   const needed = request.kind === 'stdio-entry'
     ? ['agent-bundle']
     : ['agent-bundle', '@agent-bundle/runtime', ...REACT_PACKAGES];
-  const preflight = [];
+  const found = [];
   for (const name of needed) {
     const dir = packageDir(request, name);
     if (dir === undefined) {
-      preflight.push({ kind: 'missing-package', package: name, text: `${name} is not installed in the project` });
+      found.push({ kind: 'missing-package', package: name, text: `${name} is not installed in the project` });
       continue;
     }
     if (REACT_PACKAGES.includes(name)) {
       const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
       if (version !== request.react) {
-        preflight.push({ kind: 'react-version', package: name, version, file: relative(request.absWorkingDir, dir), text: `${name} ${version} is installed; abgen's worker is pinned to ${request.react}` });
+        found.push({ kind: 'react-version', package: name, version, file: relative(request.absWorkingDir, dir), text: `${name} ${version} is installed; abgen's worker is pinned to ${request.react}` });
       }
     }
   }
-  if (preflight.length > 0) fail(preflight);
+  if (found.length > 0) fail(found);
+}
+
+/** The bundle's text and the files esbuild read, or a thrown [`BundleFailure`]. */
+async function bundleText(request, esbuild) {
+  preflight(request);
 
   // The bundle is built as CommonJS wrapped for V8's code cache when it can be, else as an ES
   // module (the shared rules live with the runtime package, in scripts/code-cache.mjs, taken from
@@ -147,15 +156,20 @@ async function bundleText(request, esbuild) {
     return { text, inputs: Object.keys(result.metafile.inputs) };
   } catch (error) {
     if (error instanceof BundleFailure) throw error;
-    fail((error.errors ?? [{ text: String(error) }]).map((message) => ({
-      kind: 'esbuild',
-      text: message.text,
-      // A place in the generated entry is no place of the user's: the text names the module.
-      ...(message.location && message.location.file !== request.sourcefile
-        ? { file: message.location.file, line: message.location.line, column: message.location.column + 1, suggestion: message.location.suggestion || undefined }
-        : {}),
-    })));
+    fail(esbuildErrors(error, request));
   }
+}
+
+/** The errors of a failed esbuild run, each at the user's file:line:column when it has one. */
+function esbuildErrors(error, request) {
+  return (error.errors ?? [{ text: String(error) }]).map((message) => ({
+    kind: 'esbuild',
+    text: message.text,
+    // A place in the generated entry is no place of the user's: the text names the module.
+    ...(message.location && message.location.file !== request.sourcefile
+      ? { file: message.location.file, line: message.location.line, column: message.location.column + 1, suggestion: message.location.suggestion || undefined }
+      : {}),
+  }));
 }
 
 /**
@@ -223,6 +237,287 @@ function contextual(esbuild, contexts) {
   };
 }
 
+// The modules mode (`abgen dev`'s render worker): no bundle. Each module of the project is
+// compiled on its own (TypeScript and JSX stripped, every import kept as written and resolved
+// by esbuild as the bundle would resolve it), and `runtime/worker.mjs` is a small loader that
+// carries the compiled modules as data and serves them to Node through module hooks, so a
+// one-file change recompiles one module instead of relinking and reprinting the whole graph.
+// Packages are not compiled: Node loads them from where esbuild found them, with the worker's
+// own `--conditions=react-server`. A package whose entry is not JavaScript Node can run (the
+// workspace's TypeScript packages) is compiled like a project module.
+
+/** Files Node runs as they are; any other module is compiled. */
+const RUNNABLE = /\.(?:m?js|cjs|json|node)$/;
+
+/** The files at the project root that decide how imports resolve (as `ScriptCache` keys them). */
+const RESOLUTION_FILES = ['tsconfig.json', 'jsconfig.json', 'package.json', 'package-lock.json'];
+
+/** Marks the `build.resolve` calls of the recording plugin, so it does not record itself. */
+const RESOLVING = Symbol('abgen-resolving');
+
+/** The stamp of `file` (inode, length, mtime, change time), or undefined when it is gone. */
+function stampOf(file) {
+  try {
+    const { ino, size, mtimeMs, ctimeMs } = statSync(file);
+    return `${ino}:${size}:${mtimeMs}:${ctimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The package a bare specifier names (`@scope/name/sub` → `@scope/name`), else undefined. */
+function packageName(specifier) {
+  if (/^(?:[./#]|[a-z]+:)/i.test(specifier) || isAbsolute(specifier)) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * The file Node resolves package import `specifier` from so that it finds the copy esbuild
+ * found: the importing module's own file when Node's `node_modules` lookup from there reaches
+ * the package, else a file beside the fallback folder (`nodePaths`) that holds it, which Node
+ * searches only that way.
+ */
+function packageParent(request, file, specifier, found) {
+  const name = packageName(specifier);
+  if (name === undefined) return file;
+  const key = `${dirname(file)}\0${name}`;
+  if (found.has(key)) return found.get(key);
+  let parent = file;
+  let reached = false;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'node_modules', name, 'package.json'))) {
+      reached = true;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  if (!reached) {
+    const fallback = request.nodePaths.find((folder) => basename(folder) === 'node_modules' && existsSync(join(folder, name, 'package.json')));
+    if (fallback !== undefined) parent = join(dirname(fallback), 'abgen-worker-entry.mjs');
+  }
+  found.set(key, parent);
+  return parent;
+}
+
+/**
+ * Compiles one module (`module.file`, or the generated entry) with `options` into one ES module
+ * whose imports keep their specifiers: `{ code, resolved }`, `resolved` by specifier as
+ * `build.resolve` answered it. A failed resolution or parse throws esbuild's failure.
+ */
+async function compileModule(esbuild, options, request, module) {
+  const resolved = new Map();
+  const recorder = {
+    name: 'abgen-modules',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind === 'entry-point' || args.pluginData === RESOLVING) return undefined;
+        const result = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
+        if (result.errors.length > 0) return { errors: result.errors };
+        resolved.set(args.path, result);
+        return { path: args.path, external: true };
+      });
+    },
+  };
+  const source = module.entry
+    ? { stdin: { contents: request.entry, resolveDir: request.absWorkingDir, sourcefile: request.sourcefile, loader: 'js' } }
+    : { entryPoints: [module.file] };
+  const result = await esbuild.build({ ...options, ...source, plugins: [recorder] });
+  return { code: result.outputFiles[0].text, resolved };
+}
+
+/**
+ * What the worker keeps of one compiled module: its stamp, its fragment of the module table
+ * (`"<id>":{"code":…,"imports":{…}}`), the project modules it imports, the package files it
+ * resolved and whether its source is a 'use client' module.
+ */
+function keptModule(request, module, stamp, { code, resolved }, found) {
+  const imports = {};
+  const targets = [];
+  const packages = [];
+  for (const specifier of [...resolved.keys()].sort()) {
+    const result = resolved.get(specifier);
+    const inPackages = /(?:^|[\\/])node_modules[\\/]/.test(result.path);
+    if (!result.external && result.namespace === 'file' && !(inPackages && RUNNABLE.test(result.path))) {
+      const id = relative(request.absWorkingDir, result.path);
+      imports[specifier] = id;
+      targets.push({ id, file: result.path });
+      continue;
+    }
+    imports[specifier] = { parent: packageParent(request, module.file, specifier, found) };
+    if (!result.external && result.namespace === 'file') packages.push(relative(request.absWorkingDir, result.path));
+  }
+  let useClient = false;
+  if (!module.entry) {
+    try {
+      useClient = startsWithUseClient(readFileSync(module.file, 'utf8'));
+    } catch {
+      // esbuild read it a moment ago; a file gone since fails the next build.
+    }
+  }
+  // U+2028 and U+2029 end a line comment, which carries the table; escaped they are still JSON.
+  const fragment = `${JSON.stringify(module.id)}:${JSON.stringify({ code, imports })}`.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  return { stamp, fragment, targets, packages, useClient };
+}
+
+/**
+ * The modules-mode worker of `request` and its inputs, or a thrown [`BundleFailure`]. `kept`
+ * (served) holds the compiled modules of earlier requests by project and options; a module is
+ * compiled again only when its stamp changed or a project module it imports is gone.
+ */
+async function modulesText(request, esbuild, kept) {
+  preflight(request);
+  const started = performance.now();
+  const options = {
+    absWorkingDir: request.absWorkingDir,
+    nodePaths: request.nodePaths,
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    conditions: ['react-server'],
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    legalComments: 'none',
+    logLevel: 'silent',
+  };
+  const resolution = RESOLUTION_FILES.map((name) => stampOf(join(request.absWorkingDir, name))).join('|');
+  const slot = JSON.stringify([options, resolution]);
+  let modules = kept?.get(request.absWorkingDir);
+  if (modules?.slot !== slot) {
+    modules = { slot, byId: new Map() };
+    kept?.set(request.absWorkingDir, modules);
+  }
+  const found = new Map();
+  const reached = new Map();
+  const importers = new Map();
+  const errors = [];
+  let compiled = 0;
+  let frontier = [{ id: request.sourcefile, file: join(request.absWorkingDir, request.sourcefile), entry: true }];
+  while (frontier.length > 0) {
+    const next = [];
+    await Promise.all(frontier.map(async (module) => {
+      const stamp = module.entry ? request.entry : stampOf(module.file);
+      let record = modules.byId.get(module.id);
+      const stale = record === undefined || record.stamp !== stamp || record.targets.some(({ file }) => stampOf(file) === undefined);
+      if (stale) {
+        try {
+          record = keptModule(request, module, stamp, await compileModule(esbuild, options, request, module), found);
+        } catch (error) {
+          modules.byId.delete(module.id);
+          errors.push(...esbuildErrors(error, request));
+          return;
+        }
+        compiled += 1;
+        modules.byId.set(module.id, record);
+      }
+      reached.set(module.id, record);
+      for (const target of record.targets) {
+        if (reached.has(target.id) || importers.has(target.id)) continue;
+        importers.set(target.id, module.id);
+        next.push(target);
+      }
+    }));
+    frontier = next;
+  }
+  if (errors.length > 0) fail(errors.sort((a, b) => `${a.file}:${a.line}:${a.column}`.localeCompare(`${b.file}:${b.line}:${b.column}`)));
+
+  const ids = [...reached.keys()].sort();
+  const clientModules = ids
+    .filter((id) => reached.get(id).useClient)
+    .map((id) => ({
+      kind: 'use-client',
+      text: `'use client' module in the render worker's module graph (imported by ${importers.get(id) === request.sourcefile ? 'the worker entry' : importers.get(id)}); routes render on the server only, and Agent Documents hold no client components`,
+      file: id,
+      line: 1,
+      column: 1,
+    }));
+  const inputs = [...new Set(ids.filter((id) => id !== request.sourcefile).concat(ids.flatMap((id) => reached.get(id).packages)))].sort();
+  const checks = [...clientModules, ...duplicateReacts({ inputs: Object.fromEntries(inputs.map((input) => [input, {}])) })];
+  if (checks.length > 0) fail(checks);
+
+  const table = `{"root":${JSON.stringify(request.absWorkingDir)},"entry":${JSON.stringify(request.sourcefile)},"modules":{${ids.map((id) => reached.get(id).fragment).join(',')}}}`;
+  if (process.env.ABGEN_DEV_WORKER_TIMING) {
+    appendFileSync(process.env.ABGEN_DEV_WORKER_TIMING, `${JSON.stringify({ modules: ids.length, compiled, ms: Math.round((performance.now() - started) * 100) / 100 })}\n`);
+  }
+  return { text: `${modulesLoaderText(request.sourcefile)}\n${MODULES_MARKER}${table}\n`, inputs };
+}
+
+/** Opens the line that carries the module table (never written whole in the loader's own text). */
+const MODULES_MARKER = ['//', ' abgen-modules '].join('');
+
+// Kept as functions so the loader and its hooks are ordinary, checked code; their text is what
+// the worker holds. The hooks run on Node's hooks thread and read the table from the worker file.
+async function modulesLoader() {
+  // abgen-host does not ask Node its version before a start: an older Node ends here, before
+  // the hello, and abgen-host then asks it and says why.
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 6)) {
+    process.stderr.write(`abgen: the development render worker needs Node.js 20.6 or newer; this is ${process.version}\n`);
+    process.exit(1);
+  }
+  // What the bundle's `define` makes of it, for the packages Node loads as they are.
+  process.env.NODE_ENV = 'production';
+  const worker = import.meta.url.split('?')[0];
+  nodeModule.register(`data:text/javascript,${encodeURIComponent(__ABGEN_HOOKS__)}`, { data: { worker } });
+  await import(`${worker}?module=${encodeURIComponent(__ABGEN_ENTRY__)}`);
+}
+
+function modulesHooks() {
+  let table;
+  let prefix;
+  async function initialize({ worker }) {
+    prefix = `${worker}?module=`;
+    const text = readFileSync(fileURLToPath(worker), 'utf8');
+    const marker = MODULES_MARKER;
+    table = JSON.parse(text.slice(text.lastIndexOf(marker) + marker.length));
+  }
+  async function resolve(specifier, context, nextResolve) {
+    if (specifier.startsWith(prefix)) return { url: specifier, format: 'module', shortCircuit: true };
+    const importer = context.parentURL?.startsWith(prefix) ? decodeURIComponent(context.parentURL.slice(prefix.length)) : undefined;
+    const module = importer === undefined ? undefined : table.modules[importer];
+    if (module === undefined) return nextResolve(specifier, context);
+    const target = module.imports[specifier];
+    if (typeof target === 'string') return { url: `${prefix}${encodeURIComponent(target)}`, format: 'module', shortCircuit: true };
+    // A package, or a specifier computed at run time: Node resolves it from the module's source.
+    const parent = target?.parent ?? join(table.root, importer);
+    return nextResolve(specifier, { ...context, parentURL: pathToFileURL(parent).href });
+  }
+  async function load(url, context, nextLoad) {
+    if (!url.startsWith(prefix)) return nextLoad(url, context);
+    const module = table.modules[decodeURIComponent(url.slice(prefix.length))];
+    if (module === undefined) throw new Error(`abgen: the development render worker holds no module ${url}`);
+    return { format: 'module', source: module.code, shortCircuit: true };
+  }
+}
+
+/** The body of function `f`, unindented. */
+function bodyOf(f) {
+  const text = f.toString();
+  return text.slice(text.indexOf('{') + 1, text.lastIndexOf('}')).replace(/^ {2}/gm, '').trim();
+}
+
+const MODULES_HOOKS = [
+  "import { readFileSync } from 'node:fs';",
+  "import { join } from 'node:path';",
+  "import { fileURLToPath, pathToFileURL } from 'node:url';",
+  bodyOf(modulesHooks).replace('MODULES_MARKER', () => JSON.stringify(MODULES_MARKER)),
+  'export { initialize, resolve, load };',
+].join('\n');
+
+/** The loader of a modules-mode worker whose entry module is `entry`. */
+function modulesLoaderText(entry) {
+  return [
+    '// The development render worker of this plugin, generated by `abgen dev`; do not edit. Its',
+    '// modules, compiled one by one, are the table on its last line, which its module hooks serve.',
+    "import * as nodeModule from 'node:module';",
+    bodyOf(modulesLoader)
+      .replace('__ABGEN_HOOKS__', () => JSON.stringify(MODULES_HOOKS))
+      .replace('__ABGEN_ENTRY__', () => JSON.stringify(entry)),
+  ].join('\n');
+}
+
 /** The served loop: one request a line in, one answer a line out, until stdin ends. */
 async function serve() {
   const { createInterface } = await import('node:readline');
@@ -234,10 +529,10 @@ async function serve() {
     try {
       let kept = toolchains.get(request.esbuildFrom);
       if (kept === undefined) {
-        kept = { esbuild: requireEsbuild(request.esbuildFrom), contexts: new Map() };
+        kept = { esbuild: requireEsbuild(request.esbuildFrom), contexts: new Map(), modules: new Map() };
         toolchains.set(request.esbuildFrom, kept);
       }
-      answer = await bundle(request, contextual(kept.esbuild, kept.contexts));
+      answer = await bundle(request, contextual(kept.esbuild, kept.contexts), { esbuild: kept.esbuild, kept: kept.modules });
     } catch (error) {
       answer = { stdout: '', stderr: `${error?.stack ?? error}\n`, code: 1 };
     }
