@@ -301,12 +301,13 @@ function packageParent(request, file, specifier, found) {
 }
 
 /**
- * Compiles one module (`module.file`, or the generated entry) with `options` into one ES module
- * whose imports keep their specifiers: `{ code, resolved }`, `resolved` by specifier as
- * `build.resolve` answered it. A failed resolution or parse throws esbuild's failure.
+ * Compiles `modules` (files, or the generated entry alone) with `options`, each into one ES
+ * module whose imports keep their specifiers, in one esbuild run: by module id, `{ code,
+ * resolved }`, `resolved` by specifier as `build.resolve` answered it. A failed resolution or
+ * parse throws esbuild's failure.
  */
-async function compileModule(esbuild, options, request, module) {
-  const resolved = new Map();
+async function compileModules(esbuild, options, request, modules) {
+  const byFile = new Map(modules.map((module) => [module.file, new Map()]));
   const recorder = {
     name: 'abgen-modules',
     setup(build) {
@@ -314,16 +315,24 @@ async function compileModule(esbuild, options, request, module) {
         if (args.kind === 'entry-point' || args.pluginData === RESOLVING) return undefined;
         const result = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
         if (result.errors.length > 0) return { errors: result.errors };
-        resolved.set(args.path, result);
+        // The generated entry is stdin, whose importer esbuild names by its resolve folder.
+        (byFile.get(args.importer) ?? byFile.values().next().value).set(args.path, result);
         return { path: args.path, external: true };
       });
     },
   };
-  const source = module.entry
+  const source = modules[0].entry
     ? { stdin: { contents: request.entry, resolveDir: request.absWorkingDir, sourcefile: request.sourcefile, loader: 'js' } }
-    : { entryPoints: [module.file] };
+    : { entryPoints: modules.map((module, index) => ({ in: module.file, out: `m${index}` })), outdir: join(request.absWorkingDir, '.abgen-modules') };
   const result = await esbuild.build({ ...options, ...source, plugins: [recorder] });
-  return { code: result.outputFiles[0].text, resolved };
+  const outputs = new Map(result.outputFiles.map((file) => [file.path, file.text]));
+  return new Map(modules.map((module, index) => [
+    module.id,
+    {
+      code: module.entry ? result.outputFiles[0].text : outputs.get(join(request.absWorkingDir, '.abgen-modules', `m${index}.js`)),
+      resolved: byFile.get(module.file),
+    },
+  ]));
 }
 
 /**
@@ -394,31 +403,46 @@ async function modulesText(request, esbuild, kept) {
   const importers = new Map();
   const errors = [];
   let compiled = 0;
+  const stamps = new Map();
+  const stamp = (file) => {
+    if (!stamps.has(file)) stamps.set(file, stampOf(file));
+    return stamps.get(file);
+  };
   let frontier = [{ id: request.sourcefile, file: join(request.absWorkingDir, request.sourcefile), entry: true }];
-  while (frontier.length > 0) {
-    const next = [];
-    await Promise.all(frontier.map(async (module) => {
-      const stamp = module.entry ? request.entry : stampOf(module.file);
-      let record = modules.byId.get(module.id);
-      const stale = record === undefined || record.stamp !== stamp || record.targets.some(({ file }) => stampOf(file) === undefined);
-      if (stale) {
-        try {
-          record = keptModule(request, module, stamp, await compileModule(esbuild, options, request, module), found);
-        } catch (error) {
-          modules.byId.delete(module.id);
-          errors.push(...esbuildErrors(error, request));
-          return;
-        }
-        compiled += 1;
-        modules.byId.set(module.id, record);
+  while (frontier.length > 0 && errors.length === 0) {
+    const stale = [];
+    for (const module of frontier) {
+      const now = module.entry ? request.entry : stamp(module.file);
+      const record = modules.byId.get(module.id);
+      if (record !== undefined && record.stamp === now && record.targets.every(({ file }) => stamp(file) !== undefined)) {
+        reached.set(module.id, record);
+      } else {
+        modules.byId.delete(module.id);
+        stale.push({ module, now });
       }
-      reached.set(module.id, record);
-      for (const target of record.targets) {
+    }
+    if (stale.length > 0) {
+      try {
+        const outputs = await compileModules(esbuild, options, request, stale.map(({ module }) => module));
+        for (const { module, now } of stale) {
+          const record = keptModule(request, module, now, outputs.get(module.id), found);
+          modules.byId.set(module.id, record);
+          reached.set(module.id, record);
+        }
+        compiled += stale.length;
+      } catch (error) {
+        errors.push(...esbuildErrors(error, request));
+      }
+    }
+    const next = [];
+    for (const module of frontier) {
+      const record = reached.get(module.id);
+      for (const target of record?.targets ?? []) {
         if (reached.has(target.id) || importers.has(target.id)) continue;
         importers.set(target.id, module.id);
         next.push(target);
       }
-    }));
+    }
     frontier = next;
   }
   if (errors.length > 0) fail(errors.sort((a, b) => `${a.file}:${a.line}:${a.column}`.localeCompare(`${b.file}:${b.line}:${b.column}`)));
@@ -433,8 +457,29 @@ async function modulesText(request, esbuild, kept) {
       line: 1,
       column: 1,
     }));
-  const inputs = [...new Set(ids.filter((id) => id !== request.sourcefile).concat(ids.flatMap((id) => reached.get(id).packages)))].sort();
-  const checks = [...clientModules, ...duplicateReacts({ inputs: Object.fromEntries(inputs.map((input) => [input, {}])) })];
+  // The packages' own module graph, which Node loads and esbuild did not follow: bundled once
+  // (again only when the packages the modules resolve change) for the checks the production
+  // bundle makes of it and for the files a package change must invalidate.
+  const packageFiles = [...new Set(ids.flatMap((id) => reached.get(id).packages))].filter((file) => !file.endsWith('.node')).sort();
+  const probeKey = JSON.stringify(packageFiles.map((file) => [file, stampOf(join(request.absWorkingDir, file))]));
+  if (modules.probe?.key !== probeKey) {
+    modules.probe = { key: probeKey, metafile: await packageGraph(esbuild, options, request, packageFiles) };
+  }
+  const { metafile } = modules.probe;
+  const packageImporters = new Map();
+  for (const id of ids) {
+    for (const file of reached.get(id).packages) if (!packageImporters.has(file)) packageImporters.set(file, id);
+  }
+  const packageClients = useClientModules(metafile, request.absWorkingDir).map(({ file, importer }) => ({
+    kind: 'use-client',
+    text: `'use client' module in the render worker's module graph (imported by ${importer === PACKAGES_SOURCEFILE ? packageImporters.get(file) : importer}); routes render on the server only, and Agent Documents hold no client components`,
+    file,
+    line: 1,
+    column: 1,
+  }));
+  const packageInputs = Object.keys(metafile.inputs).filter((input) => input !== PACKAGES_SOURCEFILE);
+  const inputs = [...new Set(ids.filter((id) => id !== request.sourcefile).concat(packageInputs))].sort();
+  const checks = [...clientModules, ...packageClients, ...duplicateReacts(metafile)];
   if (checks.length > 0) fail(checks);
 
   const table = `{"root":${JSON.stringify(request.absWorkingDir)},"entry":${JSON.stringify(request.sourcefile)},"modules":{${ids.map((id) => reached.get(id).fragment).join(',')}}}`;
@@ -442,6 +487,28 @@ async function modulesText(request, esbuild, kept) {
     appendFileSync(process.env.ABGEN_DEV_WORKER_TIMING, `${JSON.stringify({ modules: ids.length, compiled, ms: Math.round((performance.now() - started) * 100) / 100 })}\n`);
   }
   return { text: `${modulesLoaderText(request.sourcefile)}\n${MODULES_MARKER}${table}\n`, inputs };
+}
+
+/** The name of the probe entry that imports every package file the modules resolved. */
+const PACKAGES_SOURCEFILE = 'abgen-worker-packages.mjs';
+
+/** esbuild's metafile of the bundle of `files` (package files, project-relative) alone. */
+async function packageGraph(esbuild, options, request, files) {
+  try {
+    const { metafile } = await esbuild.build({
+      ...options,
+      stdin: {
+        contents: files.map((file) => `import ${JSON.stringify(join(request.absWorkingDir, file))};\n`).join(''),
+        resolveDir: request.absWorkingDir,
+        sourcefile: PACKAGES_SOURCEFILE,
+        loader: 'js',
+      },
+      metafile: true,
+    });
+    return metafile;
+  } catch (error) {
+    fail(esbuildErrors(error, request));
+  }
 }
 
 /** Opens the line that carries the module table (never written whole in the loader's own text). */
