@@ -19,9 +19,9 @@
 // `bundle` function. It holds an esbuild context per bundle (keyed by the bundle's entry file
 // and format; new options replace that bundle's context), so a rebuild reparses only the files
 // that changed. It ends when its stdin ends: when `abgen dev` closes it, or dies.
-import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** The React packages the worker is pinned to, at exactly `request.react`. */
@@ -300,39 +300,102 @@ function packageParent(request, file, specifier, found) {
   return parent;
 }
 
+/** The output name of the `index`th module of a batch, under the batch's output folder. */
+const OUT_DIR = '.abgen-modules';
+
+/** What esbuild's own source options are for `modules`: the generated entry alone, or files. */
+function sourceOptions(request, modules) {
+  return modules[0].entry
+    ? { stdin: { contents: request.entry, resolveDir: request.absWorkingDir, sourcefile: request.sourcefile, loader: 'js' } }
+    : { entryPoints: modules.map((module, index) => ({ in: module.file, out: `m${index}` })), outdir: join(request.absWorkingDir, OUT_DIR) };
+}
+
+/** The output text of the `index`th of `modules` in `result`. */
+function outputOf(request, result, modules, index) {
+  if (modules[0].entry) return result.outputFiles[0].text;
+  const path = join(request.absWorkingDir, OUT_DIR, `m${index}.js`);
+  return result.outputFiles.find((file) => file.path === path).text;
+}
+
+/**
+ * What `specifier` (imported as `kind` from `importer`, in `resolveDir`) resolves to, as
+ * esbuild's `build.resolve` answers: a relative specifier naming a file that exists, extension
+ * and all, is that file (esbuild tries the exact path first; the generated entry's thousand
+ * route imports); any other is asked of `resolver`, once per folder and kind (most imports of a
+ * large project repeat, and each is a round trip to esbuild).
+ */
+function resolveImport(resolver, memo, specifier, kind, importer, resolveDir) {
+  if (/^\.\.?\//.test(specifier) && extname(specifier) !== '') {
+    const file = resolvePath(resolveDir, specifier);
+    if (lstatSync(file, { throwIfNoEntry: false })?.isFile()) return { path: realpathSync(file), external: false, namespace: 'file', errors: [] };
+  }
+  const key = `${kind}\0${resolveDir}\0${specifier}`;
+  if (!memo.has(key)) memo.set(key, resolver.resolve(specifier, { kind, importer, resolveDir, pluginData: RESOLVING }));
+  return memo.get(key);
+}
+
 /**
  * Compiles `modules` (files, or the generated entry alone) with `options`, each into one ES
- * module whose imports keep their specifiers, in one esbuild run: by module id, `{ code,
- * resolved }`, `resolved` by specifier as `build.resolve` answered it. A failed resolution or
- * parse throws esbuild's failure.
+ * module whose imports keep their specifiers, in one esbuild run, and resolves those imports
+ * with `resolver` (a kept esbuild build's `resolve`): by module id, `{ code, resolved }`,
+ * `resolved` by specifier as `build.resolve` answered it. A failed resolution or parse throws
+ * esbuild's failure, at the import's place: an import that does not resolve sends the batch
+ * through [`locatedFailure`].
  */
-async function compileModules(esbuild, options, request, modules) {
-  const byFile = new Map(modules.map((module) => [module.file, new Map()]));
+async function compileModules(esbuild, resolver, options, request, modules, memo) {
+  const result = await esbuild.build({ ...options, ...sourceOptions(request, modules), external: ['*'], metafile: true });
+  const entries = new Map(Object.values(result.metafile.outputs).filter((output) => output.entryPoint !== undefined).map((output) => [output.entryPoint, output]));
+  const compiled = new Map();
+  let unresolved = false;
+  await Promise.all(modules.map(async (module, index) => {
+    const input = modules[0].entry
+      ? Object.values(result.metafile.inputs)[0]
+      : result.metafile.inputs[[...entries.keys()].find((key) => join(request.absWorkingDir, key) === module.file) ?? relative(request.absWorkingDir, module.file)];
+    const resolveDir = module.entry ? request.absWorkingDir : dirname(module.file);
+    const resolved = new Map();
+    await Promise.all((input?.imports ?? []).map(async ({ path: specifier, kind }) => {
+      if (resolved.has(specifier)) return;
+      resolved.set(specifier, undefined);
+      const answer = await resolveImport(resolver, memo, specifier, kind, module.file, resolveDir);
+      if (answer.errors.length > 0) unresolved = true;
+      resolved.set(specifier, answer);
+    }));
+    compiled.set(module.id, { code: outputOf(request, result, modules, index), resolved });
+  }));
+  if (unresolved) await locatedFailure(esbuild, options, request, modules);
+  return compiled;
+}
+
+/**
+ * Throws esbuild's failure for `modules`, some import of which does not resolve, with each
+ * error at its import's place: the batch built again with every import resolved inside the
+ * build, where esbuild knows where each import is.
+ */
+async function locatedFailure(esbuild, options, request, modules) {
   const recorder = {
     name: 'abgen-modules',
     setup(build) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind === 'entry-point' || args.pluginData === RESOLVING) return undefined;
         const result = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
-        if (result.errors.length > 0) return { errors: result.errors };
-        // The generated entry is stdin, whose importer esbuild names by its resolve folder.
-        (byFile.get(args.importer) ?? byFile.values().next().value).set(args.path, result);
-        return { path: args.path, external: true };
+        return result.errors.length > 0 ? { errors: result.errors } : { path: args.path, external: true };
       });
     },
   };
-  const source = modules[0].entry
-    ? { stdin: { contents: request.entry, resolveDir: request.absWorkingDir, sourcefile: request.sourcefile, loader: 'js' } }
-    : { entryPoints: modules.map((module, index) => ({ in: module.file, out: `m${index}` })), outdir: join(request.absWorkingDir, '.abgen-modules') };
-  const result = await esbuild.build({ ...options, ...source, plugins: [recorder] });
-  const outputs = new Map(result.outputFiles.map((file) => [file.path, file.text]));
-  return new Map(modules.map((module, index) => [
-    module.id,
-    {
-      code: module.entry ? result.outputFiles[0].text : outputs.get(join(request.absWorkingDir, '.abgen-modules', `m${index}.js`)),
-      resolved: byFile.get(module.file),
-    },
-  ]));
+  await esbuild.build({ ...options, ...sourceOptions(request, modules), plugins: [recorder] });
+  throw new Error('an import that does not resolve in one build resolved in the next');
+}
+
+/** A kept esbuild build (a context of an empty module) whose `resolve` answers for `options`. */
+async function startResolver(esbuild, options, request) {
+  let resolver;
+  const context = await esbuild.context({
+    ...options,
+    stdin: { contents: '', resolveDir: request.absWorkingDir, sourcefile: 'abgen-resolver.mjs', loader: 'js' },
+    plugins: [{ name: 'abgen-resolver', setup(build) { resolver = build; } }],
+  });
+  await context.rebuild();
+  return { context, resolve: (...args) => resolver.resolve(...args) };
 }
 
 /**
@@ -375,8 +438,8 @@ function keptModule(request, module, stamp, { code, resolved }, found) {
  * compiled again only when its stamp changed or a project module it imports is gone.
  */
 async function modulesText(request, esbuild, kept) {
-  preflight(request);
   const started = performance.now();
+  preflight(request);
   const options = {
     absWorkingDir: request.absWorkingDir,
     nodePaths: request.nodePaths,
@@ -388,6 +451,8 @@ async function modulesText(request, esbuild, kept) {
     conditions: ['react-server'],
     jsx: 'automatic',
     define: { 'process.env.NODE_ENV': '"production"' },
+    // As the production bundle: less for the worker to carry and Node to scan; names stay.
+    minifyWhitespace: true,
     legalComments: 'none',
     logLevel: 'silent',
   };
@@ -395,10 +460,22 @@ async function modulesText(request, esbuild, kept) {
   const slot = JSON.stringify([options, resolution]);
   let modules = kept?.get(request.absWorkingDir);
   if (modules?.slot !== slot) {
+    await modules?.resolver?.context.dispose();
     modules = { slot, byId: new Map() };
     kept?.set(request.absWorkingDir, modules);
   }
+  try {
+    return await modulesOf(request, esbuild, options, modules, started);
+  } finally {
+    // One-shot, nothing is kept: the resolver's context would keep the process alive.
+    if (kept === undefined) await modules.resolver?.context.dispose();
+  }
+}
+
+/** [`modulesText`] with its kept `modules` (fresh for a one-shot run). */
+async function modulesOf(request, esbuild, options, modules, started) {
   const found = new Map();
+  const memo = new Map();
   const reached = new Map();
   const importers = new Map();
   const errors = [];
@@ -423,7 +500,7 @@ async function modulesText(request, esbuild, kept) {
     }
     if (stale.length > 0) {
       try {
-        const outputs = await compileModules(esbuild, options, request, stale.map(({ module }) => module));
+        const outputs = await compileModules(esbuild, modules.resolver ??= await startResolver(esbuild, options, request), options, request, stale.map(({ module }) => module), memo);
         for (const { module, now } of stale) {
           const record = keptModule(request, module, now, outputs.get(module.id), found);
           modules.byId.set(module.id, record);
@@ -463,14 +540,15 @@ async function modulesText(request, esbuild, kept) {
   const packageFiles = [...new Set(ids.flatMap((id) => reached.get(id).packages))].filter((file) => !file.endsWith('.node')).sort();
   const probeKey = JSON.stringify(packageFiles.map((file) => [file, stampOf(join(request.absWorkingDir, file))]));
   if (modules.probe?.key !== probeKey) {
-    modules.probe = { key: probeKey, metafile: await packageGraph(esbuild, options, request, packageFiles) };
+    const metafile = await packageGraph(esbuild, options, request, packageFiles);
+    modules.probe = { key: probeKey, metafile, clients: useClientModules(metafile, request.absWorkingDir) };
   }
-  const { metafile } = modules.probe;
+  const { metafile, clients } = modules.probe;
   const packageImporters = new Map();
   for (const id of ids) {
     for (const file of reached.get(id).packages) if (!packageImporters.has(file)) packageImporters.set(file, id);
   }
-  const packageClients = useClientModules(metafile, request.absWorkingDir).map(({ file, importer }) => ({
+  const packageClients = clients.map(({ file, importer }) => ({
     kind: 'use-client',
     text: `'use client' module in the render worker's module graph (imported by ${importer === PACKAGES_SOURCEFILE ? packageImporters.get(file) : importer}); routes render on the server only, and Agent Documents hold no client components`,
     file,
