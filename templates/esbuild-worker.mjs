@@ -1,7 +1,7 @@
 // Bundles abgen's generated render worker entry (or a stdio server's generated entry) with
 // esbuild and writes the bundle to stdout. Run by `abgen build` as
 // `node esbuild-worker.mjs '<request JSON>'`; the request is
-// { entry, absWorkingDir, esbuildFrom, nodePaths, sourcefile, kind?, react }: kind 'stdio-entry'
+// { entry, absWorkingDir, esbuildFrom, nodePaths, sourcefile, kind?, react, mode? }: kind 'stdio-entry'
 // bundles a handwritten MCP server, which renders nothing, so it gets no react-server condition
 // and no 'use client' check. esbuild comes from `esbuildFrom` (the node_modules folder of the
 // abgen package); React and the runtime packages from the project by Node's own node_modules
@@ -14,11 +14,14 @@
 // 'use client' directive: routes render only on the server, and Agent Documents hold no client
 // components), and exits 1.
 // Served (`abgen dev`): run with the request `{ "serve": true }`, it reads one JSON request a
-// line on stdin, `{ id, request }`, and answers each with one line on stdout, `{ id, stdout,
-// stderr, code }`: what the one-shot run would have written and its exit code, from the same
-// `bundle` function. It holds an esbuild context per bundle (keyed by the bundle's entry file
+// line on stdin, `{ id, request }`, and answers each with one line on stdout, `{ id, stderr,
+// code, stdoutBytes }`, followed by that many bytes, the stdout: what the one-shot run would have
+// written and its exit code, from the same `bundle` function (the bundle is sent raw: escaping
+// megabytes of code into a JSON string and back cost more than a one-module rebuild). It holds an esbuild context per bundle (keyed by the bundle's entry file
 // and format; new options replace that bundle's context), so a rebuild reparses only the files
 // that changed. It ends when its stdin ends: when `abgen dev` closes it, or dies.
+// A worker request with `mode: 'modules'` (`abgen dev`) is no bundle: see "The modules mode"
+// below; served, it keeps each module's compiled output by its file stamp.
 import { appendFileSync, existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve as resolvePath } from 'node:path';
@@ -681,7 +684,9 @@ async function serve() {
     } catch (error) {
       answer = { stdout: '', stderr: `${error?.stack ?? error}\n`, code: 1 };
     }
-    process.stdout.write(`${JSON.stringify({ id, ...answer })}\n`);
+    const stdout = Buffer.from(answer.stdout, 'utf8');
+    process.stdout.write(`${JSON.stringify({ id, stderr: answer.stderr, code: answer.code, stdoutBytes: stdout.length })}\n`);
+    process.stdout.write(stdout);
   }
   for (const { contexts } of toolchains.values()) {
     for (const { context } of contexts.values()) await context.dispose();

@@ -15,7 +15,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { createInterface } from 'node:readline';
 
 const [project, roundsArg] = process.argv.slice(2);
 if (!project) throw new Error('usage: node bench/dev/worker-modules.mjs <project> [rounds]');
@@ -59,16 +58,43 @@ const served = spawn(process.execPath, [join(repository, 'templates/esbuild-work
   env: { ...process.env, ABGEN_DEV_WORKER_TIMING: timing },
   stdio: ['pipe', 'pipe', 'inherit'],
 });
-const answers = createInterface({ input: served.stdout })[Symbol.asyncIterator]();
+// Answers: a JSON header line, then `stdoutBytes` raw bytes.
+const chunks = [];
+let buffered = 0;
+let waiting;
+served.stdout.on('data', (chunk) => {
+  chunks.push(chunk);
+  buffered += chunk.length;
+  waiting?.();
+});
+async function answer() {
+  for (;;) {
+    let newline = chunks.length > 0 ? chunks[0].indexOf(10) : -1;
+    if (newline < 0 && chunks.length > 1) {
+      chunks.splice(0, chunks.length, Buffer.concat(chunks));
+      newline = chunks[0].indexOf(10);
+    }
+    if (newline >= 0) {
+      const header = JSON.parse(chunks[0].subarray(0, newline).toString('utf8'));
+      if (buffered >= newline + 1 + header.stdoutBytes) {
+        const rest = Buffer.concat(chunks).subarray(newline + 1 + header.stdoutBytes);
+        chunks.length = 0;
+        buffered = rest.length;
+        if (rest.length > 0) chunks.push(rest);
+        return header;
+      }
+    }
+    await new Promise((resolve) => { waiting = resolve; });
+  }
+}
 let id = 0;
 async function ask() {
   const started = performance.now();
   served.stdin.write(`${JSON.stringify({ id: ++id, request })}\n`);
-  const { value } = await answers.next();
-  const answer = JSON.parse(value);
-  if (answer.code !== 0) throw new Error(answer.stderr);
+  const header = await answer();
+  if (header.code !== 0) throw new Error(header.stderr);
   const own = readFileSync(timing, 'utf8').trim().split('\n').at(-1);
-  return { roundTripMs: Math.round(performance.now() - started), bytes: answer.stdout.length, served: JSON.parse(own) };
+  return { roundTripMs: Math.round(performance.now() - started), bytes: header.stdoutBytes, served: JSON.parse(own) };
 }
 
 const original = readFileSync(route, 'utf8');
