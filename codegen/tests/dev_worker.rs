@@ -47,8 +47,14 @@ fn replace_in(path: &Path, from: &str, to: &str) {
 }
 
 const CASES: &[(&str, &str)] = &[
-    ("tool:library/search_books", r#"{"query": "le guin", "limit": 2}"#),
-    ("tool:library/shelve_book", r#"{"bookId": "nope", "shelf": "reading"}"#),
+    (
+        "tool:library/search_books",
+        r#"{"query": "le guin", "limit": 2}"#,
+    ),
+    (
+        "tool:library/shelve_book",
+        r#"{"bookId": "nope", "shelf": "reading"}"#,
+    ),
     ("tool:library/show_shelf", r#"{"shelf": "finished"}"#),
     (
         "tool:library/catalog_audit",
@@ -111,7 +117,11 @@ fn the_module_worker_renders_what_the_bundle_renders_and_follows_a_change() {
         "import { z } from 'zod';",
         "import { z } from 'zod';\nimport { heading } from '../../../lib/heading';",
     );
-    replace_in(&project.join(TOOL), "{`## ${shelf} (", "{`## ${heading} ${shelf} (");
+    replace_in(
+        &project.join(TOOL),
+        "{`## ${shelf} (",
+        "{`## ${heading} ${shelf} (",
+    );
     build_project_reusing(&dev, AppProfile::Development, Some(&cache))
         .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
     assert!(
