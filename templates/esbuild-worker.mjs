@@ -255,7 +255,7 @@ const RUNNABLE = /\.(?:m?js|cjs|json|node)$/;
 /** The files at the project root that decide how imports resolve (as `ScriptCache` keys them). */
 const RESOLUTION_FILES = ['tsconfig.json', 'jsconfig.json', 'package.json', 'package-lock.json'];
 
-/** Marks the `build.resolve` calls of the recording plugin, so it does not record itself. */
+/** Marks abgen's own `build.resolve` calls, so the plugin that makes them does not answer them. */
 const RESOLVING = Symbol('abgen-resolving');
 
 /** The stamp of `file` (inode, length, mtime, change time), or undefined when it is gone. */
