@@ -478,7 +478,13 @@ async function modulesText(request, esbuild, kept) {
 /** [`modulesText`] with its kept `modules` (fresh for a one-shot run). */
 async function modulesOf(request, esbuild, options, modules, started) {
   const found = new Map();
+  // A package resolves as it did while nothing that decides resolution changed (an install
+  // changes the lockfile, which starts the kept modules afresh) and the file it found is there.
   const memo = new Map();
+  for (const [key, answer] of modules.packages ??= new Map()) {
+    if (answer.errors.length === 0 && (answer.external || stampOf(answer.path) !== undefined)) memo.set(key, answer);
+    else modules.packages.delete(key);
+  }
   const reached = new Map();
   const importers = new Map();
   const errors = [];
@@ -527,6 +533,9 @@ async function modulesOf(request, esbuild, options, modules, started) {
   }
   if (errors.length > 0) fail(errors.sort((a, b) => `${a.file}:${a.line}:${a.column}`.localeCompare(`${b.file}:${b.line}:${b.column}`)));
 
+  for (const [key, answer] of memo) {
+    if (packageName(key.split('\0')[2]) !== undefined) modules.packages.set(key, await answer);
+  }
   const ids = [...reached.keys()].sort();
   const clientModules = ids
     .filter((id) => reached.get(id).useClient)
