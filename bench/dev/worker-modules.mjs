@@ -1,5 +1,5 @@
 // What the served bundler's modules mode (`abgen dev`'s render worker) costs for a one-route
-// change, and what the worker it writes costs to start.
+// change.
 //
 // Starts `templates/esbuild-worker.mjs` served (as `abgen dev` does, and ends it by closing its
 // stdin), asks it for the modules-mode worker of an entry of the generated one's shape (every
