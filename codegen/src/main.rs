@@ -144,6 +144,7 @@ fn dev(args: &DevArgs) -> io::Result<ExitCode> {
             .unwrap_or_else(|| PathBuf::from(".")),
         targets: args.project.targets.clone(),
         out: args.out.clone(),
+        worker: abgen::bundle::WorkerMode::Modules,
         ..Default::default()
     };
     let debounce = std::time::Duration::from_millis(args.debounce_ms);

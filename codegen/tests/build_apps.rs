@@ -45,6 +45,7 @@ impl Fixture {
                 host_binary: Some(host_binary()),
                 platforms: None,
                 node_modules: None,
+                worker: Default::default(),
             },
             profile,
         )

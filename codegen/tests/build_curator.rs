@@ -39,6 +39,7 @@ fn curator_manifest_matches_the_golden() {
         host_binary: Some(stub_host(temp.path())),
         platforms: None,
         node_modules: None,
+        worker: Default::default(),
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
     let hosts: Vec<&str> = built

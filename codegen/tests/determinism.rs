@@ -44,6 +44,7 @@ fn build(targets: &[&str], out: &Path, host: &Path) -> BTreeMap<String, (Vec<u8>
         host_binary: Some(host.to_owned()),
         platforms: None,
         node_modules: None,
+        worker: Default::default(),
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
     tree(out)

@@ -45,6 +45,7 @@ fn cursor_documents_follow_cursors_documentation() {
         host_binary: Some(host),
         platforms: None,
         node_modules: None,
+        worker: Default::default(),
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
 

@@ -40,6 +40,7 @@ fn build(project: std::path::PathBuf, artifact: &Path) -> BuildReturn {
         host_binary: Some(support::host_binary()),
         platforms: None,
         node_modules: None,
+        worker: Default::default(),
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"))
 }

@@ -39,6 +39,7 @@ fn a_use_client_module_in_a_routes_graph_fails_the_build_naming_it() {
         host_binary: None,
         platforms: None,
         node_modules: None,
+        worker: Default::default(),
     })
     .expect_err("a 'use client' module must fail the build");
     let message = format!("{failure}: {failure:?}");

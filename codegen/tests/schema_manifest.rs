@@ -33,6 +33,7 @@ fn manifest_carries_literal_static_and_profile_schemas() {
         host_binary: Some(host),
         platforms: None,
         node_modules: None,
+        worker: Default::default(),
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
     let manifest = &built.emitted.artifact.manifest;

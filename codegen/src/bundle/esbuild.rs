@@ -29,6 +29,20 @@ pub struct BundleRequest {
     pub project_root: PathBuf,
     pub entry: WorkerEntry,
     pub toolchain: Toolchain,
+    pub mode: WorkerMode,
+}
+
+/// How `runtime/worker.mjs` holds the project's modules.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WorkerMode {
+    /// One esbuild bundle of the whole module graph, wrapped for V8's code cache: what every
+    /// build ships.
+    #[default]
+    Bundle,
+    /// Each project module compiled on its own and carried as data, served to Node by module
+    /// hooks, the packages loaded from the project's `node_modules` (`abgen dev`): a one-file
+    /// change recompiles one module instead of relinking the graph.
+    Modules,
 }
 
 /// Where esbuild is, and where packages the project lacks may come from.
@@ -101,7 +115,7 @@ pub fn bundle_worker_reusing(
         &request.toolchain,
         &entry,
         "abgen-worker-entry.mjs",
-        "worker",
+        ScriptKind::Worker(request.mode),
         cache,
     )
 }
@@ -138,7 +152,7 @@ pub fn bundle_stdio_entry(
         toolchain,
         &entry,
         &format!("abgen-mcp-{server}.mjs"),
-        "stdio-entry",
+        ScriptKind::StdioEntry,
         cache,
     )
 }
@@ -168,9 +182,17 @@ pub fn bundle_plain_script(
         toolchain,
         &entry,
         "abgen-script.mjs",
-        "plain-script",
+        ScriptKind::PlainScript,
         cache,
     )
+}
+
+/// What `templates/esbuild-worker.mjs` is asked to build.
+#[derive(Clone, Copy)]
+enum ScriptKind {
+    Worker(WorkerMode),
+    StdioEntry,
+    PlainScript,
 }
 
 fn run_esbuild(
@@ -178,12 +200,17 @@ fn run_esbuild(
     toolchain: &Toolchain,
     entry: &str,
     sourcefile: &str,
-    kind: &str,
+    kind: ScriptKind,
     cache: Option<&ScriptCache>,
 ) -> Result<Vec<u8>, BundleError> {
     let toolchain = toolchain.resolved()?;
     let project_root = absolute(project_root);
-    let payload = serde_json::json!({
+    let (kind, mode) = match kind {
+        ScriptKind::Worker(mode) => ("worker", mode),
+        ScriptKind::StdioEntry => ("stdio-entry", WorkerMode::Bundle),
+        ScriptKind::PlainScript => ("plain-script", WorkerMode::Bundle),
+    };
+    let mut payload = serde_json::json!({
         "entry": entry,
         "absWorkingDir": project_root,
         "esbuildFrom": toolchain.esbuild_from,
@@ -192,6 +219,10 @@ fn run_esbuild(
         "kind": kind,
         "react": abgen_runtime::manifest::REACT_VERSION,
     });
+    // Only when set, so a production request (and its cache key) is what it always was.
+    if mode == WorkerMode::Modules {
+        payload["mode"] = "modules".into();
+    }
     let key = ScriptCache::key(ESBUILD_SCRIPT, &payload);
     if let Some(cache) = cache
         && kind == "worker"

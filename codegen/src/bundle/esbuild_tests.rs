@@ -1,7 +1,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::{BundleRequest, Toolchain, bundle_worker};
+use super::{BundleRequest, Toolchain, WorkerMode, bundle_worker};
 use crate::bundle::{BundleError, BundleModule, WorkerEntry, render_worker_entry};
 
 fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
@@ -34,6 +34,7 @@ fn request(root: &Path, routes: &[(&str, &str)]) -> BundleRequest {
             layouts: vec![],
         },
         toolchain: workspace_toolchain(),
+        mode: WorkerMode::Bundle,
     }
 }
 

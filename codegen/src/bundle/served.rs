@@ -16,7 +16,7 @@
 //! cannot start, dies, answers out of turn) ends it and returns nothing, and the caller runs
 //! the request one-shot, whose own failure is then the one reported.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
@@ -49,11 +49,12 @@ struct Served {
     next_id: u64,
 }
 
-/// One answer of the served loop.
+/// The header line of one answer of the served loop; `stdout_bytes` bytes of stdout follow it.
 #[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Answer {
     id: u64,
-    stdout: String,
+    stdout_bytes: usize,
     stderr: String,
     code: i32,
 }
@@ -139,8 +140,10 @@ impl Served {
         if answer.id != id {
             return None;
         }
+        let mut stdout = vec![0; answer.stdout_bytes];
+        self.stdout.read_exact(&mut stdout).ok()?;
         Some(NodeRun {
-            stdout: answer.stdout.into_bytes(),
+            stdout,
             stdout_read: true,
             stderr: answer.stderr,
             status: exit_status(answer.code)?,

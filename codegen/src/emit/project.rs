@@ -28,7 +28,7 @@ use super::platform::{PlatformBinary, locate_platform_binaries};
 use super::reuse::EmitCache;
 use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps_reusing, human_size};
 use crate::bundle::{
-    BundleError, BundleModule, BundleRequest, ScriptCache, Toolchain, WorkerEntry,
+    BundleError, BundleModule, BundleRequest, ScriptCache, Toolchain, WorkerEntry, WorkerMode,
     bundle_plain_script, bundle_stdio_entry, bundle_worker_reusing, locate_toolchain,
 };
 use crate::check::{CheckCache, CheckOptions, CheckReturn, check_project, check_project_reusing};
@@ -63,6 +63,9 @@ pub struct BuildOptions {
     /// One `node_modules` folder for esbuild and the packages the project lacks
     /// ([`Toolchain::at`]); default [`locate_toolchain`].
     pub node_modules: Option<PathBuf>,
+    /// How the render worker holds the project's modules: one bundle (every build), or
+    /// module by module (`abgen dev`, whose rebuild then recompiles only what changed).
+    pub worker: WorkerMode,
 }
 
 /// A build that produced an artifact, with the check's warnings.
@@ -320,6 +323,7 @@ fn bundled(
                 project_root: input.project_root.clone(),
                 entry: worker_entry(&input),
                 toolchain: toolchain.clone(),
+                mode: options.worker,
             },
             cache,
         )?,

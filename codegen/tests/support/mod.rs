@@ -114,6 +114,7 @@ pub fn build_fixture_with(temp: &Path, name: &str, profile: abgen::apps::AppProf
             host_binary: Some(host_binary()),
             platforms: None,
             node_modules: None,
+            worker: Default::default(),
         },
         profile,
     )
@@ -133,6 +134,7 @@ pub fn build_curator(temp: &Path, targets: &[&str]) -> PathBuf {
         host_binary: Some(host_binary()),
         platforms: None,
         node_modules: None,
+        worker: Default::default(),
     })
     .unwrap_or_else(|failure| panic!("{failure}: {failure:?}"));
     artifact
