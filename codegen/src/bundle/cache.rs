@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::SystemTime;
 
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::esbuild::NodeRun;
@@ -69,7 +70,7 @@ struct Kept {
     inputs: Vec<(PathBuf, Fingerprint)>,
 }
 
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Fingerprint {
     /// A project file's sha256, and its settled stamp taken before it was read.
     Bytes {
@@ -89,7 +90,7 @@ impl ScriptCache {
         let mut hasher = Sha256::new();
         hasher.update(script.as_bytes());
         hasher.update([0]);
-        hasher.update(payload.to_string().as_bytes());
+        hasher.update(serde_json::to_vec(payload).unwrap_or_default());
         hasher.finalize().into()
     }
 
@@ -110,21 +111,40 @@ impl ScriptCache {
     /// Keeps the standard output of a completed run `key`, which read `inputs` (relative to
     /// `working_dir`). The project's [`RESOLUTION_FILES`] count as inputs too: esbuild reads
     /// them to resolve imports, and its metafile does not name them.
+    /// A project file that kept the settled stamp it had when the run before hashed it is not
+    /// read again.
     pub(crate) fn keep(&self, key: [u8; 32], stdout: &[u8], working_dir: &Path, inputs: &[String]) {
-        let inputs = inputs
+        let mut entries = lock(&self.entries);
+        let before: HashMap<&Path, &Fingerprint> = entries
+            .get(&key)
+            .map(|kept| {
+                kept.inputs
+                    .iter()
+                    .map(|(path, fingerprint)| (path.as_path(), fingerprint))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let paths: Vec<PathBuf> = inputs
             .iter()
             .map(String::as_str)
             .chain(RESOLUTION_FILES.iter().copied())
-            .map(|input| {
-                let path = working_dir.join(input);
-                let fingerprint = fingerprint_of(&path);
+            .map(|input| working_dir.join(input))
+            .collect();
+        let inputs = paths
+            .into_par_iter()
+            .map(|path| {
+                let fingerprint = match before.get(path.as_path()) {
+                    Some(
+                        kept @ Fingerprint::Bytes {
+                            stamp: Some(stamp), ..
+                        },
+                    ) if FileStamp::of(&path) == Some(*stamp) => (*kept).clone(),
+                    _ => fingerprint_of(&path),
+                };
                 (path, fingerprint)
             })
             .collect();
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        drop(before);
         entries.insert(
             key,
             Kept {
@@ -139,25 +159,26 @@ impl ScriptCache {
         *lock(&self.last_worker) = Some(run);
     }
 
-    /// Claims the prefetch of the next build: the last worker request, when its kept bundle is
-    /// stale (a file it read changed). Called before [`ScriptCache::prefetch_worker`] is started,
-    /// so the build's own request waits for it rather than running beside it.
+    /// Claims the prefetch of the next build: the last worker request, if any. Called before
+    /// [`ScriptCache::prefetch_worker`] is started, so the build's own request waits for it
+    /// rather than running beside it.
     pub(crate) fn claim_prefetch(&self) -> Option<WorkerRun> {
         self.discard_prefetch();
         let run = lock(&self.last_worker).clone()?;
-        if self.get(&run.key).is_some() {
-            return None;
-        }
         *lock(&self.prefetched) = Prefetch::Running;
         Some(run)
     }
 
-    /// Runs the claimed request on the served bundler while the build checks the project: a
-    /// change that leaves the worker entry as it was (any change but to the set of routes,
-    /// providers and layouts) then finds its bundle made by the time it asks. The build's
-    /// request takes it with [`ScriptCache::take_prefetched`] when it is the same request.
+    /// Runs the claimed request on the served bundler while the build checks the project,
+    /// when its kept bundle is stale (a file it read changed): a change that leaves the worker
+    /// entry as it was (any change but to the set of routes, providers and layouts) then finds
+    /// its bundle made by the time it asks. The build's request takes it with
+    /// [`ScriptCache::take_prefetched`] when it is the same request.
     pub(crate) fn prefetch_worker(&self, run: &WorkerRun) {
-        let answer = self.served.run(run.script, &run.payload, &run.working_dir);
+        let answer = match self.get(&run.key) {
+            Some(_) => None,
+            None => self.served.run(run.script, &run.payload, &run.working_dir),
+        };
         *lock(&self.prefetched) = match answer {
             Some(answer) => Prefetch::Done(run.key, answer),
             None => Prefetch::None,

@@ -129,8 +129,20 @@ impl Served {
     fn ask(&mut self, payload: &serde_json::Value) -> Option<NodeRun> {
         self.next_id += 1;
         let id = self.next_id;
-        let request = serde_json::json!({ "id": id, "request": payload });
-        writeln!(self.stdin, "{request}").ok()?;
+        // One write of the whole line: serde_json's byte writer, not `Display` (which formats
+        // the worker entry's text a piece at a time), and no copy of the payload.
+        #[derive(serde::Serialize)]
+        struct Request<'a> {
+            id: u64,
+            request: &'a serde_json::Value,
+        }
+        let mut line = serde_json::to_vec(&Request {
+            id,
+            request: payload,
+        })
+        .ok()?;
+        line.push(b'\n');
+        self.stdin.write_all(&line).ok()?;
         self.stdin.flush().ok()?;
         let mut line = String::new();
         if self.stdout.read_line(&mut line).ok()? == 0 {
