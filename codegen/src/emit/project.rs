@@ -26,6 +26,7 @@ use super::input::{
 use super::output::claim_output_reusing;
 use super::platform::{PlatformBinary, locate_platform_binaries};
 use super::reuse::EmitCache;
+use super::typegen::RouteTypes;
 use crate::apps::{AppProfile, AppSource, CompiledApp, compile_apps_reusing, human_size};
 use crate::bundle::{
     BundleError, BundleModule, BundleRequest, ScriptCache, Toolchain, WorkerEntry, WorkerMode,
@@ -188,25 +189,33 @@ fn build_checked(
         Ok(claim) => claim,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
+    // The route types render while the bundles are made (a rebuild mostly waits there).
+    let route_types = RouteTypes::of(&input);
+    let (bundled, route_types) = rayon::join(
+        || {
+            bundled(
+                options,
+                input,
+                &checked,
+                out,
+                host_binaries,
+                app_profile,
+                cache.map(|cache| &cache.scripts),
+            )
+        },
+        || route_types.render(),
+    );
     let Bundled {
         mut input,
         emit_options,
         diagnostics,
-    } = bundled(
-        options,
-        input,
-        &checked,
-        out,
-        host_binaries,
-        app_profile,
-        cache.map(|cache| &cache.scripts),
-    )?;
+    } = bundled?;
     let emitted = match emit_claimed_reusing(&mut input, &emit_options, &claim, emit_cache) {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
     // The route types are the project's own (for its bundler and editor), beside `src/`.
-    super::typegen::write_route_types(&options.root, &input)?;
+    super::typegen::write_rendered_route_types(&options.root, &route_types?)?;
     Ok(BuildReturn {
         emitted,
         input,

@@ -577,17 +577,25 @@ fn write_tree(
 ) -> Result<BTreeMap<String, FileStamp>, EmitError> {
     fs::create_dir_all(staging).map_err(EmitError::io("create", staging))?;
     Failpoint::StageWrite.hit()?;
-    let mut linked = BTreeMap::new();
-    for (path, file) in plan.files() {
-        if let Some(linkable) = linkable.as_deref_mut()
-            && let Some(stamp) = link_unchanged(linkable, path, file.mode, out, staging)
-        {
-            linked.insert(path.to_owned(), stamp);
-            continue;
-        }
-        write_file(staging, path, &file.contents, file.mode)?;
-    }
-    write_pieces(staging, manifest_path, manifest, super::plan::MODE_FILE)?;
+    // The manifest, the largest file, is written beside the others.
+    let (files, manifest) = rayon::join(
+        || -> Result<BTreeMap<String, FileStamp>, EmitError> {
+            let mut linked = BTreeMap::new();
+            for (path, file) in plan.files() {
+                if let Some(linkable) = linkable.as_deref_mut()
+                    && let Some(stamp) = link_unchanged(linkable, path, file.mode, out, staging)
+                {
+                    linked.insert(path.to_owned(), stamp);
+                    continue;
+                }
+                write_file(staging, path, &file.contents, file.mode)?;
+            }
+            Ok(linked)
+        },
+        || write_pieces(staging, manifest_path, manifest, super::plan::MODE_FILE),
+    );
+    let linked = files?;
+    manifest?;
     Ok(linked)
 }
 

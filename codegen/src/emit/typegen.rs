@@ -20,7 +20,7 @@ use super::input::EmitInput;
 pub const ROUTE_TYPES_PATH: &str = ".agent-bundle/routes.d.ts";
 const TEMPLATE: &str = include_str!("../../../templates/routes.d.ts.j2");
 
-#[derive(Serialize)]
+#[derive(Serialize, Debug)]
 struct TypedModule {
     /// JSON string literals, safe to paste into TypeScript.
     id: String,
@@ -41,50 +41,78 @@ fn literal(text: &str) -> String {
 
 /// The file's text for `input`.
 pub fn render_route_types(input: &EmitInput) -> Result<String, EmitError> {
-    let mut routes: Vec<TypedModule> = input
-        .routes
-        .iter()
-        .filter(|route| route.kind != RouteKind::App)
-        .map(|route| TypedModule {
-            id: literal(&route.id),
-            key: String::new(),
-            specifier: specifier(&route.source),
-            event: route.event.as_deref().map(literal),
-        })
-        .collect();
-    routes.sort_by(|a, b| a.id.cmp(&b.id));
-    let mut providers: Vec<TypedModule> = input
-        .providers
-        .iter()
-        .map(|provider| TypedModule {
-            id: String::new(),
-            key: literal(&provider.key),
-            specifier: specifier(&provider.source),
-            event: None,
-        })
-        .collect();
-    providers.sort_by(|a, b| a.key.cmp(&b.key));
-    let has_tools = input
-        .routes
-        .iter()
-        .any(|route| route.kind == RouteKind::Tool);
-    let mut environment = Environment::new();
-    environment.set_keep_trailing_newline(true);
-    let mut render = || -> Result<String, minijinja::Error> {
-        environment.add_template("routes.d.ts", TEMPLATE)?;
-        let text = environment.get_template("routes.d.ts")?.render(context! {
-            routes => routes,
-            providers => providers,
-            has_tools => has_tools,
-        })?;
-        Ok(format!("{}\n", text.trim_end()))
-    };
-    render().map_err(|error| EmitError::TypesTemplate(error.to_string()))
+    RouteTypes::of(input).render()
+}
+
+/// What the route types are rendered from, taken from an emit input (so that the rendering,
+/// the costly part, can run while the input is in use elsewhere).
+#[derive(Debug)]
+pub struct RouteTypes {
+    routes: Vec<TypedModule>,
+    providers: Vec<TypedModule>,
+    has_tools: bool,
+}
+
+impl RouteTypes {
+    pub fn of(input: &EmitInput) -> Self {
+        let mut routes: Vec<TypedModule> = input
+            .routes
+            .iter()
+            .filter(|route| route.kind != RouteKind::App)
+            .map(|route| TypedModule {
+                id: literal(&route.id),
+                key: String::new(),
+                specifier: specifier(&route.source),
+                event: route.event.as_deref().map(literal),
+            })
+            .collect();
+        routes.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut providers: Vec<TypedModule> = input
+            .providers
+            .iter()
+            .map(|provider| TypedModule {
+                id: String::new(),
+                key: literal(&provider.key),
+                specifier: specifier(&provider.source),
+                event: None,
+            })
+            .collect();
+        providers.sort_by(|a, b| a.key.cmp(&b.key));
+        let has_tools = input
+            .routes
+            .iter()
+            .any(|route| route.kind == RouteKind::Tool);
+        RouteTypes {
+            routes,
+            providers,
+            has_tools,
+        }
+    }
+
+    /// The text of `.agent-bundle/routes.d.ts`.
+    pub fn render(&self) -> Result<String, EmitError> {
+        let mut environment = Environment::new();
+        environment.set_keep_trailing_newline(true);
+        let mut render = || -> Result<String, minijinja::Error> {
+            environment.add_template("routes.d.ts", TEMPLATE)?;
+            let text = environment.get_template("routes.d.ts")?.render(context! {
+                routes => self.routes,
+                providers => self.providers,
+                has_tools => self.has_tools,
+            })?;
+            Ok(format!("{}\n", text.trim_end()))
+        };
+        render().map_err(|error| EmitError::TypesTemplate(error.to_string()))
+    }
 }
 
 /// Writes the file under `project_root` (a temporary sibling renamed over it); returns its path.
 pub fn write_route_types(project_root: &Path, input: &EmitInput) -> Result<PathBuf, EmitError> {
-    let text = render_route_types(input)?;
+    write_rendered_route_types(project_root, &render_route_types(input)?)
+}
+
+/// [`write_route_types`] of an already rendered `text`.
+pub fn write_rendered_route_types(project_root: &Path, text: &str) -> Result<PathBuf, EmitError> {
     let path = project_root.join(ROUTE_TYPES_PATH);
     let directory = path.parent().unwrap_or(project_root);
     std::fs::create_dir_all(directory).map_err(EmitError::io("create", directory))?;
