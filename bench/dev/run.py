@@ -12,7 +12,7 @@ route's extraction, its schema projections, the manifest and the worker bundle; 
 changes a file no bundle reads (a skill's text), for what abgen's own stages cost without
 esbuild.
 
-Usage: python3 bench/dev/run.py [--routes 1000] [--rounds 9] [--no-build] [--out FILE]
+Usage: python3 bench/dev/run.py [--routes 1000] [--rounds 25] [--no-build] [--out FILE]
 Writes bench/dev/results.md by default. Exits non-zero only when a command fails.
 """
 
@@ -94,7 +94,7 @@ class Dev:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--routes", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=25)
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "dev" / "results.md")
     args = parser.parse_args()
@@ -160,8 +160,9 @@ def write_results(args, first_wall, first_reported, series, reported):
         f"Command: `python3 bench/dev/run.py --routes {args.routes} --rounds {args.rounds}` at `{revision}`,",
         f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, load {load:.2f}.",
         f"Project: `gen-projects --routes {args.routes}` plus one skill; real esbuild bundling, release `abgen-host`.",
-        "Wall time from the file write to the `built` line `abgen dev` prints after the swap (the debounce of 20 ms",
-        "included); `abgen` is abgen's own figure, from the first change event it saw. Median (minimum).",
+        "Wall time from the file write to the `built` line `abgen dev` prints after the swap (the debounce",
+        "included: 2 ms after the file is closed); `abgen` is abgen's own figure, from the first change event it saw.",
+        "Median (minimum); the rounds alternate between the two changes.",
         "",
         "| change | wall | abgen's own |",
         "| --- | --- | --- |",
