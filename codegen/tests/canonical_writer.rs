@@ -58,7 +58,7 @@ fn the_manifest_and_every_json_document_are_the_bytes_of_the_value_based_writer(
             out_dir: temp.path().join("out"),
             host_binary: host.clone(),
             platforms: Vec::new(),
-            worker_bundle: b"// worker bundle stand-in\n".to_vec(),
+            worker_bundle: b"// worker bundle stand-in\n".to_vec().into(),
         };
         let all = ["claude", "codex", "cursor", "portable"]
             .map(String::from)

@@ -167,7 +167,7 @@ fn run(config: &Value, files: &[(&str, &str)]) -> Outcome {
                 out_dir: root.join("artifact"),
                 host_binary,
                 platforms: Vec::new(),
-                worker_bundle: Vec::new(),
+                worker_bundle: Vec::new().into(),
             };
             let mut input = input;
             bundle_entry_servers(

@@ -105,7 +105,7 @@ fn options(out: &Path, host_binary: &Path) -> EmitOptions {
         out_dir: out.to_owned(),
         host_binary: host_binary.to_owned(),
         platforms: Vec::new(),
-        worker_bundle: b"// worker\n".to_vec(),
+        worker_bundle: b"// worker\n".to_vec().into(),
     }
 }
 

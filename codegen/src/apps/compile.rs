@@ -257,7 +257,7 @@ fn run_app_script(
     if report.ok
         && let (Some(cache), Some(inputs)) = (cache, reported_inputs(&run.stderr))
     {
-        cache.keep(key, &run.stdout, project_root, &inputs);
+        cache.keep(key, run.stdout.into(), project_root, &inputs);
     }
     Ok(report)
 }

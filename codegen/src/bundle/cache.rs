@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
@@ -66,7 +66,7 @@ enum Prefetch {
 
 #[derive(Debug)]
 struct Kept {
-    stdout: Vec<u8>,
+    stdout: Arc<[u8]>,
     inputs: Vec<(PathBuf, Fingerprint)>,
 }
 
@@ -95,7 +95,7 @@ impl ScriptCache {
     }
 
     /// The kept standard output of the run `key`, when every file it read is unchanged.
-    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
+    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Arc<[u8]>> {
         let entries = self
             .entries
             .lock()
@@ -105,7 +105,7 @@ impl ScriptCache {
             .inputs
             .iter()
             .all(|(path, fingerprint)| fingerprint.still_holds(path));
-        unchanged.then(|| kept.stdout.clone())
+        unchanged.then(|| Arc::clone(&kept.stdout))
     }
 
     /// Keeps the standard output of a completed run `key`, which read `inputs` (relative to
@@ -113,7 +113,13 @@ impl ScriptCache {
     /// them to resolve imports, and its metafile does not name them.
     /// A project file that kept the settled stamp it had when the run before hashed it is not
     /// read again.
-    pub(crate) fn keep(&self, key: [u8; 32], stdout: &[u8], working_dir: &Path, inputs: &[String]) {
+    pub(crate) fn keep(
+        &self,
+        key: [u8; 32],
+        stdout: Arc<[u8]>,
+        working_dir: &Path,
+        inputs: &[String],
+    ) {
         let mut entries = lock(&self.entries);
         let before: HashMap<&Path, &Fingerprint> = entries
             .get(&key)
@@ -145,13 +151,7 @@ impl ScriptCache {
             })
             .collect();
         drop(before);
-        entries.insert(
-            key,
-            Kept {
-                stdout: stdout.to_vec(),
-                inputs,
-            },
-        );
+        entries.insert(key, Kept { stdout, inputs });
     }
 
     /// Remembers `run`, the render worker's request, for [`ScriptCache::prefetch_worker`].
@@ -310,7 +310,12 @@ mod tests {
         let cache = ScriptCache::default();
         let key = ScriptCache::key("script", &serde_json::json!({ "entry": "a" }));
         assert_eq!(cache.get(&key), None);
-        cache.keep(key, b"bundle", dir.path(), &["a.ts".to_owned()]);
+        cache.keep(
+            key,
+            Arc::from(&b"bundle"[..]),
+            dir.path(),
+            &["a.ts".to_owned()],
+        );
         assert_eq!(cache.get(&key).as_deref(), Some(&b"bundle"[..]));
         let other = ScriptCache::key("script", &serde_json::json!({ "entry": "b" }));
         assert_eq!(cache.get(&other), None, "another request is another run");
@@ -318,7 +323,7 @@ mod tests {
         assert_eq!(cache.get(&key), None, "a changed input");
         std::fs::remove_file(dir.path().join("a.ts")).unwrap();
         assert_eq!(cache.get(&key), None, "a deleted input");
-        cache.keep(key, b"bundle", dir.path(), &[]);
+        cache.keep(key, Arc::from(&b"bundle"[..]), dir.path(), &[]);
         assert_eq!(cache.get(&key).as_deref(), Some(&b"bundle"[..]));
         std::fs::write(dir.path().join("tsconfig.json"), "{}\n").unwrap();
         assert_eq!(

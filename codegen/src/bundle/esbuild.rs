@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::Arc;
 
 use super::cache::{ScriptCache, WorkerRun, reported_inputs};
 use super::entry::{WorkerEntry, render_worker_entry};
@@ -100,7 +101,7 @@ pub fn locate_toolchain() -> Result<Toolchain, BundleError> {
 
 /// Bundles the worker and returns the bytes of `runtime/worker.mjs`.
 pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
-    bundle_worker_reusing(request, None)
+    bundle_worker_reusing(request, None).map(|bundle| bundle.to_vec())
 }
 
 /// [`bundle_worker`], reusing `cache`'s bundle when neither the entry nor any file it read
@@ -108,7 +109,7 @@ pub fn bundle_worker(request: &BundleRequest) -> Result<Vec<u8>, BundleError> {
 pub fn bundle_worker_reusing(
     request: &BundleRequest,
     cache: Option<&ScriptCache>,
-) -> Result<Vec<u8>, BundleError> {
+) -> Result<Arc<[u8]>, BundleError> {
     let entry = render_worker_entry(&request.entry)?;
     run_esbuild(
         &request.project_root,
@@ -155,6 +156,7 @@ pub fn bundle_stdio_entry(
         ScriptKind::StdioEntry,
         cache,
     )
+    .map(|bundle| bundle.to_vec())
 }
 
 /// A plain script's own Node program (`scripts/<name>.mjs`): the module (its top level runs with
@@ -185,6 +187,7 @@ pub fn bundle_plain_script(
         ScriptKind::PlainScript,
         cache,
     )
+    .map(|bundle| bundle.to_vec())
 }
 
 /// What `templates/esbuild-worker.mjs` is asked to build.
@@ -202,7 +205,7 @@ fn run_esbuild(
     sourcefile: &str,
     kind: ScriptKind,
     cache: Option<&ScriptCache>,
-) -> Result<Vec<u8>, BundleError> {
+) -> Result<Arc<[u8]>, BundleError> {
     let toolchain = toolchain.resolved()?;
     let project_root = absolute(project_root);
     let (kind, mode) = match kind {
@@ -256,10 +259,12 @@ fn run_esbuild(
         };
         return Err(BundleError::from_script(what, &run.stderr, run.status));
     }
+    // Shared from here on: kept by the cache and planned into the artifact without a copy.
+    let bundle: Arc<[u8]> = run.stdout.into();
     if let (Some(cache), Some(inputs)) = (cache, reported_inputs(&run.stderr)) {
-        cache.keep(key, &run.stdout, &project_root, &inputs);
+        cache.keep(key, Arc::clone(&bundle), &project_root, &inputs);
     }
-    Ok(run.stdout)
+    Ok(bundle)
 }
 
 impl Toolchain {

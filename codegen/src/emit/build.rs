@@ -47,7 +47,7 @@ pub struct EmitOptions {
     /// behind the launcher [`platform_launcher`] at `bin/abgen-host`. Empty: one platform.
     pub platforms: Vec<PlatformBinary>,
     /// The bundled render worker (see `crate::bundle`).
-    pub worker_bundle: Vec<u8>,
+    pub worker_bundle: Arc<[u8]>,
 }
 
 /// A planned artifact: every file, and the manifest describing them.
@@ -204,7 +204,11 @@ fn plan_artifact_reusing(
         PLUGIN_BIN_LAUNCHER,
         MODE_EXECUTABLE,
     )?;
-    files.add(WORKER_BUNDLE_PATH, options.worker_bundle.clone(), MODE_FILE)?;
+    files.add_shared(
+        WORKER_BUNDLE_PATH,
+        Arc::clone(&options.worker_bundle),
+        MODE_FILE,
+    )?;
     let table = match cache {
         Some(cache) => files.file_table_from(&cache.digests(&files)),
         None => files.file_table(),

@@ -324,9 +324,9 @@ fn bundled(
     };
     let worker_bundle = match std::env::var_os(WORKER_BUNDLE_ENV).filter(|path| !path.is_empty()) {
         // A prebuilt bundle: benchmarks measure abgen without esbuild, offline builds reuse one.
-        Some(path) => {
-            std::fs::read(&path).map_err(EmitError::io("read the worker bundle at", path))?
-        }
+        Some(path) => std::fs::read(&path)
+            .map_err(EmitError::io("read the worker bundle at", path))?
+            .into(),
         None => bundle_worker_reusing(
             &BundleRequest {
                 project_root: input.project_root.clone(),
