@@ -432,7 +432,8 @@ function keptModule(request, module, stamp, { code, resolved }, found) {
   }
   // U+2028 and U+2029 end a line comment, which carries the table; escaped they are still JSON.
   const fragment = `${JSON.stringify(module.id)}:${JSON.stringify({ code, imports })}`.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
-  return { stamp, fragment, targets, packages, useClient };
+  // Kept as bytes: the worker is assembled from them with one copy, not as a string re-encoded.
+  return { stamp, fragment: Buffer.from(fragment, 'utf8'), targets, packages, useClient };
 }
 
 /**
@@ -572,11 +573,17 @@ async function modulesOf(request, esbuild, options, modules, started) {
   const checks = [...clientModules, ...packageClients, ...duplicateReacts(metafile)];
   if (checks.length > 0) fail(checks);
 
-  const table = `{"root":${JSON.stringify(request.absWorkingDir)},"entry":${JSON.stringify(request.sourcefile)},"modules":{${ids.map((id) => reached.get(id).fragment).join(',')}}}`;
+  const comma = Buffer.from(',');
+  const parts = [Buffer.from(`${modulesLoaderText(request.sourcefile)}\n${MODULES_MARKER}{"root":${JSON.stringify(request.absWorkingDir)},"entry":${JSON.stringify(request.sourcefile)},"modules":{`, 'utf8')];
+  ids.forEach((id, index) => {
+    if (index > 0) parts.push(comma);
+    parts.push(reached.get(id).fragment);
+  });
+  parts.push(Buffer.from('}}\n'));
   if (process.env.ABGEN_DEV_WORKER_TIMING) {
     appendFileSync(process.env.ABGEN_DEV_WORKER_TIMING, `${JSON.stringify({ modules: ids.length, compiled, ms: Math.round((performance.now() - started) * 100) / 100 })}\n`);
   }
-  return { text: `${modulesLoaderText(request.sourcefile)}\n${MODULES_MARKER}${table}\n`, inputs };
+  return { text: Buffer.concat(parts), inputs };
 }
 
 /** The name of the probe entry that imports every package file the modules resolved. */
@@ -693,7 +700,7 @@ async function serve() {
     } catch (error) {
       answer = { stdout: '', stderr: `${error?.stack ?? error}\n`, code: 1 };
     }
-    const stdout = Buffer.from(answer.stdout, 'utf8');
+    const stdout = Buffer.isBuffer(answer.stdout) ? answer.stdout : Buffer.from(answer.stdout, 'utf8');
     process.stdout.write(`${JSON.stringify({ id, stderr: answer.stderr, code: answer.code, stdoutBytes: stdout.length })}\n`);
     process.stdout.write(stdout);
   }
