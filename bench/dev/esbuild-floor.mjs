@@ -12,10 +12,11 @@
 // Usage: node bench/dev/esbuild-floor.mjs <project> [rounds] [variant...]
 // (the project of `gen-projects --routes 1000`; esbuild and the packages from the repository's
 // node_modules). Prints one JSON line per variant; restores the route it rewrote.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
+import { generatedEntry } from './generated-entry.mjs';
 
 const [project, roundsArg, ...variantArgs] = process.argv.slice(2);
 if (!project) throw new Error('usage: node bench/dev/esbuild-floor.mjs <project> [rounds] [variant...]');
@@ -25,26 +26,7 @@ const repository = new URL('../..', import.meta.url).pathname;
 const esbuild = createRequire(join(repository, 'node_modules/')).resolve('esbuild');
 const { context } = await import(esbuild);
 
-/** Every `.ts`/`.tsx` module under `dir`, project-relative. */
-function modules(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return modules(path);
-    return /\.tsx?$/.test(entry.name) ? [relative(project, path)] : [];
-  });
-}
-const sources = modules(join(project, 'src')).sort();
-const route = join(project, sources.find((path) => path.includes('/tools/')));
-const entry = [
-  "import { startWorker } from '@agent-bundle/runtime/worker';",
-  'startWorker({',
-  '  protocol: 7,',
-  "  artifact: 'bench',",
-  '  routes: {',
-  ...sources.map((path) => `    ${JSON.stringify(path)}: () => import(${JSON.stringify(`./${path}`)}),`),
-  '  },',
-  '});',
-].join('\n');
+const { entry, route } = generatedEntry(project);
 
 function options(variant) {
   const outdir = mkdtempSync(join(tmpdir(), 'abgen-esbuild-floor-'));

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 mod support;
 
-use support::{copy_project, curator_copy, repo, transcript};
+use support::{curator_copy, install_two_reacts, repo, transcript};
 
 struct Project {
     temp: tempfile::TempDir,
@@ -368,23 +368,7 @@ fn a_react_outside_the_pinned_version_is_an_error_naming_it() {
 fn two_copies_of_react_in_one_bundle_are_an_error_naming_both() {
     let project = Project::new();
     let modules = project.root.join("node_modules");
-    copy_project(&repo().join("node_modules/react"), &modules.join("react"));
-    let other = modules.join("shelf-widgets");
-    std::fs::create_dir_all(&other).unwrap();
-    std::fs::write(
-        other.join("package.json"),
-        r#"{"name":"shelf-widgets","version":"1.0.0","main":"index.js"}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        other.join("index.js"),
-        "const React = require('react');\nexports.reactVersion = React.version;\n",
-    )
-    .unwrap();
-    copy_project(
-        &repo().join("node_modules/react"),
-        &other.join("node_modules/react"),
-    );
+    install_two_reacts(&modules);
     project.edit(
         "src/mcp/library/tools/search_books.tsx",
         "export default defineTool(",

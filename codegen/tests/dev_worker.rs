@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 use abgen::apps::AppProfile;
 use abgen::bundle::WorkerMode;
 use abgen::emit::{BuildCache, BuildOptions, build_project_reusing};
-use support::{copy_project, curator_copy, host_binary, repo};
+use support::{curator_copy, host_binary, install_two_reacts};
 
 const TOOL: &str = "src/mcp/library/tools/show_shelf.tsx";
 
@@ -187,24 +187,7 @@ fn two_copies_of_react_fail_the_module_worker_naming_both() {
     let temp = tempfile::tempdir().unwrap();
     let project = curator_copy(temp.path());
     let modules = project.join("node_modules");
-    copy_project(&repo().join("node_modules/react"), &modules.join("react"));
-    // A package Node would load as it is, with a React of its own inside.
-    let other = modules.join("shelf-widgets");
-    std::fs::create_dir_all(&other).unwrap();
-    std::fs::write(
-        other.join("package.json"),
-        r#"{"name":"shelf-widgets","version":"1.0.0","main":"index.js"}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        other.join("index.js"),
-        "const React = require('react');\nexports.reactVersion = React.version;\n",
-    )
-    .unwrap();
-    copy_project(
-        &repo().join("node_modules/react"),
-        &other.join("node_modules/react"),
-    );
+    install_two_reacts(&modules);
     replace_in(
         &project.join("src/mcp/library/tools/search_books.tsx"),
         "export default defineTool(",

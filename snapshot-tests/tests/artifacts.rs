@@ -49,7 +49,7 @@ fn artifact_text(root: &Path, targets: Option<&[&str]>) -> String {
         out_dir: temp.join("out"),
         host_binary: host,
         platforms: Vec::new(),
-        worker_bundle: b"// worker bundle stand-in\n".to_vec(),
+        worker_bundle: b"// worker bundle stand-in\n".to_vec().into(),
     };
     let mut text = String::new();
     match plan_artifact(&input, &options) {

@@ -247,3 +247,26 @@ pub fn serve_mcp_http(
     std::thread::spawn(move || stderr.map_while(Result::ok).for_each(drop));
     (url, child)
 }
+
+/// Installs into `modules` (a project's `node_modules`) the repository's React and a package
+/// `shelf-widgets`, which Node loads as it is, with a React of its own inside: two copies of
+/// React for a project that imports `reactVersion` from it.
+pub fn install_two_reacts(modules: &Path) {
+    copy_project(&repo().join("node_modules/react"), &modules.join("react"));
+    let other = modules.join("shelf-widgets");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("package.json"),
+        r#"{"name":"shelf-widgets","version":"1.0.0","main":"index.js"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        other.join("index.js"),
+        "const React = require('react');\nexports.reactVersion = React.version;\n",
+    )
+    .unwrap();
+    copy_project(
+        &repo().join("node_modules/react"),
+        &other.join("node_modules/react"),
+    );
+}
