@@ -175,15 +175,21 @@ impl ScriptCache {
     /// its bundle made by the time it asks. The build's request takes it with
     /// [`ScriptCache::take_prefetched`] when it is the same request.
     pub(crate) fn prefetch_worker(&self, run: &WorkerRun) {
-        let answer = match self.get(&run.key) {
-            Some(_) => None,
-            None => self.served.run(run.script, &run.payload, &run.working_dir),
-        };
-        *lock(&self.prefetched) = match answer {
-            Some(answer) => Prefetch::Done(run.key, answer),
-            None => Prefetch::None,
-        };
-        self.prefetch_done.notify_all();
+        /// Ends the prefetch however the thread ends (a panic too), so a request waiting in
+        /// [`ScriptCache::take_prefetched`] is never left waiting.
+        struct Finish<'a>(&'a ScriptCache, Prefetch);
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                *lock(&self.0.prefetched) = std::mem::take(&mut self.1);
+                self.0.prefetch_done.notify_all();
+            }
+        }
+        let mut finish = Finish(self, Prefetch::None);
+        if self.get(&run.key).is_none()
+            && let Some(answer) = self.served.run(run.script, &run.payload, &run.working_dir)
+        {
+            finish.1 = Prefetch::Done(run.key, answer);
+        }
     }
 
     /// Forgets a prefetched answer the build did not take (it ended before asking, or asked
@@ -330,6 +336,28 @@ mod tests {
             cache.get(&key),
             None,
             "a tsconfig.json that decides resolution"
+        );
+    }
+
+    #[test]
+    fn a_prefetch_that_fails_leaves_no_request_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ScriptCache::default();
+        // The served bundler's Node process exits at once: no answer.
+        cache.remember_worker(WorkerRun {
+            key: [7; 32],
+            script: "process.exit(3);",
+            payload: serde_json::json!({ "entry": "" }),
+            working_dir: dir.path().to_owned(),
+        });
+        let claimed = cache.claim_prefetch().expect("a last request");
+        std::thread::scope(|scope| {
+            scope.spawn(|| cache.prefetch_worker(&claimed));
+            assert!(cache.take_prefetched(&[7; 32]).is_none());
+        });
+        assert!(
+            cache.take_prefetched(&[7; 32]).is_none(),
+            "nothing left running"
         );
     }
 
