@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 use abgen::apps::AppProfile;
 use abgen::bundle::WorkerMode;
 use abgen::emit::{BuildCache, BuildOptions, build_project_reusing};
-use support::{curator_copy, host_binary, install_two_reacts};
+use support::{add_client_widget, curator_copy, host_binary, install_two_reacts};
 
 const TOOL: &str = "src/mcp/library/tools/show_shelf.tsx";
 
@@ -158,16 +158,7 @@ fn failed_modules_build(temp: &Path, project: &Path) -> String {
 fn a_use_client_module_in_the_graph_fails_the_module_worker() {
     let temp = tempfile::tempdir().unwrap();
     let project = curator_copy(temp.path());
-    std::fs::write(
-        project.join("src/lib/star-button.tsx"),
-        "// A browser widget, marked for the client.\n'use client';\n\nexport function StarButton() {\n  return null;\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        project.join("src/lib/widgets.ts"),
-        "export { StarButton } from './star-button';\n",
-    )
-    .unwrap();
+    add_client_widget(&project);
     replace_in(
         &project.join("src/mcp/library/tools/shelve_book.tsx"),
         "import { z } from 'zod';",

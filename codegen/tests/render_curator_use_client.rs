@@ -7,23 +7,14 @@ use abgen::emit::{BuildOptions, build_project};
 
 mod support;
 
-use support::{copy_project, repo};
+use support::{add_client_widget, copy_project, repo};
 
 #[test]
 fn a_use_client_module_in_a_routes_graph_fails_the_build_naming_it() {
     let temp = tempfile::tempdir().unwrap();
     let project = temp.path().join("curator");
     copy_project(&repo().join("examples/curator"), &project);
-    std::fs::write(
-        project.join("src/lib/star-button.tsx"),
-        "// A browser widget, marked for the client.\n'use client';\n\nexport function StarButton() {\n  return null;\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        project.join("src/lib/widgets.ts"),
-        "export { StarButton } from './star-button';\n",
-    )
-    .unwrap();
+    add_client_widget(&project);
     let tool = project.join("src/mcp/library/tools/shelve_book.tsx");
     let source = std::fs::read_to_string(&tool).unwrap();
     std::fs::write(

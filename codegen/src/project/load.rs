@@ -140,10 +140,12 @@ enum Entry {
 type Loaded = (LoadedModule, Option<String>, Vec<Diagnostic>, Entry);
 
 fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>) -> Loaded {
-    let empty = Arc::new(ExtractedModule {
-        path: source.path.clone(),
-        ..ExtractedModule::default()
-    });
+    let empty = |source: &SourceModule| {
+        Arc::new(ExtractedModule {
+            path: source.path.clone(),
+            ..ExtractedModule::default()
+        })
+    };
     let stamp = kept.and_then(|_| reader.settled_stamp(&source.absolute));
     let previous = kept.and_then(|kept| kept.get(&source.path));
     if let Some(previous) = previous
@@ -160,36 +162,23 @@ fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>
     }
     match read_text(reader, &source.absolute, &source.path) {
         Ok(text) => {
-            if let Some(previous) = previous
-                && previous.kind == source.kind
-                && previous.text == text
-            {
-                let extracted = Arc::clone(&previous.module);
-                let diagnostics = previous.diagnostics.clone();
-                // The same text: the entry holds, under the stamp it was read with now.
-                let entry = Entry::Fresh(Box::new(CachedExtraction {
-                    kind: source.kind.clone(),
-                    stamp,
-                    text: previous.text.clone(),
-                    module: Arc::clone(&extracted),
-                    diagnostics: diagnostics.clone(),
-                }));
-                return (
-                    LoadedModule { source, extracted },
-                    Some(text),
-                    diagnostics,
-                    entry,
-                );
-            }
-            let extracted = extract_module(&source.path, &source.kind, &text);
-            let module = Arc::new(extracted.module);
+            let (module, diagnostics) = match previous {
+                // The same text: the extraction holds, under the stamp it was read with now.
+                Some(previous) if previous.kind == source.kind && previous.text == text => {
+                    (Arc::clone(&previous.module), previous.diagnostics.clone())
+                }
+                _ => {
+                    let extracted = extract_module(&source.path, &source.kind, &text);
+                    (Arc::new(extracted.module), extracted.diagnostics)
+                }
+            };
             let entry = match kept {
                 Some(_) => Entry::Fresh(Box::new(CachedExtraction {
                     kind: source.kind.clone(),
                     stamp,
                     text: text.clone(),
                     module: Arc::clone(&module),
-                    diagnostics: extracted.diagnostics.clone(),
+                    diagnostics: diagnostics.clone(),
                 })),
                 None => Entry::None,
             };
@@ -197,12 +186,12 @@ fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>
                 source,
                 extracted: module,
             };
-            (loaded, Some(text), extracted.diagnostics, entry)
+            (loaded, Some(text), diagnostics, entry)
         }
         Err(ReadFailure::Rejected(diagnostic)) => (
             LoadedModule {
+                extracted: empty(&source),
                 source,
-                extracted: empty,
             },
             None,
             vec![*diagnostic],
@@ -214,8 +203,8 @@ fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>
             let diagnostic = unreadable(&source.path, &error);
             (
                 LoadedModule {
+                    extracted: empty(&source),
                     source,
-                    extracted: empty,
                 },
                 None,
                 vec![diagnostic],

@@ -135,10 +135,7 @@ impl TranslationCache {
 }
 
 /// What `import` from a module resolves to in `set`: the module's path and text.
-fn resolved_import(
-    set: &ModuleSet<'_>,
-    (from, specifier): &(String, String),
-) -> Option<(String, String)> {
+fn resolved_import(set: &ModuleSet<'_>, (from, specifier): &Import) -> Option<(String, String)> {
     let path = set.resolve_import(from, specifier)?;
     let text = set.get(&path)?.text().to_owned();
     Some((path, text))

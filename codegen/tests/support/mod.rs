@@ -270,3 +270,19 @@ pub fn install_two_reacts(modules: &Path) {
         &other.join("node_modules/react"),
     );
 }
+
+/// Adds to a copy of the curator a `'use client'` component, `src/lib/star-button.tsx`, and a
+/// helper `src/lib/widgets.ts` that re-exports it (so a route importing the helper has the
+/// client module two imports away).
+pub fn add_client_widget(project: &Path) {
+    std::fs::write(
+        project.join("src/lib/star-button.tsx"),
+        "// A browser widget, marked for the client.\n'use client';\n\nexport function StarButton() {\n  return null;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("src/lib/widgets.ts"),
+        "export { StarButton } from './star-button';\n",
+    )
+    .unwrap();
+}
