@@ -112,8 +112,39 @@ pub fn project(schema: &Value, profile: Profile, input: bool) -> Result<Value, P
     if input {
         check_input_root(schema, profile)?;
     }
-    let mut projected = schema.clone();
-    loosen_tuples(&mut projected);
+    project_owned(schema.clone(), profile, input)
+}
+
+/// [`project`] of a schema the caller gives up: the projection is made in it, not in a copy.
+pub fn project_owned(
+    mut schema: Value,
+    profile: Profile,
+    input: bool,
+) -> Result<Value, ProfileProblem> {
+    if input {
+        check_input_root(&schema, profile)?;
+    }
+    loosen_tuples(&mut schema);
+    Ok(finish_projection(schema, profile))
+}
+
+/// [`project`] of the schema whose canonical form (its projection for [`Profile::Canonical`])
+/// is `canonical`, made from that form: every profile loosens tuples first and the canonical
+/// form has, so this is the rest of `profile`'s projection. Lets a caller project a schema for
+/// its canonical form without a copy, and for the other profiles from that form.
+pub fn project_canonical_form(
+    canonical: &Value,
+    profile: Profile,
+    input: bool,
+) -> Result<Value, ProfileProblem> {
+    if input {
+        check_input_root(canonical, profile)?;
+    }
+    Ok(finish_projection(canonical.clone(), profile))
+}
+
+/// The steps of a projection after tuples are loosened.
+fn finish_projection(mut projected: Value, profile: Profile) -> Value {
     match profile {
         Profile::Canonical | Profile::Claude => {}
         Profile::Draft07Lax => drop_formats(&mut projected),
@@ -126,7 +157,7 @@ pub fn project(schema: &Value, profile: Profile, input: bool) -> Result<Value, P
     if let Value::Object(root) = &mut projected {
         root.insert("$schema".to_owned(), json!(profile.draft()));
     }
-    Ok(projected)
+    projected
 }
 
 /// Whether `profile`'s form of a schema differs from the schema's canonical form `canonical`
@@ -292,7 +323,7 @@ fn split_type_lists(schema: &mut Value) {
 mod tests {
     use serde_json::json;
 
-    use super::{Profile, differs_from_canonical, project};
+    use super::{Profile, differs_from_canonical, project, project_canonical_form, project_owned};
 
     #[test]
     fn no_profile_writes_items_false() {
@@ -338,6 +369,37 @@ mod tests {
                     "{} of {schema}",
                     profile.name()
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn every_projection_made_from_the_canonical_form_is_the_projection() {
+        let schemas = [
+            json!({"$schema": super::DRAFT_2020_12, "type": "object", "properties": {"pair": {"type": "array", "prefixItems": [{"type": "object"}, {"type": ["string", "null"], "format": "uri"}], "items": false}}}),
+            json!({"type": "object", "properties": {"rest": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "object"}, "minItems": 1}}}),
+            json!({"type": "array", "prefixItems": [], "items": false, "maxItems": 0}),
+            json!({"anyOf": [{"type": "object"}, {"type": "null"}]}),
+        ];
+        for schema in &schemas {
+            let canonical = project_owned(schema.clone(), Profile::Canonical, false).unwrap();
+            assert_eq!(
+                canonical,
+                project(schema, Profile::Canonical, false).unwrap()
+            );
+            for profile in Profile::ALL {
+                for input in [false, true] {
+                    let direct = project(schema, profile, input);
+                    let from_canonical = project_canonical_form(&canonical, profile, input);
+                    // Compared as text: members in the same order too.
+                    assert_eq!(
+                        direct.as_ref().ok().map(ToString::to_string),
+                        from_canonical.as_ref().ok().map(ToString::to_string),
+                        "{} of {schema}",
+                        profile.name()
+                    );
+                    assert_eq!(direct.is_err(), from_canonical.is_err());
+                }
             }
         }
     }

@@ -20,7 +20,7 @@ use super::hosts::check_route_profiles;
 use super::ir::{Io, Kind, Schema};
 use super::modules::{ModuleRef, ModuleSet};
 use super::print::print_2020_12;
-use super::profile::{Profile, differs_from_canonical, project};
+use super::profile::{Profile, differs_from_canonical, project_canonical_form, project_owned};
 use super::shape::{printable, prints_object_root};
 use super::translate::{Fallback, Translator};
 use crate::diagnostics::{Code, Diagnostic, Location};
@@ -325,8 +325,9 @@ impl RouteSchemas {
             RouteSchema::Static(schema) => schema.json().map(|json_schema| {
                 let mut forms = SharedForms::default();
                 // The canonical form a client with no host profile gets: the printed schema
-                // through the canonical projection (tuples without `items: false`).
-                let canonical = project(&json_schema, Profile::Canonical, false)
+                // through the canonical projection (tuples without `items: false`), made in
+                // the printed schema itself; the host profiles' forms are made from it.
+                let canonical = project_owned(json_schema, Profile::Canonical, false)
                     .ok()
                     .map(|form| forms.share(form));
                 let profiles = targets
@@ -340,7 +341,9 @@ impl RouteSchemas {
                         {
                             return None;
                         }
-                        let projected = forms.share(project(&json_schema, profile, input).ok()?);
+                        let projected = forms.share(
+                            project_canonical_form(canonical.as_deref()?, profile, input).ok()?,
+                        );
                         if canonical
                             .as_ref()
                             .is_some_and(|canonical| Arc::ptr_eq(canonical, &projected))
