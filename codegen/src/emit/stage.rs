@@ -113,27 +113,38 @@ fn stage_and_swap(
     let staging = sibling(out, &format!("{STAGING_TAG}{pid}"));
     let aside = sibling(out, &format!("{ASIDE_TAG}{pid}"));
     remove_if_present(&staging)?;
-    let written = write_tree(
-        plan,
-        manifest_path,
-        manifest,
-        &staging,
-        out,
-        linkable.as_mut(),
-    )
-    .and_then(|linked| verify_tree(plan, manifest_path, &staging, &linked, manifest_check))
-    // Files may have been put into the output while the artifact was bundled and staged:
-    // it is judged again just before it is replaced.
-    .and_then(|()| {
-        check_owned(
-            out,
-            linkable
-                .as_ref()
-                .and_then(|linkable| linkable.in_place.as_ref()),
-            claim.table(),
-        )
-        .map(|_| ())
-    });
+    // A manifest checked in parts is checked in the very text being staged, not in the file:
+    // the check runs while the tree is written.
+    let (written, parts_checked) = rayon::join(
+        || {
+            write_tree(
+                plan,
+                manifest_path,
+                manifest,
+                &staging,
+                out,
+                linkable.as_mut(),
+            )
+        },
+        || manifest_check.map(|check| check_manifest_parts(manifest_path, check)),
+    );
+    let written = written
+        .and_then(|linked| {
+            let manifest_checked = parts_checked.transpose()?.is_some();
+            verify_tree(plan, manifest_path, &staging, &linked, manifest_checked)
+        })
+        // Files may have been put into the output while the artifact was bundled and staged:
+        // it is judged again just before it is replaced.
+        .and_then(|()| {
+            check_owned(
+                out,
+                linkable
+                    .as_ref()
+                    .and_then(|linkable| linkable.in_place.as_ref()),
+                claim.table(),
+            )
+            .map(|_| ())
+        });
     if let Err(error) = written {
         let _ = fs::remove_dir_all(&staging);
         return Err(error);
@@ -283,13 +294,14 @@ pub(super) fn remove_artifact(dir: &Path) -> Result<(), EmitError> {
 /// The staged tree holds exactly the planned files and the manifest, as regular files with the
 /// planned bytes: nothing else, no symlink, nothing outside.
 /// A file linked from the output (in `linked`, with the stamp it had there) is verified by being
-/// that same file, unchanged, rather than by reading it back.
+/// that same file, unchanged, rather than by reading it back. `manifest_checked`: the manifest
+/// passed [`check_manifest_parts`], so its file is not read back for its schema.
 fn verify_tree(
     plan: &FilePlan,
     manifest_path: &str,
     staging: &Path,
     linked: &BTreeMap<String, FileStamp>,
-    manifest_check: Option<&ManifestCheck<'_>>,
+    manifest_checked: bool,
 ) -> Result<(), EmitError> {
     let mut found = Vec::new();
     let mut pending = vec![staging.to_owned()];
@@ -329,39 +341,28 @@ fn verify_tree(
             found.len()
         )));
     }
-    verify_documents(plan, manifest_path, staging, manifest_check)
+    verify_documents(plan, manifest_path, staging, manifest_checked)
 }
 
-/// Every JSON document parses, and the hook client can read the staged manifest (its hook view
-/// skips the schemas, as it does inside a host's deadline), and the manifest passes its schema.
-///
-/// A manifest with its `manifest_check` is checked in parts: the manifest without its routes,
-/// then each route whose fragment is new (every route, but for a rebuild) against
-/// `#/$defs/route`. That is the whole check's verdict because the schema judges each route
-/// alone: `routes` is `{"type": "array", "items": {"$ref": "#/$defs/route"}}`, and no keyword
-/// anywhere looks across items or through a dynamic reference (`uniqueItems`, `contains`,
-/// `unevaluatedItems`, `$dynamicRef`; `manifest_schema_judges_each_route_alone` keeps it so),
-/// while every kept fragment is the text of a route equal to one that passed in a manifest
-/// verified before. The hook client's read is checked the same way: the manifest without its
-/// routes read as its hook view, and each new route as a hook route. JSON composes: an array of
-/// values that each parse is a value, and the staged bytes are those pieces
-/// (`canonical_json_tests` holds the pieces equal to the whole document), so that is the
-/// verdict of reading the staged file whole, which a build without a check still does.
+/// Every JSON document of the plan parses, and, unless `manifest_checked` says
+/// [`check_manifest_parts`] passed, the hook client can read the staged manifest (its hook view
+/// skips the schemas, as it does inside a host's deadline) and the manifest read back passes
+/// its schema.
 fn verify_documents(
     plan: &FilePlan,
     manifest_path: &str,
     staging: &Path,
-    manifest_check: Option<&ManifestCheck<'_>>,
+    manifest_checked: bool,
 ) -> Result<(), EmitError> {
     for (path, file) in plan.files().filter(|(path, _)| path.ends_with(".json")) {
         if serde_json::from_slice::<serde::de::IgnoredAny>(&file.contents).is_err() {
             return Err(EmitError::StagedTreeMismatch(format!("{path} is not JSON")));
         }
     }
-    let manifest_file = staging.join(manifest_path);
-    if manifest_check.is_some() {
-        return check_manifest_schema(manifest_path, &manifest_file, manifest_check);
+    if manifest_checked {
+        return Ok(());
     }
+    let manifest_file = staging.join(manifest_path);
     // The hook client's read of the staged file and the schema check are independent: each
     // reads the whole manifest once, so they run side by side.
     let (read, checked) = rayon::join(
@@ -372,66 +373,83 @@ fn verify_documents(
                 ))
             })
         },
-        || check_manifest_schema(manifest_path, &manifest_file, manifest_check),
+        || check_manifest_file(manifest_path, &manifest_file),
     );
     read.and(checked)
 }
 
-/// The staged manifest passes its schema: checked in parts with `manifest_check`, else read
-/// back and checked whole.
-fn check_manifest_schema(
+fn manifest_schema_broken(
     manifest_path: &str,
-    manifest_file: &Path,
-    manifest_check: Option<&ManifestCheck<'_>>,
-) -> Result<(), EmitError> {
-    let broken = |error: jsonschema::ValidationError<'_>, at: &str| {
-        EmitError::StagedTreeMismatch(format!(
-            "{manifest_path} breaks schemas/abgen-manifest.schema.json at `{at}{}`: {error}",
-            error.instance_path()
-        ))
-    };
-    let unreadable = |error: &dyn std::fmt::Display| {
-        EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
-    };
-    if let Some(check) = manifest_check {
-        if let Some(error) = manifest_validator()
-            .iter_errors(check.without_routes)
-            .next()
-        {
-            return Err(broken(error, ""));
-        }
-        let view = HookView::deserialize(check.without_routes).map_err(|e| unreadable(&e))?;
-        if view.manifest_version != MANIFEST_VERSION {
-            return Err(unreadable(&format!(
-                "manifestVersion {} is not {MANIFEST_VERSION}",
-                view.manifest_version
-            )));
-        }
-        // Each route is parsed from the text written for it, checked and dropped, in parallel.
-        return check
-            .new_routes
-            .par_iter()
-            .map(|(index, text)| {
-                let route = route_for_schema_check(text).map_err(|_| {
-                    EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON"))
-                })?;
-                if let Some(error) = route_validator().iter_errors(&route).next() {
-                    return Err(broken(error, &format!("/routes/{index}")));
-                }
-                // What the hook client reads of a route: its id and config (no schema form).
-                HookRoute::deserialize(&route).map_err(|e| unreadable(&e))?;
-                Ok(())
-            })
-            .collect();
-    }
+    error: &jsonschema::ValidationError<'_>,
+    at: &str,
+) -> EmitError {
+    EmitError::StagedTreeMismatch(format!(
+        "{manifest_path} breaks schemas/abgen-manifest.schema.json at `{at}{}`: {error}",
+        error.instance_path()
+    ))
+}
+
+/// The staged manifest, read back whole, passes its schema.
+fn check_manifest_file(manifest_path: &str, manifest_file: &Path) -> Result<(), EmitError> {
     let manifest: serde_json::Value = fs::read(manifest_file)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or_else(|| EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON")))?;
     if let Some(error) = manifest_validator().iter_errors(&manifest).next() {
-        return Err(broken(error, ""));
+        return Err(manifest_schema_broken(manifest_path, &error, ""));
     }
     Ok(())
+}
+
+/// The manifest being staged, checked in parts with `check`, as the hook client reads it and
+/// against its schema: the manifest without its routes, then each route whose fragment is new
+/// (every route, but for a rebuild) against `#/$defs/route`. That is the whole check's verdict
+/// because the schema judges each route alone: `routes` is `{"type": "array", "items":
+/// {"$ref": "#/$defs/route"}}`, and no keyword anywhere looks across items or through a dynamic
+/// reference (`uniqueItems`, `contains`, `unevaluatedItems`, `$dynamicRef`;
+/// `manifest_schema_judges_each_route_alone` keeps it so), while every kept fragment is the
+/// text of a route equal to one that passed in a manifest verified before. The hook client's
+/// read is checked the same way: the manifest without its routes read as its hook view, and
+/// each new route as a hook route. JSON composes: an array of values that each parse is a
+/// value, and the staged bytes are those pieces (`canonical_json_tests` holds the pieces equal
+/// to the whole document), so that is the verdict of reading the staged file whole, which a
+/// build without a check still does.
+fn check_manifest_parts(manifest_path: &str, check: &ManifestCheck<'_>) -> Result<(), EmitError> {
+    let broken = |error: jsonschema::ValidationError<'_>, at: &str| {
+        manifest_schema_broken(manifest_path, &error, at)
+    };
+    let unreadable = |error: &dyn std::fmt::Display| {
+        EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
+    };
+    if let Some(error) = manifest_validator()
+        .iter_errors(check.without_routes)
+        .next()
+    {
+        return Err(broken(error, ""));
+    }
+    let view = HookView::deserialize(check.without_routes).map_err(|e| unreadable(&e))?;
+    if view.manifest_version != MANIFEST_VERSION {
+        return Err(unreadable(&format!(
+            "manifestVersion {} is not {MANIFEST_VERSION}",
+            view.manifest_version
+        )));
+    }
+    // Each route is parsed from the text written for it, checked and dropped, in parallel.
+    check
+        .new_routes
+        .par_iter()
+        .map(|(index, text)| {
+            let route = route_for_schema_check(text).map_err(|_| {
+                EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON"))
+            })?;
+            if let Some(error) = route_validator().iter_errors(&route).next() {
+                return Err(broken(error, &format!("/routes/{index}")));
+            }
+            // What the hook client reads of a route: its id and config (no schema form).
+            HookRoute::deserialize(&route).map_err(|e| unreadable(&e))?;
+            Ok(())
+        })
+        .collect()
 }
 
 /// A route's text read for its schema check: as `serde_json::from_str` reads it, except that

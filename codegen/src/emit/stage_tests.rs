@@ -225,7 +225,10 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
         new_routes: vec![(7, r#"{ "id": 3 }"#)],
     };
     let plan = FilePlan::default();
-    let verify = |check| super::verify_documents(&plan, "abgen.manifest.json", temp.path(), check);
+    let verify = |check: Option<&crate::emit::reuse::ManifestCheck<'_>>| match check {
+        Some(check) => super::check_manifest_parts("abgen.manifest.json", check),
+        None => super::verify_documents(&plan, "abgen.manifest.json", temp.path(), false),
+    };
     let error = verify(Some(&check)).unwrap_err();
     assert!(
         error
