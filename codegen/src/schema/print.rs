@@ -26,6 +26,7 @@ pub struct Unrepresentable {
 pub fn print_2020_12(schema: &Schema, io: Io) -> Result<Value, Unrepresentable> {
     let mut printed = print_node(schema, io)?;
     printed.insert("$schema".to_owned(), json!(DRAFT_2020_12));
+    printed.sort_keys();
     Ok(Value::Object(printed))
 }
 
@@ -111,6 +112,9 @@ fn print_node_here(schema: &Schema, io: Io) -> Result<Map<String, Value>, Unrepr
     for (key, value) in schema.meta.iter() {
         out.insert(key.clone(), value.clone());
     }
+    // Keywords in key order, the order the canonical writer puts them in: a form written as it
+    // comes, not reordered (a schema's `properties` keep theirs: they are another map).
+    out.sort_keys();
     Ok(out)
 }
 
