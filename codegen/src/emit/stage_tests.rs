@@ -130,7 +130,7 @@ fn a_staged_tree_that_fails_verification_changes_nothing() {
 }
 
 /// What lets a manifest written from kept route fragments be checked in parts (see
-/// `verify_documents`): `routes` judges each item alone against `#/$defs/route`, and no keyword
+/// `check_manifest_parts`): `routes` judges each item alone against `#/$defs/route`, and no keyword
 /// of the schema looks across the items of an array or through a dynamic reference.
 #[test]
 fn manifest_schema_judges_each_route_alone() {
