@@ -24,3 +24,4 @@ pub mod schema;
 pub mod simulate;
 pub mod stack;
 pub mod stamp;
+pub mod sync;

@@ -50,20 +50,14 @@ impl FileStamp {
     /// Whether the file's last change lies [`SETTLE`] before `taken`, the moment just before
     /// this stamp was read: then any later write gets a later change time.
     pub fn settled(&self, taken: SystemTime) -> bool {
-        let taken_ns = taken
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |since| since.as_nanos() as i128);
-        self.changed_ns + (SETTLE.as_nanos() as i128) < taken_ns
+        self.changed_ns + (SETTLE.as_nanos() as i128) < nanos_since_epoch(taken)
     }
 
     /// Whether the file's last change lies after `moment` (less the kernel's timestamp tick,
     /// since it stamps with a coarser clock than [`SystemTime::now`]).
     pub fn changed_since(&self, moment: SystemTime) -> bool {
         const TICK_NS: i128 = 20_000_000;
-        let moment_ns = moment
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |since| since.as_nanos() as i128);
-        self.changed_ns >= moment_ns - TICK_NS
+        self.changed_ns >= nanos_since_epoch(moment) - TICK_NS
     }
 
     #[cfg(unix)]
@@ -91,6 +85,13 @@ impl FileStamp {
         (self.device, self.inode, self.len, self.modified_ns)
             == (other.device, other.inode, other.len, other.modified_ns)
     }
+}
+
+/// `moment` in nanoseconds since the Unix epoch, as a stamp holds its times (0 before it).
+fn nanos_since_epoch(moment: SystemTime) -> i128 {
+    moment
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as i128)
 }
 
 #[cfg(test)]

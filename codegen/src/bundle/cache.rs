@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 use super::esbuild::NodeRun;
 use super::served::ServedBundler;
 use crate::stamp::FileStamp;
+use crate::sync::lock;
 
 /// The marker of the line a bundling script writes last on standard error: the JSON list of the
 /// files its bundler read (esbuild's metafile inputs, relative to the working directory).
@@ -96,10 +97,7 @@ impl ScriptCache {
 
     /// The kept standard output of the run `key`, when every file it read is unchanged.
     pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Arc<[u8]>> {
-        let entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let entries = lock(&self.entries);
         let kept = entries.get(key)?;
         let unchanged = kept
             .inputs
@@ -140,11 +138,7 @@ impl ScriptCache {
             .into_par_iter()
             .map(|path| {
                 let fingerprint = match before.get(path.as_path()) {
-                    Some(
-                        kept @ Fingerprint::Bytes {
-                            stamp: Some(stamp), ..
-                        },
-                    ) if FileStamp::of(&path) == Some(*stamp) => (*kept).clone(),
+                    Some(kept) if kept.holds_by_stamp(&path) => (*kept).clone(),
                     _ => fingerprint_of(&path),
                 };
                 (path, fingerprint)
@@ -233,10 +227,6 @@ impl ScriptCache {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
-}
-
 /// The files a script's standard error names on its last [`INPUTS_MARKER`] line, if any: the
 /// bundler's inputs that are files (not `<stdin>` or a namespaced virtual module).
 pub(crate) fn reported_inputs(stderr: &str) -> Option<Vec<String>> {
@@ -266,11 +256,7 @@ impl Fingerprint {
     /// Whether the file at `path` still has this fingerprint: a project file with its recorded
     /// settled stamp is not read again.
     fn still_holds(&self, path: &Path) -> bool {
-        if let Fingerprint::Bytes {
-            stamp: Some(stamp), ..
-        } = self
-            && FileStamp::of(path) == Some(*stamp)
-        {
+        if self.holds_by_stamp(path) {
             return true;
         }
         match (self, fingerprint_of(path)) {
@@ -279,6 +265,15 @@ impl Fingerprint {
             }
             (kept, now) => *kept == now,
         }
+    }
+
+    /// Whether this is a project file's fingerprint whose settled stamp the file at `path`
+    /// still has: its bytes are the ones hashed, without reading them.
+    fn holds_by_stamp(&self, path: &Path) -> bool {
+        matches!(
+            self,
+            Fingerprint::Bytes { stamp: Some(stamp), .. } if FileStamp::of(path) == Some(*stamp)
+        )
     }
 }
 

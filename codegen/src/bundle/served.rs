@@ -61,9 +61,7 @@ struct Answer {
 
 impl ServedBundler {
     fn served(&self) -> MutexGuard<'_, Option<Served>> {
-        self.served
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        crate::sync::lock(&self.served)
     }
 
     /// The served process's id, while one runs.

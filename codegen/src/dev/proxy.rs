@@ -138,9 +138,7 @@ struct Epoch {
 
 impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        crate::sync::lock(&self.state)
     }
 
     /// The epoch for a new request, or the coded reason there is none.
@@ -432,7 +430,7 @@ impl Proxy {
         let upstream_token = handle.progress_token.clone();
         let id = handle.id.clone();
         if let Some(host_token) = context.meta.get_progress_token() {
-            lock_map(&epoch.progress).insert(upstream_token.clone(), host_token);
+            crate::sync::lock(&epoch.progress).insert(upstream_token.clone(), host_token);
         }
         let answer = tokio::select! {
             answer = handle.await_response() => answer,
@@ -446,7 +444,7 @@ impl Proxy {
                 Err(ServiceError::Cancelled { reason: None })
             }
         };
-        lock_map(&epoch.progress).remove(&upstream_token);
+        crate::sync::lock(&epoch.progress).remove(&upstream_token);
         answer.map_err(|error| closed(&epoch, &error))
     }
 }
@@ -491,7 +489,7 @@ impl Service<RoleClient> for Upstream {
         let notification = match notification {
             ServerNotification::ProgressNotification(mut progress) => {
                 // Progress of a request the host asked progress for, under the host's token.
-                let host_token = lock_map(&self.progress)
+                let host_token = crate::sync::lock(&self.progress)
                     .get(&progress.params.progress_token)
                     .cloned();
                 let Some(host_token) = host_token else {
@@ -551,10 +549,6 @@ fn listing(info: &InitializeResult) -> InitializeResult {
         prompts.list_changed = Some(true);
     }
     info
-}
-
-fn lock_map<K, V>(map: &Mutex<HashMap<K, V>>) -> std::sync::MutexGuard<'_, HashMap<K, V>> {
-    map.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
 /// A forwarded request that ended without an answer of its epoch's: an MCP error the epoch sent

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use abgen_runtime::manifest::{
     RouteKind as ManifestRouteKind, RouteSchemas as ManifestRouteSchemas,
@@ -39,6 +39,7 @@ use crate::graph::{RouteGraph, RouteKind, ServerModeState};
 use crate::project::config::Author;
 use crate::project::{FsReader, LoadedModule, ProjectConfig};
 use crate::schema::RouteSchemas;
+use crate::sync::lock;
 
 /// The environment variable naming a prebuilt worker bundle to ship instead of bundling one.
 pub const WORKER_BUNDLE_ENV: &str = "ABGEN_WORKER_BUNDLE";
@@ -556,10 +557,13 @@ struct KeptProjection {
     projected: ManifestRouteSchemas,
 }
 
-/// Whether two translations are equal: the same one, kept by the check's translation cache, or
-/// equal trees.
-fn same_schemas(a: &Arc<RouteSchemas>, b: &Arc<RouteSchemas>) -> bool {
-    Arc::ptr_eq(a, b) || a == b
+impl KeptProjection {
+    /// Whether these projections are those of `schemas` for `targets`: the same translation
+    /// (the one the check's translation cache kept, or an equal tree) and the same targets.
+    fn holds_for(&self, targets: &[&str], schemas: &Arc<RouteSchemas>) -> bool {
+        self.targets == targets
+            && (Arc::ptr_eq(&self.schemas, schemas) || *self.schemas == **schemas)
+    }
 }
 
 /// [`checked_emit_input`], taking from `cache` the projections of every route whose translated
@@ -578,7 +582,7 @@ fn checked_emit_input_reusing(
         .unwrap_or_default();
     let unchanged = |id: &str, schemas: &Arc<RouteSchemas>| {
         kept.get(id)
-            .filter(|kept| kept.targets == targets && same_schemas(&kept.schemas, schemas))
+            .filter(|kept| kept.holds_for(&targets, schemas))
     };
     // One projection per host profile of every schema: the build's largest step, in parallel.
     input.schemas = checked
@@ -596,11 +600,7 @@ fn checked_emit_input_reusing(
         let mut next = HashMap::with_capacity(checked.schemas.len());
         for (id, schemas) in &checked.schemas {
             let entry = match kept.remove(id) {
-                Some(entry)
-                    if entry.targets == targets && same_schemas(&entry.schemas, schemas) =>
-                {
-                    entry
-                }
+                Some(entry) if entry.holds_for(&targets, schemas) => entry,
                 _ => KeptProjection {
                     targets: targets.iter().map(|target| (*target).to_owned()).collect(),
                     schemas: Arc::clone(schemas),
@@ -940,8 +940,4 @@ pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
             })
             .collect(),
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }

@@ -112,9 +112,7 @@ pub struct EmitCache {
 
 impl EmitCache {
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        crate::sync::lock(&self.state)
     }
 
     /// Records the directory holding the artifact a swap replaced, removed by

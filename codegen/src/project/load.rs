@@ -57,9 +57,7 @@ struct CachedExtraction {
 
 impl ExtractionCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.entries)
     }
 
     /// How many files' extractions are kept.
@@ -140,11 +138,14 @@ enum Entry {
 type Loaded = (LoadedModule, Option<String>, Vec<Diagnostic>, Entry);
 
 fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>) -> Loaded {
-    let empty = |source: &SourceModule| {
-        Arc::new(ExtractedModule {
+    // A file that could not be read: an empty extraction, and the diagnostic that says why.
+    let unread = |source: SourceModule, diagnostic: Diagnostic| {
+        let extracted = Arc::new(ExtractedModule {
             path: source.path.clone(),
             ..ExtractedModule::default()
-        })
+        });
+        let loaded = LoadedModule { source, extracted };
+        (loaded, None, vec![diagnostic], Entry::None)
     };
     let stamp = kept.and_then(|_| reader.settled_stamp(&source.absolute));
     let previous = kept.and_then(|kept| kept.get(&source.path));
@@ -188,28 +189,12 @@ fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>
             };
             (loaded, Some(text), diagnostics, entry)
         }
-        Err(ReadFailure::Rejected(diagnostic)) => (
-            LoadedModule {
-                extracted: empty(&source),
-                source,
-            },
-            None,
-            vec![*diagnostic],
-            Entry::None,
-        ),
+        Err(ReadFailure::Rejected(diagnostic)) => unread(source, *diagnostic),
         // Discovered a moment ago and gone now: report it like any other unreadable file.
         Err(ReadFailure::Missing) => {
             let error = std::io::Error::from(std::io::ErrorKind::NotFound);
             let diagnostic = unreadable(&source.path, &error);
-            (
-                LoadedModule {
-                    extracted: empty(&source),
-                    source,
-                },
-                None,
-                vec![diagnostic],
-                Entry::None,
-            )
+            unread(source, diagnostic)
         }
     }
 }

@@ -8,10 +8,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use crate::extract::{Expr, ExprId, ExtractedModule, extract_module};
 use crate::project::{LoadedModule, ModuleKind, ReadFailure, SourceReader, read_text};
+use crate::sync::lock;
 
 /// One module with the text it was extracted from (for diagnostic locations).
 #[derive(Debug)]
@@ -94,7 +95,7 @@ impl<'a> ModuleSet<'a> {
         }
         // The lock is held while a module is read, so that two routes importing it at once
         // still parse it once.
-        let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut loaded = lock(&self.loaded);
         if let Some(known) = loaded.get(path) {
             return known.clone().map(ModuleRef::Loaded);
         }
@@ -120,9 +121,7 @@ impl<'a> ModuleSet<'a> {
     /// The text of every module read on demand, by project-relative path, so that diagnostics
     /// pointing into them render with their source.
     pub fn loaded_texts(&self) -> Vec<(String, String)> {
-        self.loaded
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.loaded)
             .iter()
             .filter_map(|(path, source)| Some((path.clone(), source.as_ref()?.text.clone())))
             .collect()

@@ -128,9 +128,7 @@ type Translated = (
 
 impl TranslationCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, KeptTranslation>> {
-        self.kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.kept)
     }
 }
 
