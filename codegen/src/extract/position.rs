@@ -17,8 +17,11 @@ pub struct Positions<'s> {
 
 impl<'s> Positions<'s> {
     pub fn new(path: &'s str, source: &'s str) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|at| at as u32 + 1));
+        let newlines = memchr::memchr_iter(b'\n', source.as_bytes());
+        // Counting first (a vector scan) sizes the table once instead of growing it line by line.
+        let mut line_starts = Vec::with_capacity(newlines.clone().count() + 1);
+        line_starts.push(0);
+        line_starts.extend(newlines.map(|at| at as u32 + 1));
         Self {
             path,
             source,

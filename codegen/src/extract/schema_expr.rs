@@ -30,8 +30,10 @@ pub fn capture(
     let mut capture = Capture {
         top,
         builder: NodeBuilder::new(nodes, source),
-        links: Vec::new(),
-        properties: Vec::new(),
+        // Room for the lists of a typical schema at once: growing them from empty, one
+        // reallocation after another, was most of their cost.
+        links: Vec::with_capacity(32),
+        properties: Vec::with_capacity(32),
     };
     capture.at_depth(expression, 0)
 }
