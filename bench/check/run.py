@@ -386,14 +386,26 @@ def report(results: dict[int, list[Contender]], growth_pass: tuple[Contender, Co
         verdicts.append((name, measured, state))
 
     a1, f1, t1 = get(1000, "abgen"), get(1000, "floor"), get(1000, "ts")
+    # The verdicts read abgen's run among the peers. Beside it, for what the VM's page
+    # reporting costs abgen there (see `measure_growth`), the same ratio with the growth
+    # pass's 1,000-route median, a run that follows no peer.
+    alone = growth_pass[0].median("wall_ms") if growth_pass else None
+
+    def with_alone(among: float, alone_ratio: float | None, digits: int) -> str:
+        text = f"{among:.{digits}f}×"
+        return text if alone_ratio is None else f"{text} ({alone_ratio:.{digits}f}× with the growth pass's run)"
+
     if a1 and f1:
         ratio = a1.median("wall_ms") / f1.median("wall_ms")
-        verdict("1,000 routes: abgen ≤ 2× floor", f"{ratio:.2f}×", ratio <= TARGETS["floor_ratio_max"])
+        alone_ratio = alone / f1.median("wall_ms") if alone else None
+        verdict("1,000 routes: abgen ≤ 2× floor", with_alone(ratio, alone_ratio, 2),
+                ratio <= TARGETS["floor_ratio_max"])
     else:
         verdict("1,000 routes: abgen ≤ 2× floor", "n/a", None)
     if a1 and t1:
         speedup = t1.median("wall_ms") / a1.median("wall_ms")
-        verdict("1,000 routes: abgen ≥ 20× faster than the TS peer", f"{speedup:.1f}×",
+        alone_speedup = t1.median("wall_ms") / alone if alone else None
+        verdict("1,000 routes: abgen ≥ 20× faster than the TS peer", with_alone(speedup, alone_speedup, 1),
                 speedup >= TARGETS["ts_speedup_min"])
     else:
         verdict("1,000 routes: abgen ≥ 20× faster than the TS peer", "n/a", None)
