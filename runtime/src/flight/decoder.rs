@@ -8,7 +8,6 @@
 
 use std::collections::HashMap;
 
-use foldhash::fast::RandomState;
 use serde_json::{Number, Value};
 
 use super::chunks::Chunks;
@@ -19,7 +18,7 @@ use super::snapshot::{
     Snapshot, SnapshotCache, boundary_error, build_snapshot, flatten_boundaries, visible_boundaries,
 };
 use crate::document::{
-    BoundaryState, Children, Document, DocumentError, DocumentLimits, LogLevel, RenderEvent,
+    BoundaryState, Children, Document, DocumentError, DocumentLimits, LogLevel, Node, RenderEvent,
     RenderEventKind,
 };
 
@@ -46,6 +45,8 @@ pub struct FlightDecoder {
     boundaries: BoundaryStates,
     /// The lists of children the last comparisons of boundary states read.
     compared: ComparedLists,
+    /// How many boundaries the last comparison read: the next starts with room for as many.
+    last_visible: usize,
     /// Whether a comparison skips the lists the last one read (off only to test that skipping
     /// changes nothing).
     skip_compared: bool,
@@ -75,6 +76,7 @@ impl FlightDecoder {
             waits: Waits::default(),
             boundaries: BoundaryStates::default(),
             compared: ComparedLists::default(),
+            last_visible: 0,
             skip_compared: true,
             #[cfg(test)]
             rebuild_always: false,
@@ -263,15 +265,16 @@ impl FlightDecoder {
         if self.phase == Phase::AwaitingShell {
             return self.emit_shell(snapshot, events);
         }
-        let mut visible = Vec::new();
+        let mut visible = Vec::with_capacity(self.last_visible);
         let compared = &mut self.compared;
         let skip = self.skip_compared;
-        compared.begin();
+        compared.begin(&snapshot.root);
         visible_boundaries(
             &snapshot.root,
             |children| compared.enter(children, skip),
             &mut visible,
         );
+        self.last_visible = visible.len();
         for (id, state, children) in visible {
             let before = self.boundaries.get(id);
             if before == Some(state) {
@@ -310,14 +313,15 @@ impl FlightDecoder {
     }
 
     fn emit_shell(&mut self, snapshot: &Snapshot, events: &mut Vec<RenderEvent>) {
-        let mut visible = Vec::new();
+        let mut visible = Vec::with_capacity(self.last_visible);
         let compared = &mut self.compared;
-        compared.begin();
+        compared.begin(&snapshot.root);
         visible_boundaries(
             &snapshot.root,
             |children| compared.enter(children, false),
             &mut visible,
         );
+        self.last_visible = visible.len();
         self.phase = Phase::Streaming;
         self.emit(
             RenderEventKind::Shell {
@@ -421,36 +425,48 @@ impl BoundaryStates {
     }
 }
 
-/// The lists of children whose boundaries the last comparisons read, kept alive so their
-/// identities stay theirs. A snapshot shares every unchanged list with the one before, and a
-/// list is immutable: the boundaries of a list read last time still have the states recorded
-/// then (all places of one boundary share its state within a snapshot, since they are one
-/// Suspense element of one row), so the next comparison skips it. That keeps an event's
-/// comparison proportional to what changed, not to every boundary of the document. One table
-/// serves every comparison: a list costs one look-up, however many comparisons it lives through.
+/// The lists of children whose boundaries the last comparisons read. A snapshot shares every
+/// unchanged list with the one before, and a list is immutable: the boundaries of a list read
+/// last time still have the states recorded then (all places of one boundary share its state
+/// within a snapshot, since they are one Suspense element of one row), so the next comparison
+/// skips it. That keeps an event's comparison proportional to what changed, not to every
+/// boundary of the document.
+///
+/// A list is known by its identity, which is only its own while it is alive: the roots of the
+/// last two comparisons are kept, and with them every list those comparisons met (each was
+/// reached from its root), so no list of either can be freed and its identity taken by another.
+/// Lists are recorded in a table of slots picked by identity, one list a slot, with room for
+/// several times as many lists as a comparison meets: a list whose slot another list took since
+/// is read again, which costs a read and never changes what the comparison finds, and the
+/// look-up is a multiplication, not a hash table's probe.
 #[derive(Debug, Default)]
 struct ComparedLists {
-    /// Identity → the comparison that last met the list, and whether the one before it did.
-    seen: HashMap<usize, (u64, bool), RandomState>,
-    /// The lists the current comparison met, and those the previous one met.
-    kept: Vec<Children>,
-    kept_before: Vec<Children>,
+    /// Each slot: the identity of the list that last took it, the comparison that last met
+    /// that list, and whether the comparison before that one met it too.
+    slots: Vec<(usize, u64, bool)>,
+    /// The roots of the current comparison and of the previous one.
+    root: Option<Node>,
+    root_before: Option<Node>,
+    /// How many lists the current comparison met.
+    met: usize,
     /// The current comparison (from 1).
     comparison: u64,
 }
 
+/// A comparison's table has at least this many slots for each list the last one met.
+const SLOTS_PER_LIST: usize = 4;
+
 impl ComparedLists {
-    /// Starts a comparison.
-    fn begin(&mut self) {
+    /// Starts a comparison of the boundaries below `root`.
+    fn begin(&mut self, root: &Node) {
         self.comparison += 1;
-        std::mem::swap(&mut self.kept, &mut self.kept_before);
-        self.kept.clear();
-        // Lists met before the previous comparison may be gone, and their identities with
-        // them: their entries are dropped now and then, so the table stays the size of two
-        // comparisons. (An entry left behind is harmless: it is not of the previous one.)
-        if self.seen.len() > 4 * self.kept_before.len() + 64 {
-            let previous = self.comparison - 1;
-            self.seen.retain(|_, (met, _)| *met == previous);
+        self.root_before = self.root.replace(root.clone());
+        let wanted = (SLOTS_PER_LIST * std::mem::take(&mut self.met))
+            .max(64)
+            .next_power_of_two();
+        if self.slots.len() < wanted {
+            // A new table knows no list: this comparison reads every list it meets.
+            self.slots = vec![(0, 0, false); wanted];
         }
     }
 
@@ -458,11 +474,16 @@ impl ComparedLists {
     /// when the previous comparison did not meet it.
     fn enter(&mut self, children: &Children, skip: bool) -> bool {
         let now = self.comparison;
-        let (met, before) = self.seen.entry(children.identity()).or_insert((0, false));
-        if *met != now {
-            *before = *met + 1 == now;
+        let identity = children.identity();
+        // Fibonacci hashing: the high bits of the product depend on every bit of the identity.
+        let bits = self.slots.len().trailing_zeros();
+        let slot = (identity as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (u64::BITS - bits);
+        let (known, met, before) = &mut self.slots[slot as usize];
+        if *known != identity || *met != now {
+            *before = *known == identity && *met + 1 == now;
+            *known = identity;
             *met = now;
-            self.kept.push(children.clone());
+            self.met += 1;
         }
         !(skip && *before)
     }
