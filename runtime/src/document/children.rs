@@ -121,9 +121,13 @@ impl Children {
         Arc::as_ptr(&self.parts).cast::<u8>() as usize
     }
 
-    /// Whether some node of the list itself (not below) is a result node.
+    /// Whether some node of the list itself (not below) is a result node. Read part by part,
+    /// without the iterator's stack: flattening asks it of every boundary.
     fn holds_result(&self) -> bool {
-        self.iter().any(|node| matches!(node, Node::Result { .. }))
+        self.parts.iter().any(|part| match part {
+            Part::Node(node) => matches!(node, Node::Result { .. }),
+            Part::Shared(shared) => shared.holds_result(),
+        })
     }
 }
 
@@ -218,6 +222,9 @@ impl PartStack {
     }
 
     /// Like [`ChildrenBuilder::push`], into `list`, the list on top.
+    // Inlined, as `finish`: small, and on the path of every node a snapshot builds (a call
+    // across modules is otherwise the compiler's choice, which shifts from build to build).
+    #[inline]
     pub(crate) fn push(&mut self, list: &mut StackedList, node: Node) {
         self.check_top(list);
         list.holds_error |= node.holds_error();
@@ -248,6 +255,7 @@ impl PartStack {
     /// Takes `list` off the stack as a [`Children`]: the same nodes [`ChildrenBuilder`] builds
     /// from the same parts. A list that only shares another is that other list, as
     /// [`ChildrenBuilder::append`] would make it: no allocation, no extra level to walk.
+    #[inline]
     pub(crate) fn finish(&mut self, list: StackedList) -> Children {
         self.check_top(&list);
         if list.parts == 0 {
@@ -265,6 +273,34 @@ impl PartStack {
             holds_error: list.holds_error,
             holds_boundary: list.holds_boundary,
         }
+    }
+
+    /// Makes the parts of `inner`, the list on top, parts of `list`, the list just below it:
+    /// the same nodes as appending `inner` finished, without a list of its own.
+    pub(crate) fn absorb(&mut self, list: &mut StackedList, inner: StackedList) {
+        self.check_top(&inner);
+        debug_assert_eq!(
+            inner.start,
+            list.start + list.parts,
+            "a list absorbs the list just above it"
+        );
+        list.parts += inner.parts;
+        list.len += inner.len;
+        list.holds_error |= inner.holds_error;
+        list.holds_boundary |= inner.holds_boundary;
+    }
+
+    /// Takes `list` off the stack as its one node when it is one node and nothing else;
+    /// otherwise gives it back.
+    pub(crate) fn take_only_node(&mut self, list: StackedList) -> Result<Node, StackedList> {
+        self.check_top(&list);
+        if list.parts == 1
+            && let Some(Part::Node(_)) = self.parts.last()
+            && let Some(Part::Node(node)) = self.parts.pop()
+        {
+            return Ok(node);
+        }
+        Err(list)
     }
 
     /// Takes `list` off the stack unused.

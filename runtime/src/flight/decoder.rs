@@ -243,12 +243,13 @@ impl FlightDecoder {
         ) {
             Err(error) => self.fail_into(error.to_document_error(), events),
             Ok(mut snapshot) => {
-                self.waits.update(
+                let (waits, groups) = self.waits.update(
                     std::mem::take(&mut snapshot.waits),
                     std::mem::take(&mut snapshot.wanted_by_path),
                     std::mem::take(&mut snapshot.groups),
                     &self.chunks,
                 );
+                self.cache.recycle(waits, groups);
                 self.advance(&snapshot, events);
             }
         }

@@ -78,14 +78,15 @@ impl Waits {
 
     /// Replaces what the last snapshot reported with what a new one reports: its own `waits`
     /// and `by_path` rows, and its `groups`. A group the last snapshot held too costs nothing;
-    /// `chunks` tells which rows arrived since (their waits already left).
+    /// `chunks` tells which rows arrived since (their waits already left). Returns the last
+    /// snapshot's waits and groups vectors, emptied, for a later snapshot to fill.
     pub fn update(
         &mut self,
         waits: Vec<(u32, usize)>,
         by_path: Vec<u32>,
         mut groups: Vec<Group>,
         chunks: &Chunks,
-    ) {
+    ) -> (Vec<(u32, usize)>, Vec<Group>) {
         // New waits first, then the old ones go: a wait both report never leaves the table.
         for &(id, region) in &waits {
             self.add(id, region);
@@ -94,7 +95,7 @@ impl Waits {
             *self.by_path.entry(id).or_default() += 1;
         }
         groups.sort_unstable_by_key(Group::key);
-        let old = std::mem::take(&mut self.groups);
+        let mut old = std::mem::take(&mut self.groups);
         let mut gone = Vec::new();
         let (mut i, mut j) = (0, 0);
         while i < old.len() || j < groups.len() {
@@ -118,7 +119,8 @@ impl Waits {
         for i in gone {
             self.remove_group(&old[i], chunks);
         }
-        for (id, region) in std::mem::replace(&mut self.own, waits) {
+        let mut own = std::mem::replace(&mut self.own, waits);
+        for &(id, region) in &own {
             self.remove(id, region, chunks);
         }
         for (id, region) in std::mem::take(&mut self.added) {
@@ -130,6 +132,9 @@ impl Waits {
         self.groups = groups;
         #[cfg(test)]
         self.check(chunks);
+        own.clear();
+        old.clear();
+        (own, old)
     }
 
     /// Row `id` (with `chunk`) arrived; returns whether a region could now change, so the document

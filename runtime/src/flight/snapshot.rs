@@ -7,6 +7,7 @@
 //! element sits in the stream (row id and path), so they are stable from one snapshot to the next.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
@@ -39,6 +40,9 @@ pub struct SnapshotCache {
     names: Vec<String>,
     /// Every path met inside a row, by its parent and last step.
     paths: HashMap<(PathId, Step), PathId, RandomState>,
+    /// The path of the `children` prop below each path, by the path's id (ids are dense): an
+    /// element's children are reached with every snapshot that builds it.
+    children_paths: Vec<PathId>,
     /// The paths of the items of a list, by the list's path, as far as they were needed.
     items: HashMap<PathId, Vec<PathId>, RandomState>,
     /// The paths of the blocks of a long list, by the list's path and length.
@@ -53,6 +57,10 @@ pub struct SnapshotCache {
     /// The stacks of the last snapshot, emptied, kept for their room.
     stack: PartStack,
     path_stack: Vec<PathId>,
+    /// The waits and groups vectors of an earlier snapshot, emptied by the wait table, kept
+    /// for their room.
+    spare_waits: Vec<(u32, usize)>,
+    spare_groups: Vec<Group>,
 }
 
 impl Default for SnapshotCache {
@@ -61,6 +69,7 @@ impl Default for SnapshotCache {
             ids: HashMap::default(),
             names: Vec::new(),
             paths: HashMap::default(),
+            children_paths: Vec::new(),
             items: HashMap::default(),
             blocks: HashMap::default(),
             converted: HashMap::default(),
@@ -68,6 +77,8 @@ impl Default for SnapshotCache {
             reuse: true,
             stack: PartStack::default(),
             path_stack: Vec::new(),
+            spare_waits: Vec::new(),
+            spare_groups: Vec::new(),
         }
     }
 }
@@ -96,13 +107,22 @@ enum Step {
 }
 
 /// Where a model sits in the stream, and what else its conversion depends on.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Place {
     chunk: u32,
     path: PathId,
     depth: usize,
     /// Inside an `<Agent.Result>`, which merges the results it holds.
     in_result: bool,
+}
+
+/// A place hashes as one word: every walk looks places up part by part, and two places that
+/// share the word still differ to the comparison.
+impl Hash for Place {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let depth = ((self.depth as u64) << 1 | u64::from(self.in_result)).rotate_right(16);
+        state.write_u64(self.path.0 as u64 ^ u64::from(self.chunk) << 32 ^ depth);
+    }
 }
 
 /// Lists and blocks longer than this are converted, and kept, in blocks.
@@ -248,10 +268,34 @@ impl SnapshotCache {
         (number, self.names[number - 1].clone())
     }
 
+    /// Keeps the emptied `waits` and `groups` vectors of a snapshot for a later one.
+    pub fn recycle(&mut self, mut waits: Vec<(u32, usize)>, mut groups: Vec<Group>) {
+        waits.clear();
+        groups.clear();
+        self.spare_waits = waits;
+        self.spare_groups = groups;
+    }
+
     /// The path `step` below `parent`.
     fn path(&mut self, parent: PathId, step: Step) -> PathId {
         let next = PathId(self.paths.len() + 1);
         *self.paths.entry((parent, step)).or_insert(next)
+    }
+
+    /// The path of the `children` prop below `parent` (in the table, [`ROW_ROOT`] stands for
+    /// not known yet: it is below no path).
+    fn children_path(&mut self, parent: PathId) -> PathId {
+        if let Some(&known) = self.children_paths.get(parent.0)
+            && known != ROW_ROOT
+        {
+            return known;
+        }
+        let path = self.path(parent, Step::Children);
+        if self.children_paths.len() <= parent.0 {
+            self.children_paths.resize(parent.0 + 1, ROW_ROOT);
+        }
+        self.children_paths[parent.0] = path;
+        path
     }
 
     /// The paths of the items `0..end` of the list at `list`: one look-up for a whole list.
@@ -313,6 +357,10 @@ pub fn build_snapshot(
     let (last_waits, last_groups) = cache.last_counts;
     let stack = std::mem::take(&mut cache.stack);
     let path_stack = std::mem::take(&mut cache.path_stack);
+    let mut waits = std::mem::take(&mut cache.spare_waits);
+    waits.reserve(last_waits);
+    let mut groups = std::mem::take(&mut cache.spare_groups);
+    groups.reserve(last_groups);
     let mut builder = SnapshotBuilder {
         chunks,
         limits,
@@ -321,8 +369,8 @@ pub fn build_snapshot(
         cache,
         region: Region::default(),
         by_path: Vec::new(),
-        waits: Vec::with_capacity(last_waits),
-        groups: Vec::with_capacity(last_groups),
+        waits,
+        groups,
         wait_count: 0,
         region_index: 0,
         nodes: 0,
@@ -340,14 +388,24 @@ pub fn build_snapshot(
     if builder.chunk(0).is_some() {
         builder.children_of_chunk(0, 0, &mut top)?;
     }
-    let top = builder.stack.finish(top);
+    // The root is most often the one result node the route renders, taken as it is rather
+    // than finished into a list of its own and copied out of it.
+    let root = match builder.stack.take_only_node(top) {
+        Ok(root @ Node::Result { .. }) => root,
+        Ok(node) => Node::Result {
+            children: Children::from(vec![node]),
+        },
+        Err(top) => {
+            let top = builder.stack.finish(top);
+            match top.first() {
+                Some(root @ Node::Result { .. }) if top.len() == 1 => root.clone(),
+                _ => Node::Result { children: top },
+            }
+        }
+    };
     builder.cache.stack = std::mem::take(&mut builder.stack);
     builder.cache.path_stack = std::mem::take(&mut builder.path_stack);
     builder.cache.last_counts = (builder.waits.len(), builder.groups.len());
-    let root = match top.first() {
-        Some(root @ Node::Result { .. }) if top.len() == 1 => root.clone(),
-        _ => Node::Result { children: top },
-    };
     Ok(Snapshot {
         root,
         value: builder.value,
@@ -549,23 +607,46 @@ impl<'a> SnapshotBuilder<'a> {
             depth,
             in_result: self.results > 0,
         };
-        if self.cache.reuse
-            && let Some(converted) = self.cache.converted.get_mut(&place)
-            && (converted.waits.is_none()
-                || (!self.closed && still_missing(converted, self.chunks)))
-        {
-            if let Some(waits) = &converted.waits {
-                self.region.pending |= waits.encloses;
-                self.wait_count += waits.entries.len();
-                self.groups.push(Group {
-                    waits: waits.clone(),
-                    enclosing: self.region_index,
-                });
-            }
-            self.stack.append(out, &converted.children);
-            self.nodes += converted.counted;
-            return self.check_node_count();
+        match self.reused(&place, out) {
+            Some(done) => done,
+            None => self.built(what, place, chunk, path, depth, out),
         }
+    }
+
+    /// Appends the conversion kept at `place` when it is still valid, replaying what building
+    /// it did; `None` when there is none to reuse.
+    #[inline(always)]
+    fn reused(&mut self, place: &Place, out: &mut StackedList) -> Option<Result<(), FlightError>> {
+        if !self.cache.reuse {
+            return None;
+        }
+        let converted = self.cache.converted.get_mut(place)?;
+        if converted.waits.is_some() && (self.closed || !still_missing(converted, self.chunks)) {
+            return None;
+        }
+        if let Some(waits) = &converted.waits {
+            self.region.pending |= waits.encloses;
+            self.wait_count += waits.entries.len();
+            self.groups.push(Group {
+                waits: waits.clone(),
+                enclosing: self.region_index,
+            });
+        }
+        self.stack.append(out, &converted.children);
+        self.nodes += converted.counted;
+        Some(self.check_node_count())
+    }
+
+    /// Converts `what`, which sits at `place`, and keeps the conversion when it can be reused.
+    fn built(
+        &mut self,
+        what: Convert<'a>,
+        place: Place,
+        chunk: u32,
+        path: PathId,
+        depth: usize,
+        out: &mut StackedList,
+    ) -> Result<(), FlightError> {
         let before = (
             self.waits.len(),
             self.groups.len(),
@@ -585,18 +666,30 @@ impl<'a> SnapshotBuilder<'a> {
                 // A long list is converted in blocks, and a long block in blocks again, each
                 // kept on its own, so a snapshot after one item changed walks the blocks on
                 // that item's way down and reuses the others.
-                let block = block_items(items.len());
+                let block_len = block_items(items.len());
                 let parent = parent.unwrap_or(path);
                 let base = self.path_stack.len();
-                let blocks = self.cache.block_paths(parent, items.len(), block);
+                let blocks = self.cache.block_paths(parent, items.len(), block_len);
                 self.path_stack.extend_from_slice(blocks);
-                for (index, first) in (0..items.len()).step_by(block).enumerate() {
+                for (index, first) in (0..items.len()).step_by(block_len).enumerate() {
+                    // Most blocks are reused: they are looked up here, without a call each.
+                    let block = self.path_stack[base + index];
+                    let place = Place {
+                        chunk,
+                        path: block,
+                        depth,
+                        in_result: self.results > 0,
+                    };
+                    if let Some(done) = self.reused(&place, &mut built) {
+                        done?;
+                        continue;
+                    }
                     let what = Convert::Items {
                         start: start + first,
-                        items: &items[first..items.len().min(first + block)],
-                        block: Some(self.path_stack[base + index]),
+                        items: &items[first..items.len().min(first + block_len)],
+                        block: Some(block),
                     };
-                    self.converted_or_built(what, chunk, path, depth, &mut built)?;
+                    self.built(what, place, chunk, path, depth, &mut built)?;
                 }
                 self.path_stack.truncate(base);
             }
@@ -606,13 +699,32 @@ impl<'a> SnapshotBuilder<'a> {
                 self.path_stack.extend_from_slice(&paths[start..]);
                 for (index, item) in items.iter().enumerate() {
                     let path = self.path_stack[base + index];
+                    // Most elements of a list are reused: they are counted and looked up here,
+                    // as `children` would, without two calls each.
+                    if let Model::Array(tuple) = item
+                        && is_element(tuple)
+                    {
+                        self.count_node(depth + 1)?;
+                        let place = Place {
+                            chunk,
+                            path,
+                            depth: depth + 1,
+                            in_result: self.results > 0,
+                        };
+                        match self.reused(&place, &mut built) {
+                            Some(done) => done?,
+                            None => {
+                                let what = Convert::Element(tuple);
+                                self.built(what, place, chunk, path, depth + 1, &mut built)?;
+                            }
+                        }
+                        continue;
+                    }
                     self.children(item, chunk, path, depth + 1, &mut built)?;
                 }
                 self.path_stack.truncate(base);
             }
         }
-        let children = self.stack.finish(built);
-        self.stack.append(out, &children);
         let (waits, groups, wait_count, nodes, result_props, by_path) = before;
         // A conversion that waits for many rows is not kept: any of them arriving invalidates
         // it, and keeping it copies all its waits into its group each time, for a reuse that
@@ -622,53 +734,59 @@ impl<'a> SnapshotBuilder<'a> {
             && self.region.error.is_none()
             && self.result_props == result_props
             && self.wait_count - wait_count <= MAX_KEPT_WAITS;
-        if keep {
-            // Its waits, its own and those of the conversions it reused, become one group for
-            // the snapshots that reuse it. This one reports them as they came (the reused
-            // conversions' groups and the waits found now): a snapshot after one row arrived
-            // rebuilds the conversions around that row, and reporting their waits through the
-            // groups they reused, which the table holds already, keeps its update to what
-            // changed.
-            let enclosing = self.region_index;
-            let relative = |index: usize| {
-                if index == enclosing {
-                    WaitingRegion::Enclosing
-                } else {
-                    WaitingRegion::Held(index)
-                }
-            };
-            let mut entries = Vec::with_capacity(self.wait_count - wait_count);
-            let mut by_path_rows = self.by_path[by_path..].to_vec();
-            entries.extend(
-                self.waits[waits..]
-                    .iter()
-                    .map(|&(id, index)| (id, relative(index))),
-            );
-            for group in &self.groups[groups..] {
-                entries.extend(group.waits().map(|(id, index)| (id, relative(index))));
-                by_path_rows.extend_from_slice(group.by_path());
-            }
-            let waits = (!entries.is_empty()).then(|| {
-                let span = entries.iter().fold((u32::MAX, 0), |(low, high), &(id, _)| {
-                    (low.min(id), high.max(id))
-                });
-                Arc::new(GroupWaits {
-                    span,
-                    encloses: entries
-                        .iter()
-                        .any(|(_, region)| matches!(region, WaitingRegion::Enclosing)),
-                    entries: entries.into(),
-                    by_path: by_path_rows.into(),
-                })
-            });
-            let converted = Converted {
-                children,
-                counted: self.nodes - nodes,
-                checked_at: self.chunks.arrivals().len(),
-                waits,
-            };
-            self.cache.converted.insert(place, converted);
+        if !keep {
+            // Nothing will share it, so it needs no list of its own: its parts join the list
+            // it is part of (no allocation, and one level less for every walk that reads it).
+            self.stack.absorb(out, built);
+            return Ok(());
         }
+        let children = self.stack.finish(built);
+        self.stack.append(out, &children);
+        // Its waits, its own and those of the conversions it reused, become one group for
+        // the snapshots that reuse it. This one reports them as they came (the reused
+        // conversions' groups and the waits found now): a snapshot after one row arrived
+        // rebuilds the conversions around that row, and reporting their waits through the
+        // groups they reused, which the table holds already, keeps its update to what
+        // changed.
+        let enclosing = self.region_index;
+        let relative = |index: usize| {
+            if index == enclosing {
+                WaitingRegion::Enclosing
+            } else {
+                WaitingRegion::Held(index)
+            }
+        };
+        let mut entries = Vec::with_capacity(self.wait_count - wait_count);
+        let mut by_path_rows = self.by_path[by_path..].to_vec();
+        entries.extend(
+            self.waits[waits..]
+                .iter()
+                .map(|&(id, index)| (id, relative(index))),
+        );
+        for group in &self.groups[groups..] {
+            entries.extend(group.waits().map(|(id, index)| (id, relative(index))));
+            by_path_rows.extend_from_slice(group.by_path());
+        }
+        let waits = (!entries.is_empty()).then(|| {
+            let span = entries.iter().fold((u32::MAX, 0), |(low, high), &(id, _)| {
+                (low.min(id), high.max(id))
+            });
+            Arc::new(GroupWaits {
+                span,
+                encloses: entries
+                    .iter()
+                    .any(|(_, region)| matches!(region, WaitingRegion::Enclosing)),
+                entries: entries.into(),
+                by_path: by_path_rows.into(),
+            })
+        });
+        let converted = Converted {
+            children,
+            counted: self.nodes - nodes,
+            checked_at: self.chunks.arrivals().len(),
+            waits,
+        };
+        self.cache.converted.insert(place, converted);
         Ok(())
     }
 
@@ -748,7 +866,7 @@ impl<'a> SnapshotBuilder<'a> {
     ) -> Result<(), FlightError> {
         match props.get("children") {
             Some(children) => {
-                let path = self.cache.path(path, Step::Children);
+                let path = self.cache.children_path(path);
                 self.children(children, chunk, path, depth + 1, out)
             }
             None => Ok(()),
