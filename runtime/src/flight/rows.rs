@@ -115,7 +115,7 @@ impl RowReader {
                         }
                     }
                 }
-                State::UntilNewline => match newline_at(bytes) {
+                State::UntilNewline => match memchr::memchr(b'\n', bytes) {
                     Some(end) => {
                         self.payload.extend_from_slice(&bytes[..end]);
                         self.check_size(self.payload.len())?;
@@ -178,28 +178,6 @@ impl RowReader {
         self.tag = None;
         self.length = 0;
     }
-}
-
-/// The index of the first `\n` in `bytes`. Model rows are most of a stream's bytes and a byte
-/// at a time is most of framing's cost, so the bytes are read eight at a time: a word holds a
-/// newline when one of its bytes, xor `\n`, is zero (the classic zero-byte test, which can
-/// only miss past the first zero byte, so the word that has one is then searched byte by byte).
-fn newline_at(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    let mut start = 0;
-    for word in bytes.chunks_exact(8) {
-        let word = u64::from_ne_bytes(word.try_into().expect("eight bytes")) ^ NEWLINES;
-        if word.wrapping_sub(ONES) & !word & HIGHS != 0 {
-            break;
-        }
-        start += 8;
-    }
-    bytes[start..]
-        .iter()
-        .position(|&byte| byte == b'\n')
-        .map(|offset| start + offset)
 }
 
 fn hex_value(byte: u8) -> Option<u8> {
@@ -265,30 +243,6 @@ mod tests {
             rows_of(b"123456789:1\n").unwrap_err().code(),
             "malformed-flight"
         );
-    }
-
-    #[test]
-    fn the_word_search_finds_the_first_newline_a_byte_search_finds() {
-        let mut cases: Vec<Vec<u8>> = vec![Vec::new(), b"\n".to_vec(), b"no newline here".to_vec()];
-        for length in 0..40 {
-            for at in 0..=length {
-                let mut bytes: Vec<u8> = (0..length).map(|i| b"a\x0b\t\x8a\xff"[i % 5]).collect();
-                if at < length {
-                    bytes[at] = b'\n';
-                    if at + 3 < length {
-                        bytes[at + 3] = b'\n';
-                    }
-                }
-                cases.push(bytes);
-            }
-        }
-        for bytes in cases {
-            assert_eq!(
-                newline_at(&bytes),
-                bytes.iter().position(|&b| b == b'\n'),
-                "{bytes:?}"
-            );
-        }
     }
 
     #[test]
