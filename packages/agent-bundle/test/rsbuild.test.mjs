@@ -83,6 +83,11 @@ function processesIn(root) {
 
 /** Holds an exclusive `flock` on `file` (abgen's build lock) until `release`. */
 async function holdLock(file) {
+  // A build that ends removes the lock file it held: a holder that started waiting on that file
+  // would then hold a lock on a file no longer there, which no later build sees. So the lock is
+  // taken once no abgen child runs in the project (a build can outlive the artifact it wrote,
+  // removing the one it replaced).
+  await waitFor('no abgen child running', () => processesIn(path.dirname(file)).length === 0);
   // Its own process group: flock and the command it holds the lock for end together.
   const holder = spawn('flock', [file, 'sleep', '120'], { stdio: 'ignore', detached: true });
   await waitFor(`the lock on ${file}`, () => spawnSync('flock', ['--nonblock', file, 'true']).status === 1);
