@@ -191,7 +191,9 @@ fn opens_by_itself(byte: u8) -> bool {
         | (byte == b':')
 }
 
-/// Whether a word [`bound_word`] counts may start with `byte`.
+/// Whether a word [`bound_word`] counts may start with `byte`: the initials of [`BOUND_WORDS`],
+/// spelled as comparisons rather than read from a table built from it, since a table look-up
+/// per byte does not vectorise (a test holds every initial of the list here).
 fn is_counted_initial(byte: u8) -> bool {
     (byte == b'a')
         | (byte == b'd')

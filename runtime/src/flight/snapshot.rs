@@ -596,20 +596,30 @@ impl<'a> SnapshotBuilder<'a> {
         depth: usize,
         out: &mut StackedList,
     ) -> Result<(), FlightError> {
-        let place = Place {
+        let place = self.place(
             chunk,
-            path: match what {
+            match what {
                 Convert::Items {
                     block: Some(block), ..
                 } => block,
                 _ => path,
             },
             depth,
-            in_result: self.results > 0,
-        };
+        );
         match self.reused(&place, out) {
             Some(done) => done,
             None => self.built(what, place, chunk, path, depth, out),
+        }
+    }
+
+    /// The place of a conversion at `path` of `chunk`, at `depth`, where the walk is now.
+    #[inline(always)]
+    fn place(&self, chunk: u32, path: PathId, depth: usize) -> Place {
+        Place {
+            chunk,
+            path,
+            depth,
+            in_result: self.results > 0,
         }
     }
 
@@ -674,12 +684,7 @@ impl<'a> SnapshotBuilder<'a> {
                 for (index, first) in (0..items.len()).step_by(block_len).enumerate() {
                     // Most blocks are reused: they are looked up here, without a call each.
                     let block = self.path_stack[base + index];
-                    let place = Place {
-                        chunk,
-                        path: block,
-                        depth,
-                        in_result: self.results > 0,
-                    };
+                    let place = self.place(chunk, block, depth);
                     if let Some(done) = self.reused(&place, &mut built) {
                         done?;
                         continue;
@@ -705,12 +710,7 @@ impl<'a> SnapshotBuilder<'a> {
                         && is_element(tuple)
                     {
                         self.count_node(depth + 1)?;
-                        let place = Place {
-                            chunk,
-                            path,
-                            depth: depth + 1,
-                            in_result: self.results > 0,
-                        };
+                        let place = self.place(chunk, path, depth + 1);
                         match self.reused(&place, &mut built) {
                             Some(done) => done?,
                             None => {
