@@ -268,10 +268,10 @@ impl SnapshotCache {
         (number, self.names[number - 1].clone())
     }
 
-    /// Keeps the emptied `waits` and `groups` vectors of a snapshot for a later one.
-    pub fn recycle(&mut self, mut waits: Vec<(u32, usize)>, mut groups: Vec<Group>) {
-        waits.clear();
-        groups.clear();
+    /// Keeps a snapshot's `waits` and `groups` vectors, emptied by the wait table's update
+    /// (`Waits::update`), for a later one.
+    pub fn recycle(&mut self, waits: Vec<(u32, usize)>, groups: Vec<Group>) {
+        debug_assert!(waits.is_empty() && groups.is_empty());
         self.spare_waits = waits;
         self.spare_groups = groups;
     }
