@@ -10,7 +10,10 @@
 // express (top-level await, `import.meta` beyond `url`) is emitted as a plain ES module instead.
 //
 // Both bundlers use this: templates/esbuild-worker.mjs (`abgen build`) and scripts/bundle.mjs
-// (the runtime's tests and benchmarks).
+// (the runtime's tests and benchmarks). It also keeps React's first render from loading Node's
+// `undici` (scripts/lazy-form-data.mjs).
+
+import { lazyFormDataPlugin } from './lazy-form-data.mjs';
 
 /** How the bundle's own `import.meta.url` is passed in: the URL of the wrapping module. */
 const IMPORT_META_URL = '__abgenImportMetaUrl';
@@ -27,6 +30,7 @@ export const REQUIRE_BANNER =
  * @param {import('esbuild').BuildOptions} options bundle options without format, banner, outfile
  */
 export async function buildWorker(esbuild, options) {
+  options = { ...options, plugins: [...(options.plugins ?? []), lazyFormDataPlugin()] };
   const commonJs = await esbuild
     .build({
       ...options,
