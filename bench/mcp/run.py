@@ -4,7 +4,9 @@
 - cold start: spawn `abgen-host mcp` → its first `tools/call` answered, with V8's code cache
   where the worker keeps it by default (the plugin's state root, under a HOME of the
   benchmark's own) and with none (an empty state root each time), against `node -e 0`
-  (Node's own start-up, the floor of any render);
+  (Node's own start-up), and against the floor of any cold render: Node starting, loading
+  React's server build and rendering once (`cold-floor.mjs`), as it is and as a worker bundle
+  of its own served by V8's code cache;
 - spawn → first `tools/list` answered, against the official TypeScript SDK's `McpServer`
   (bench/mcp/sdk-server.mjs, the same tools);
 - a warm `tools/call` of a small route over one connection, against the SDK server running the
@@ -148,6 +150,28 @@ def node_start():
     return time.perf_counter() - started
 
 
+def cold_floor(script):
+    started = time.perf_counter()
+    subprocess.run(["node", "--conditions=react-server", script], check=True, env=environment())
+    return time.perf_counter() - started
+
+
+def bundle_cold_floor(scratch):
+    """cold-floor.mjs bundled as the real worker is (the runtime package's bundler, V8's code
+    cache under the plugin's state root), in an artifact of its own; the bundle's path."""
+    floor = os.path.join(scratch, "floor")
+    os.makedirs(os.path.join(floor, "runtime"))
+    with open(os.path.join(floor, "abgen.manifest.json"), "w") as manifest:
+        json.dump({"digest": "f100" * 16}, manifest)
+    bundle = os.path.join(floor, "runtime", "worker.mjs")
+    script = ("import { readFileSync } from 'node:fs';"
+              "import { bundleFlightEntry } from './packages/runtime/scripts/bundle.mjs';"
+              f"await bundleFlightEntry({{ contents: readFileSync({json.dumps(os.path.join(HERE, 'cold-floor.mjs'))}, 'utf8'),"
+              f" resolveDir: {json.dumps(HERE)}, outfile: {json.dumps(bundle)} }});")
+    subprocess.run(["node", "--input-type=module", "-e", script], cwd=ROOT, check=True)
+    return bundle
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
@@ -180,13 +204,20 @@ def main():
         first_call(ours, linger=1)
         first_list(sdk)
         node_start()
+        floor_bundle = bundle_cold_floor(scratch)
+        plain_floor = os.path.join(HERE, "cold-floor.mjs")
+        cold_floor(plain_floor)
+        cold_floor(floor_bundle)
+        time.sleep(0.5)
         timings = {name: [] for name in
-                   ["cached", "call", "node", "list", "sdk-list", "warm", "sdk-warm",
-                    "concurrent"]}
+                   ["cached", "call", "node", "floor", "plain-floor", "list", "sdk-list", "warm",
+                    "sdk-warm", "concurrent"]}
         contenders = [
             ("cached", lambda: first_call(ours)),
             ("call", lambda: first_call(ours, tempfile.mkdtemp(dir=scratch))),
             ("node", node_start),
+            ("floor", lambda: cold_floor(floor_bundle)),
+            ("plain-floor", lambda: cold_floor(plain_floor)),
             ("list", lambda: first_list(ours)),
             ("sdk-list", lambda: first_list(sdk)),
         ]
@@ -220,6 +251,13 @@ def main():
          "node", "`node -e 0`", ms["cached"] / ms["node"], "≤ 1.3× `node -e 0`"),
         ("the same with an empty state root (no code cache)", "call", "node", "`node -e 0`",
          ms["call"] / ms["node"], "≤ 1.3× `node -e 0`"),
+        ("the floor of any cold render: Node, React's server build with V8's code cache, one "
+         "render (`cold-floor.mjs` bundled as the worker is)", "floor", "node", "`node -e 0`",
+         ms["floor"] / ms["node"], "—"),
+        ("the same floor with React loaded from source (`cold-floor.mjs` as it is)",
+         "plain-floor", "node", "`node -e 0`", ms["plain-floor"] / ms["node"], "—"),
+        ("spawn → first `tools/call` answered (cached), against that floor", "cached", "floor",
+         "the floor", ms["cached"] / ms["floor"], "—"),
         ("spawn → first `tools/list` answered", "list", "sdk-list", "SDK `McpServer`",
          ms["sdk-list"] / ms["list"], "≥ 30× faster than the SDK"),
         ("warm `tools/call` of `quick` (one connection, SDK client)", "warm", "sdk-warm",
