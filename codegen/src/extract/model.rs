@@ -172,15 +172,25 @@ pub struct SchemaNodes {
 }
 
 impl SchemaNodes {
-    /// Gives back what the vectors reserved beyond their length: the arenas of a project live
-    /// until the end of the run, and the doubling of a growing `Vec` leaves a quarter of them
-    /// unused on average.
-    pub(in crate::extract) fn shrink_to_fit(&mut self) {
-        self.nodes.shrink_to_fit();
-        self.links.shrink_to_fit();
-        self.properties.shrink_to_fit();
-        self.pairs.shrink_to_fit();
-        self.text.shrink_to_fit();
+    /// These nodes in vectors of exactly their lengths, leaving `self` empty with its capacity
+    /// for the next module: the arenas of a project live until the end of the run, and one
+    /// grown by doubling holds up to as much again unused, which shrinking it in place does not
+    /// give back (the allocator keeps the block), while every module's growth from empty made
+    /// it reallocate and copy again.
+    pub(in crate::extract) fn take_compact(&mut self) -> SchemaNodes {
+        let compact = SchemaNodes {
+            nodes: self.nodes.as_slice().to_vec(),
+            links: self.links.as_slice().to_vec(),
+            properties: self.properties.as_slice().to_vec(),
+            pairs: self.pairs.as_slice().to_vec(),
+            text: self.text.as_str().to_owned(),
+        };
+        self.nodes.clear();
+        self.links.clear();
+        self.properties.clear();
+        self.pairs.clear();
+        self.text.clear();
+        compact
     }
 }
 

@@ -17,7 +17,7 @@ use super::checks::{CheckContext, check_module};
 use super::definition::analyse_default;
 use super::entry::entry_facts;
 use super::exports::ModuleExports;
-use super::model::{ConstBinding, DefaultExport, ExtractedModule, ModuleRequest};
+use super::model::{ConstBinding, DefaultExport, ExtractedModule, ModuleRequest, SchemaNodes};
 use super::parse::parse_module;
 use super::position::Positions;
 use super::route::{ConfigState, read_route};
@@ -66,27 +66,58 @@ thread_local! {
     /// The parse arena of this thread, reset after every file: a fresh arena per file made each
     /// parse write to memory never touched before (the freed arenas of earlier files are not
     /// handed out again soon enough), and first touches of memory were most of `check`'s time.
-    static ARENA: RefCell<Allocator> = RefCell::new(Allocator::default());
+    /// Beside it, the schema arena every file of this thread captures into, copied out at its
+    /// exact size once the file is read (`SchemaNodes::take_compact`).
+    static ARENAS: RefCell<(Allocator, SchemaNodes)> = RefCell::default();
 }
 
 pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
-    ARENA.with(|arena| match arena.try_borrow_mut() {
-        Ok(mut allocator) => {
-            let extracted = extract_in(&allocator, path, kind, source);
+    ARENAS.with(|arenas| match arenas.try_borrow_mut() {
+        Ok(mut arenas) => {
+            let (allocator, nodes) = &mut *arenas;
+            let extracted = extract_in(allocator, nodes, path, kind, source);
             allocator.reset();
             extracted
         }
-        // An extraction that runs inside another on this thread gets an arena of its own.
-        Err(_) => extract_in(&Allocator::default(), path, kind, source),
+        // An extraction that runs inside another on this thread gets arenas of its own.
+        Err(_) => extract_in(
+            &Allocator::default(),
+            &mut SchemaNodes::default(),
+            path,
+            kind,
+            source,
+        ),
     })
 }
 
-/// [`extract`] with the AST in `allocator`; nothing returned borrows from it.
-fn extract_in(allocator: &Allocator, path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
+/// [`extract`] with the AST in `allocator` and the schema expressions captured in `nodes`
+/// (left empty); nothing returned borrows from either.
+fn extract_in(
+    allocator: &Allocator,
+    nodes: &mut SchemaNodes,
+    path: &str,
+    kind: &ModuleKind,
+    source: &str,
+) -> ExtractReturn {
+    let mut extracted = extract_module_in(allocator, std::mem::take(nodes), path, kind, source);
+    *nodes = std::mem::take(&mut extracted.module.schemas);
+    extracted.module.schemas = nodes.take_compact();
+    extracted
+}
+
+/// [`extract_in`], capturing into `nodes`, which the returned module holds.
+fn extract_module_in(
+    allocator: &Allocator,
+    nodes: SchemaNodes,
+    path: &str,
+    kind: &ModuleKind,
+    source: &str,
+) -> ExtractReturn {
     let positions = Positions::new(path, source);
     let mut diagnostics = Vec::new();
     let mut module = ExtractedModule {
         path: path.to_owned(),
+        schemas: nodes,
         ..ExtractedModule::default()
     };
     let parsed = parse_module(allocator, &positions, source, &mut diagnostics);
@@ -187,7 +218,6 @@ fn extract_in(allocator: &Allocator, path: &str, kind: &ModuleKind, source: &str
         positions: &positions,
     };
     check_module(&context, &mut diagnostics);
-    module.schemas.shrink_to_fit();
     ExtractReturn {
         module,
         diagnostics,
