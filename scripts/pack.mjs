@@ -196,12 +196,16 @@ function packLibrary(folder, { peers, optionalPeers }) {
   }
   exports['./package.json'] = './package.json';
   const files = ['dist'];
-  // Scripts an export names ship as they are (abgen's bundler imports the code-cache rules).
-  for (const target of Object.values(manifest.exports)) {
-    if (typeof target === 'string' && target.startsWith('./scripts/')) {
-      mkdirSync(join(dir, 'scripts'), { recursive: true });
-      copyFileSync(join(source, target), join(dir, target));
-      if (!files.includes('scripts')) files.push('scripts');
+  // Scripts an export names ship as they are (abgen's bundler imports the code-cache rules),
+  // with the scripts beside them that they import.
+  const scripts = Object.values(manifest.exports).filter((target) => typeof target === 'string' && target.startsWith('./scripts/'));
+  for (const target of scripts) {
+    if (existsSync(join(dir, target))) continue;
+    mkdirSync(join(dir, 'scripts'), { recursive: true });
+    copyFileSync(join(source, target), join(dir, target));
+    if (!files.includes('scripts')) files.push('scripts');
+    for (const [, sibling] of readFileSync(join(source, target), 'utf8').matchAll(/^import [^;]*? from '\.\/([\w.-]+\.mjs)';$/gm)) {
+      scripts.push(`./scripts/${sibling}`);
     }
   }
   for (const extra of ['README.md']) {
