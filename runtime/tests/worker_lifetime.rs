@@ -1,5 +1,5 @@
 //! No render worker outlives the `abgen-host` that started it. For `mcp` during a busy-looping
-//! `tools/call`, `hook` with a busy-looping route, `render`, and `cli` (the plugin's command line,
+//! `tools/call` (and before any message: it starts its worker at once), `hook` with a busy-looping route, `render`, and `cli` (the plugin's command line,
 //! which like an MCP server exits 130 / 143 / 129), each way `abgen-host` can stop —
 //! SIGTERM, SIGINT, SIGHUP, SIGKILL, the end of its input — must leave no Node process behind.
 //!
@@ -445,6 +445,32 @@ fn mcp_whose_stdin_closes_during_a_busy_tool_call_answers_it_at_its_limit_and_re
     let reply: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(reply["id"], 1, "{stdout}");
     assert_eq!(reply["result"]["isError"], true, "{stdout}");
+}
+
+/// The MCP server starts its worker before the client's first message (the session's first
+/// call finds Node further along), and a client that leaves without a word leaves no worker.
+#[test]
+fn mcp_starts_its_worker_before_the_first_message_and_reaps_it_when_stdin_closes() {
+    let _one = exclusive();
+    let mut host = Host::start(&["mcp", "--server", "demo", "--workers", "1"]);
+    let deadline = Instant::now() + PATIENCE;
+    let worker = loop {
+        let workers = worker_processes();
+        if let [worker] = workers[..]
+            && parent_of(worker) == Some(host.pid())
+        {
+            break worker;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no worker started before any message: {workers:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let (status, ended) = stop(&mut host, worker, Host::close_stdin);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert_eq!(ended, Ended::ReapedByHost);
+    assert_eq!(host.stdout(), "", "nothing was asked, nothing answered");
 }
 
 /// Seed 002's bounded shutdown: once stdin closes, a call that would run for ten minutes gets

@@ -54,7 +54,8 @@ pub struct KernelConfig {
     /// How long an aborted render may take to end before its worker is killed.
     pub abort_grace: Duration,
     /// Start the first worker's Node process when the kernel starts, not on its first render (the
-    /// MCP server does, at `initialize`, so the first call does not pay for Node's start). The
+    /// MCP server's kernel does, started as `abgen-host mcp` starts, so the first call does not
+    /// pay for Node's start). The
     /// others start on demand either way: started beside the first, they would compete with it,
     /// and with the first call's render, for the CPUs a cold start is short of.
     pub start_workers_early: bool,

@@ -1,7 +1,8 @@
 //! The kernel of one artifact, shared by every surface of one process and started by whichever
-//! needs it first: `abgen-host mcp` hands one [`SharedKernel`] to its MCP server (which starts it
-//! at `initialize`) and to its warm host (which starts it when a hook arrives first), so a hook
-//! answered warm renders on the same pool, and the same workers, as the session's tool calls.
+//! needs it first: `abgen-host mcp` starts one [`SharedKernel`] before it serves and hands it to
+//! its MCP server (which would otherwise start it at `initialize`) and to its warm host, so a
+//! hook answered warm renders on the same pool, and the same workers, as the session's tool
+//! calls.
 //!
 //! Also where an artifact's kernel configuration is made ([`artifact_kernel_config`]), for the
 //! long-lived kernel and the one-render kernels of `abgen-host render` and the hook fallback.

@@ -107,8 +107,8 @@ impl Client {
 pub struct McpServer {
     config: ServerConfig,
     log: Log,
-    /// The artifact's kernel, shared by every call and by the process's warm host; started at
-    /// `initialize` unless a hook started it first.
+    /// The artifact's kernel, shared by every call and by the process's warm host; `abgen-host
+    /// mcp` starts it before serving, else `initialize` or the first hook does.
     kernel: Arc<SharedKernel>,
     in_flight: AtomicUsize,
     /// The lowest level of log message the client asked for, if it asked.
@@ -646,7 +646,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        // Node starts while the client reads the reply: the first call finds it ready.
+        // A kernel nobody started yet starts while the client reads the reply: the first call
+        // finds it ready.
         let _ = self.kernel();
         self.negotiate_initialize(&request)
     }

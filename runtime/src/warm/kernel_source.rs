@@ -26,7 +26,7 @@ impl RenderSource for Kernel {
     }
 }
 
-/// The MCP process's kernel: a hook that arrives before the session's `initialize` starts it.
+/// The MCP process's kernel: a hook that arrives before anything else started it starts it.
 impl RenderSource for SharedKernel {
     fn render(
         &self,

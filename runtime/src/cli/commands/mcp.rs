@@ -63,6 +63,11 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
         START_ALLOWANCE,
     ));
     let warm_host = start_warm_host(&root, &manifest, &kernel, &args.server, printer);
+    // Node starts now, before the client's first message is even read: every session begins
+    // with `initialize` (or, without one, with a request that renders), and its first call then
+    // finds the worker further along. A kernel that cannot start says why at each use, as it
+    // would have at `initialize`.
+    let _ = kernel.get();
     let printer = *printer;
     let log: Log = Arc::new(move |line| printer.message(line));
     let config = ServerConfig {
