@@ -144,16 +144,19 @@ def idle_rss(ours):
     return own, workers, len(processes) - 1
 
 
-def node_start():
+def timed(command, env=None):
+    """Seconds from spawning `command` to its exit."""
     started = time.perf_counter()
-    subprocess.run(["node", "-e", "0"], check=True)
+    subprocess.run(command, check=True, env=env)
     return time.perf_counter() - started
+
+
+def node_start():
+    return timed(["node", "-e", "0"])
 
 
 def cold_floor(script):
-    started = time.perf_counter()
-    subprocess.run(["node", "--conditions=react-server", script], check=True, env=environment())
-    return time.perf_counter() - started
+    return timed(["node", "--conditions=react-server", script], environment())
 
 
 def bundle_cold_floor(scratch):

@@ -1,6 +1,7 @@
 //! No render worker outlives the `abgen-host` that started it. For `mcp` during a busy-looping
-//! `tools/call` (and before any message: it starts its worker at once), `hook` with a busy-looping route, `render`, and `cli` (the plugin's command line,
-//! which like an MCP server exits 130 / 143 / 129), each way `abgen-host` can stop —
+//! `tools/call` (and before any message: it starts its worker at once), `hook` with a
+//! busy-looping route, `render`, and `cli` (the plugin's command line, which like an MCP server
+//! exits 130 / 143 / 129), each way `abgen-host` can stop —
 //! SIGTERM, SIGINT, SIGHUP, SIGKILL, the end of its input — must leave no Node process behind.
 //!
 //! How the processes are counted, so that no case can pass vacuously: every case first waits for

@@ -14,7 +14,7 @@
 import { readFile } from 'node:fs/promises';
 
 /** React's check, as both of its server builds spell it. */
-export const REACT_FORM_DATA_CHECK = '"function" === typeof FormData && value instanceof FormData';
+const REACT_FORM_DATA_CHECK = '"function" === typeof FormData && value instanceof FormData';
 
 /** The same check, reading the global only for a value tagged `FormData`. */
 const TAG_FIRST_CHECK = `"FormData" === value[Symbol.toStringTag] && ${REACT_FORM_DATA_CHECK}`;

@@ -55,9 +55,9 @@ pub struct KernelConfig {
     pub abort_grace: Duration,
     /// Start the first worker's Node process when the kernel starts, not on its first render (the
     /// MCP server's kernel does, started as `abgen-host mcp` starts, so the first call does not
-    /// pay for Node's start). The
-    /// others start on demand either way: started beside the first, they would compete with it,
-    /// and with the first call's render, for the CPUs a cold start is short of.
+    /// pay for Node's start). The others start on demand either way: started beside the first,
+    /// they would compete with it, and with the first call's render, for the CPUs a cold start is
+    /// short of.
     pub start_workers_early: bool,
     /// How long a worker beyond the first may wait for a render before its Node process stops
     /// (it starts again on demand); the first keeps its process, and its providers, for good.
