@@ -85,6 +85,11 @@ pub struct BuildReturn {
     /// freeing a thousand routes' syntax facts is serial work a one-off build skips at exit,
     /// and a watch loop does after it said the build is in place.
     pub modules: Vec<LoadedModule>,
+    /// The check's route graph, kept for the same reason.
+    pub graph: Option<RouteGraph>,
+    /// Every route's translated schemas, kept for the same reason (freeing the trees of a
+    /// thousand routes took 3.7 ms between the swap and the report).
+    pub schemas: BTreeMap<String, Arc<RouteSchemas>>,
 }
 
 /// Why nothing was written.
@@ -223,6 +228,8 @@ fn build_checked(
         diagnostics,
         sources: checked.sources,
         modules: checked.modules,
+        graph: checked.graph,
+        schemas: checked.schemas,
     })
 }
 
