@@ -20,6 +20,7 @@ mod platform;
 mod project;
 mod report;
 mod reuse;
+mod route_read;
 mod skills;
 mod stage;
 mod typegen;

@@ -26,6 +26,7 @@ use super::failpoint::Failpoint;
 use super::output::{ASIDE_TAG, OutputClaim, STAGING_TAG, check_owned, has_manifest, sibling};
 use super::plan::FilePlan;
 use super::reuse::{EmitCache, FileStamp, InPlace, ManifestCheck};
+use super::route_read::route_for_schema_check;
 
 /// Writes `plan` and then `manifest` (its bytes, under `manifest_path`) into a staging sibling
 /// of the claimed output, and swaps it in. The manifest staged is checked against its schema
@@ -450,108 +451,6 @@ fn check_manifest_parts(manifest_path: &str, check: &ManifestCheck<'_>) -> Resul
             Ok(())
         })
         .collect()
-}
-
-/// A route's text read for its schema check: as `serde_json::from_str` reads it, except that
-/// the value of every `jsonSchema` member (a schema form, nearly all of a route's bytes) is read
-/// for its syntax and kept as the empty value of its kind. The check's verdict is the same: all
-/// the manifest schema asks of a `jsonSchema` is to be an object or a boolean
-/// (`manifest_schema_reads_only_the_kind_of_a_schema_form` keeps it so).
-fn route_for_schema_check(text: &str) -> serde_json::Result<serde_json::Value> {
-    use serde::de::DeserializeSeed as _;
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let route = CheckedValue { schema_form: false }.deserialize(&mut deserializer)?;
-    deserializer.end()?;
-    Ok(route)
-}
-
-/// A value read by [`route_for_schema_check`]; `schema_form`: the value of a `jsonSchema`.
-#[derive(Clone, Copy)]
-struct CheckedValue {
-    schema_form: bool,
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for CheckedValue {
-    type Value = serde_json::Value;
-
-    fn deserialize<D: serde::Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for CheckedValue {
-    type Value = serde_json::Value;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
-        Ok(value.into())
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
-        Ok(value.into())
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
-        Ok(value.into())
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
-        Ok(serde_json::Number::from_f64(value).map_or(serde_json::Value::Null, Into::into))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<Self::Value, E> {
-        Ok(if self.schema_form {
-            String::new()
-        } else {
-            value.to_owned()
-        }
-        .into())
-    }
-
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(serde_json::Value::Null)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(
-        self,
-        mut items: A,
-    ) -> Result<Self::Value, A::Error> {
-        let mut kept = Vec::new();
-        if self.schema_form {
-            while items.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        } else {
-            while let Some(item) = items.next_element_seed(self)? {
-                kept.push(item);
-            }
-        }
-        Ok(serde_json::Value::Array(kept))
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(
-        self,
-        mut members: A,
-    ) -> Result<Self::Value, A::Error> {
-        let mut kept = serde_json::Map::new();
-        if self.schema_form {
-            while members
-                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                .is_some()
-            {}
-        } else {
-            while let Some(key) = members.next_key::<String>()? {
-                let schema_form = key == "jsonSchema";
-                let value = members.next_value_seed(CheckedValue { schema_form })?;
-                kept.insert(key, value);
-            }
-        }
-        Ok(serde_json::Value::Object(kept))
-    }
 }
 
 /// The manifest's own schema, compiled once: the run-time contract is checked before any

@@ -168,7 +168,7 @@ fn manifest_schema_judges_each_route_alone() {
 }
 
 /// What lets the route check read a `jsonSchema` for its kind alone (see
-/// `route_for_schema_check`): wherever the manifest schema names a `jsonSchema` member, it asks
+/// `super::super::route_read`): wherever the manifest schema names a `jsonSchema` member, it asks
 /// only that it be an object or a boolean.
 #[test]
 fn manifest_schema_reads_only_the_kind_of_a_schema_form() {
@@ -195,24 +195,6 @@ fn manifest_schema_reads_only_the_kind_of_a_schema_form() {
     for form in found {
         assert_eq!(form, serde_json::json!({ "type": ["object", "boolean"] }));
     }
-}
-
-/// A route read for its schema check is the route, but for its schema forms, which keep only
-/// their kind; so a form that is not an object or a boolean still fails the check.
-#[test]
-fn a_route_read_for_its_check_keeps_all_but_the_schema_forms() {
-    let text = r#"{ "id": "tool:a/b", "n": [1, -2, 1.5, null, true], "schemas": { "input": {
-        "jsonSchema": { "type": "object", "properties": { "jsonSchema": {} } },
-        "profiles": { "cursor": { "jsonSchema": true } } }, "result": { "jsonSchema": "text" } } }"#;
-    let read = super::route_for_schema_check(text).unwrap();
-    assert_eq!(
-        read,
-        serde_json::json!({ "id": "tool:a/b", "n": [1, -2, 1.5, null, true], "schemas": {
-            "input": { "jsonSchema": {}, "profiles": { "cursor": { "jsonSchema": true } } },
-            "result": { "jsonSchema": "" } } })
-    );
-    assert!(super::route_for_schema_check(r#"{ "jsonSchema": { "a": } }"#).is_err());
-    assert!(super::route_for_schema_check(r#"{ "id": 1 } 2"#).is_err());
 }
 
 #[test]
