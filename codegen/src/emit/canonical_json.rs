@@ -38,6 +38,8 @@ use serde::Serialize;
 use serde::ser::{self, Error as _};
 use serde_json::{Number, Value};
 
+use super::json_scan::string_stop;
+
 /// Members whose value is a JSON Schema, wherever they appear in a document.
 pub const SCHEMA_ROOT_KEYS: &[&str] = &[
     "jsonSchema",
@@ -219,40 +221,46 @@ impl Position {
 /// Starts a member or item of a container at `depth`: a line of its own, indented.
 fn new_line(out: &mut String, depth: usize) {
     out.push('\n');
-    for _ in 0..depth {
-        out.push_str(INDENT);
+    let mut width = depth * INDENT.len();
+    while width > 0 {
+        let run = width.min(SPACES.len());
+        out.push_str(&SPACES[..run]);
+        width -= run;
     }
 }
 
 /// One level of indentation.
 const INDENT: &str = "  ";
 
+/// Spaces to indent with, written a run at a time.
+const SPACES: &str = match std::str::from_utf8(&[b' '; 64]) {
+    Ok(spaces) => spaces,
+    Err(_) => panic!("spaces are UTF-8"),
+};
+
 fn write_string(out: &mut String, text: &str) {
+    out.reserve(text.len() + 2);
     out.push('"');
-    let bytes = text.as_bytes();
-    let mut plain = 0;
-    for (index, &byte) in bytes.iter().enumerate() {
-        let escape = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            0x0C => "\\f",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x00..=0x1F => "",
-            _ => continue,
-        };
-        // Every byte escaped is ASCII, so `plain..index` lies on character boundaries.
-        out.push_str(&text[plain..index]);
-        if escape.is_empty() {
-            let _ = write!(out, "\\u{byte:04x}");
-        } else {
-            out.push_str(escape);
+    let mut rest = text;
+    while let Some(stop) = string_stop(rest.as_bytes()) {
+        // Every byte that stops the plain text is ASCII, so `stop` lies on a character boundary.
+        out.push_str(&rest[..stop]);
+        let byte = rest.as_bytes()[stop];
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            0x0C => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            _ => {
+                let _ = write!(out, "\\u{byte:04x}");
+            }
         }
-        plain = index + 1;
+        rest = &rest[stop + 1..];
     }
-    out.push_str(&text[plain..]);
+    out.push_str(rest);
     out.push('"');
 }
 

@@ -13,6 +13,7 @@ mod error;
 mod failpoint;
 mod input;
 mod install;
+mod json_scan;
 mod manifest;
 mod output;
 mod plan;

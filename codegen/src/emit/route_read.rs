@@ -14,6 +14,8 @@
 
 use serde_json::Value;
 
+use super::json_scan::{leading_spaces, string_stop};
+
 /// Containers `serde_json` opens before it stops with "recursion limit exceeded": it reads 127
 /// nested arrays and objects, not 128.
 const SERDE_JSON_MAX_DEPTH: usize = 127;
@@ -50,61 +52,6 @@ pub(super) fn route_for_schema_check(text: &str) -> Result<Value, NotJson> {
     }
     rest.push_str(&text[from..]);
     serde_json::from_str(&rest).map_err(|_| NotJson)
-}
-
-/// A byte in each lane of a word, as `u64` lanes of eight bytes: the scan reads the runs of a
-/// pretty text (indentation, the bytes of a string) a word at a time.
-const LANES: u64 = 0x0101_0101_0101_0101;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of each lane of `word` that is below `limit` (at most 0x80). Only the lowest
-/// flagged lane is sure to be one; a lane above it may be flagged by a borrow, which is why
-/// only the lowest is read.
-fn lanes_below(word: u64, limit: u8) -> u64 {
-    word.wrapping_sub(LANES * u64::from(limit)) & !word & HIGH_BITS
-}
-
-fn words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
-    bytes
-        .chunks_exact(8)
-        .map(|chunk| u64::from_le_bytes(chunk.try_into().expect("eight bytes")))
-}
-
-/// How many spaces `bytes` starts with.
-fn leading_spaces(bytes: &[u8]) -> usize {
-    let mut count = 0;
-    for word in words(bytes) {
-        // A lane that is a space is zero here; the lowest that is not, the first other byte.
-        let others = word ^ (LANES * u64::from(b' '));
-        if others != 0 {
-            return count + (others.trailing_zeros() / 8) as usize;
-        }
-        count += 8;
-    }
-    count
-        + bytes[count..]
-            .iter()
-            .take_while(|&&byte| byte == b' ')
-            .count()
-}
-
-/// Where the first `"`, `\\` or control character of `bytes` is: where a string's plain text
-/// stops.
-fn string_stop(bytes: &[u8]) -> Option<usize> {
-    let mut count = 0;
-    for word in words(bytes) {
-        let stops = lanes_below(word ^ (LANES * u64::from(b'"')), 1)
-            | lanes_below(word ^ (LANES * u64::from(b'\\')), 1)
-            | lanes_below(word, 0x20);
-        if stops != 0 {
-            return Some(count + (stops.trailing_zeros() / 8) as usize);
-        }
-        count += 8;
-    }
-    let tail = bytes[count..]
-        .iter()
-        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
-    Some(count + tail)
 }
 
 /// Whether a member's key (its text between the quotes) is `jsonSchema`, escaped or not.
