@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest, RouteSchemas};
+use abgen_runtime::manifest::{HookTables, MANIFEST_FILE_NAME, Manifest, Route};
 
 use rayon::prelude::*;
 use serde_json::Value;
@@ -17,9 +17,9 @@ use serde_json::Value;
 use super::canonical_json::{Spliced, canonical_member_item, serialize_canonical_spliced};
 use super::documents::{HOST_BINARY_PATH, SKILLS_DIR, plan_host_documents};
 use super::error::EmitError;
-use super::input::EmitInput;
+use super::input::{EmitInput, EmitRoute, EmitSchemas};
 use super::install::{INSTALL_PATH, render_install};
-use super::manifest::build_manifest;
+use super::manifest::{build_manifest, manifest_route};
 use super::output::{OutputClaim, claim_output};
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
 use super::platform::{PlatformBinary, platform_binary_path, platform_launcher};
@@ -54,6 +54,8 @@ pub struct EmitOptions {
 #[derive(Debug)]
 pub struct PlannedArtifact {
     pub files: FilePlan,
+    /// The manifest, but that its routes carry no schemas: each route's schemas are in its text
+    /// alone (`manifest_text`), written while they were made.
     pub manifest: Manifest,
     /// The manifest's canonical bytes, in pieces.
     pub manifest_text: ManifestText,
@@ -112,12 +114,12 @@ pub fn plan_artifact(
     plan_artifact_reusing(input, input.schemas.clone(), options, None)
 }
 
-/// [`plan_artifact`] with the input's schema projections given apart (`schemas`, moved into the
-/// manifest), taking the shipped binary's bytes and the digests of unchanged files from `cache`
-/// (and keeping this plan's there).
+/// [`plan_artifact`] with the input's schemas given apart (`schemas`, each made into its
+/// route's text), taking the shipped binary's bytes, the digests of unchanged files and the
+/// text of unchanged routes from `cache` (and keeping this plan's there).
 fn plan_artifact_reusing(
     input: &EmitInput,
-    schemas: BTreeMap<String, RouteSchemas>,
+    schemas: BTreeMap<String, EmitSchemas>,
     options: &EmitOptions,
     cache: Option<&EmitCache>,
 ) -> Result<PlannedArtifact, EmitError> {
@@ -214,8 +216,9 @@ fn plan_artifact_reusing(
         None => files.file_table(),
     };
     let digest = file_table_digest(&table)?;
-    let mut manifest = build_manifest(input, schemas, hooks, table, digest);
-    let (manifest_text, manifest_without_routes) = manifest_text(&mut manifest, cache)?;
+    let (routes, fragments) = written_routes(input, schemas, cache)?;
+    let mut manifest = build_manifest(input, routes, hooks, table, digest);
+    let (manifest_text, manifest_without_routes) = manifest_text(&mut manifest, fragments)?;
     Ok(PlannedArtifact {
         files,
         manifest,
@@ -227,47 +230,80 @@ fn plan_artifact_reusing(
     })
 }
 
+/// Every route of the manifest, sorted by id and without its schemas, with its canonical text:
+/// the one `cache` kept for an equal route in the manifest in place, else written now. Each
+/// route is made, written and its schema forms dropped in one task, in parallel: the routes
+/// are nearly all of the manifest, and their forms never all exist at once.
+fn written_routes(
+    input: &EmitInput,
+    mut schemas: BTreeMap<String, EmitSchemas>,
+    cache: Option<&EmitCache>,
+) -> Result<(Vec<Route>, Vec<Fragment>), EmitError> {
+    let mut pending: Vec<(&EmitRoute, Option<EmitSchemas>)> = input
+        .routes
+        .iter()
+        .map(|route| (route, schemas.remove(&route.id)))
+        .collect();
+    pending.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+    let written: Vec<WrittenRoute> = pending
+        .into_par_iter()
+        .map(|(route, schemas)| {
+            let mut route = manifest_route(route, schemas.map(EmitSchemas::into_projected));
+            let fragment = match cache.and_then(|cache| cache.kept_fragment(&route)) {
+                Some(text) => Fragment::Kept(text),
+                None => Fragment::Written(canonical_member_item(&route)?),
+            };
+            // A watch loop keeps the whole route, to know an equal one in the next build.
+            let whole = cache.map(|_| (route.clone(), fragment.shared()));
+            route.schemas = Default::default();
+            Ok(WrittenRoute {
+                route,
+                fragment,
+                whole,
+            })
+        })
+        .collect::<Result<_, serde_json::Error>>()
+        .map_err(|source| EmitError::Serialize {
+            what: "the manifest",
+            source,
+        })?;
+    let mut routes = Vec::with_capacity(written.len());
+    let mut fragments = Vec::with_capacity(written.len());
+    let mut kept = Vec::new();
+    for written in written {
+        routes.push(written.route);
+        fragments.push(written.fragment);
+        kept.extend(written.whole);
+    }
+    if let Some(cache) = cache {
+        cache.stage_manifest(kept);
+    }
+    Ok((routes, fragments))
+}
+
+/// A route of the manifest written by [`written_routes`]: without its schemas, its text, and
+/// for a watch loop the whole route with the text shared.
+struct WrittenRoute {
+    route: Route,
+    fragment: Fragment,
+    whole: Option<(Route, Arc<str>)>,
+}
+
 /// The manifest's canonical bytes (the same as [`super::canonical_json::serialize_canonical`]
-/// of it, pinned by a test), and the manifest without its routes for its schema check. Each
-/// route's text is the one `cache` kept for an equal route in the manifest in place, else
-/// written now: the routes, nearly all of the manifest, in parallel, and never copied into one
-/// text.
+/// of it with its routes whole, pinned by a test), its routes' texts never copied into one
+/// text, and the manifest without its routes for its schema check.
 fn manifest_text(
     manifest: &mut Manifest,
-    cache: Option<&EmitCache>,
+    routes: Vec<Fragment>,
 ) -> Result<(ManifestText, Value), EmitError> {
     let serialize = |source| EmitError::Serialize {
         what: "the manifest",
         source,
     };
-    let kept = match cache {
-        Some(cache) => cache.kept_fragments(&manifest.routes),
-        None => vec![None; manifest.routes.len()],
-    };
-    let routes: Vec<Fragment> = manifest
-        .routes
-        .par_iter()
-        .zip(kept)
-        .map(|(route, kept)| match kept {
-            Some(text) => Ok(Fragment::Kept(text)),
-            None => canonical_member_item(route).map(Fragment::Written),
-        })
-        .collect::<Result<_, _>>()
-        .map_err(serialize)?;
     let document = serialize_canonical_spliced(&*manifest, "routes").map_err(serialize)?;
     let all_routes = std::mem::take(&mut manifest.routes);
     let without_routes = serde_json::to_value(&*manifest);
     manifest.routes = all_routes;
-    if let Some(cache) = cache {
-        let kept: Vec<Arc<str>> = routes
-            .iter()
-            .map(|fragment| match fragment {
-                Fragment::Kept(text) => text.clone(),
-                Fragment::Written(text) => text.as_str().into(),
-            })
-            .collect();
-        cache.stage_manifest(&manifest.routes, &kept);
-    }
     Ok((
         ManifestText { document, routes },
         without_routes.map_err(serialize)?,
@@ -323,6 +359,14 @@ impl Fragment {
         match self {
             Fragment::Kept(text) => text,
             Fragment::Written(text) => text,
+        }
+    }
+
+    /// The text, shared (a kept one is the very text the cache holds).
+    fn shared(&self) -> Arc<str> {
+        match self {
+            Fragment::Kept(text) => text.clone(),
+            Fragment::Written(text) => text.as_str().into(),
         }
     }
 }
@@ -402,7 +446,7 @@ pub fn emit_claimed(
 
 /// [`emit_claimed`], writing and hashing only what changed since the emit that `cache` kept
 /// (see [`EmitCache`]): the result is byte for byte the artifact [`emit_claimed`] writes. The
-/// input's schema projections move into the manifest: `input.schemas` is left empty.
+/// input's schemas move into the manifest's text: `input.schemas` is left empty.
 pub fn emit_claimed_reusing(
     input: &mut EmitInput,
     options: &EmitOptions,

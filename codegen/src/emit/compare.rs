@@ -119,11 +119,11 @@ pub fn compare_with_directory(
         .and_then(|file| file.contents.as_deref())
         .and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok())
         .unwrap_or(Value::Null);
-    let after =
-        serde_json::to_value(&artifact.manifest).map_err(|source| EmitError::Serialize {
-            what: "the manifest",
-            source,
-        })?;
+    // The planned manifest's routes carry their schemas in its text alone.
+    let after: Value = serde_json::from_str(&manifest).map_err(|source| EmitError::Serialize {
+        what: "the manifest",
+        source,
+    })?;
     comparison.routes = changes(&route_contracts(&before), &route_contracts(&after));
     comparison.hooks = changes(&hook_contracts(&before), &hook_contracts(&after));
     Ok(comparison)

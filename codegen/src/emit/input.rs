@@ -3,11 +3,53 @@
 //! is testable alone.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use std::collections::BTreeMap;
 
 use abgen_runtime::manifest::{RouteKind, RouteSchemas};
 use serde_json::{Map, Value};
+
+/// A route's schemas for the manifest: every form of each side, one per host profile.
+#[derive(Clone)]
+pub enum EmitSchemas {
+    /// Made already.
+    Projected(RouteSchemas),
+    /// Made when the route's manifest text is written, and dropped once it is: nearly all of a
+    /// manifest's memory is its schema forms, and a route's forms made and dropped in one task
+    /// reuse the memory of the route before.
+    Deferred(Arc<dyn Fn() -> RouteSchemas + Send + Sync>),
+}
+
+impl EmitSchemas {
+    /// The schemas, made now if they were deferred.
+    pub fn into_projected(self) -> RouteSchemas {
+        match self {
+            EmitSchemas::Projected(schemas) => schemas,
+            EmitSchemas::Deferred(project) => project(),
+        }
+    }
+}
+
+impl std::fmt::Debug for EmitSchemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EmitSchemas::Projected(schemas) => f.debug_tuple("Projected").field(schemas).finish(),
+            EmitSchemas::Deferred(_) => f.write_str("Deferred"),
+        }
+    }
+}
+
+/// Deferred schemas are equal when they are the same projection.
+impl PartialEq for EmitSchemas {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (EmitSchemas::Projected(a), EmitSchemas::Projected(b)) => a == b,
+            (EmitSchemas::Deferred(a), EmitSchemas::Deferred(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
 
 /// Everything the emitter reads.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,7 +69,7 @@ pub struct EmitInput {
     pub layouts: Vec<EmitLayout>,
     /// The schemas translated at build time (or left to run time), by route id; a tool absent
     /// here gets a run-time input schema.
-    pub schemas: BTreeMap<String, RouteSchemas>,
+    pub schemas: BTreeMap<String, EmitSchemas>,
     /// Valid skills, copied to `skills/<name>/`.
     pub skills: Vec<super::skills::EmitSkill>,
     /// Compiled MCP App documents, written at their `path` (`mcp-apps/<name>.html`).

@@ -7,7 +7,6 @@
 //! literal `inputJsonSchema` / `outputJsonSchema` (moved out of `config` into `schemas.input` /
 //! `schemas.result`).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use abgen_runtime::manifest::{
@@ -23,21 +22,16 @@ const LITERAL_INPUT_SCHEMA_KEY: &str = "inputJsonSchema";
 /// The options key whose literal JSON Schema replaces the zod result schema.
 const LITERAL_OUTPUT_SCHEMA_KEY: &str = "outputJsonSchema";
 
-/// The manifest of an artifact whose files are `files` with `digest`, each route's schemas moved
-/// out of `schemas` (the emit input's).
+/// The manifest of an artifact whose files are `files` with `digest`, its routes `routes` (made
+/// by [`manifest_route`], sorted by id).
 pub fn build_manifest(
     input: &EmitInput,
-    mut schemas: BTreeMap<String, RouteSchemas>,
+    routes: Vec<Route>,
     hooks: HookTables,
     files: Vec<FileEntry>,
     digest: String,
 ) -> Manifest {
-    let mut routes: Vec<Route> = input
-        .routes
-        .iter()
-        .map(|route| manifest_route(route, schemas.remove(&route.id)))
-        .collect();
-    routes.sort_by(|a, b| a.id.cmp(&b.id));
+    debug_assert!(routes.is_sorted_by(|a, b| a.id <= b.id));
     let mut servers: Vec<Server> = input
         .servers
         .iter()
@@ -78,7 +72,9 @@ pub fn build_manifest(
     }
 }
 
-fn manifest_route(route: &EmitRoute, translated: Option<RouteSchemas>) -> Route {
+/// The manifest's route for `route`, with its schemas `translated` (the schema stage's, if any)
+/// or the literal ones its options give.
+pub fn manifest_route(route: &EmitRoute, translated: Option<RouteSchemas>) -> Route {
     let RouteSchemas {
         input: translated_input,
         result: translated_result,

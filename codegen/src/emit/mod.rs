@@ -37,7 +37,7 @@ pub use error::{EmitError, ForeignPath};
 pub use failpoint::{FAILPOINT_ENV, Failpoint};
 pub use input::{
     EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitPlainScript,
-    EmitProvider, EmitRoute, EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity, selects,
+    EmitProvider, EmitRoute, EmitSchemas, EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity, selects,
 };
 pub use install::INSTALL_PATH;
 pub use output::{NAMED_PATHS, OutputClaim, check_output_dir, claim_output, claim_output_reusing};

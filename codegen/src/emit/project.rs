@@ -21,7 +21,7 @@ use super::compare::{ArtifactComparison, compare_with_directory};
 use super::error::EmitError;
 use super::input::{
     EmitDeclaredServer, EmitEntry, EmitInput, EmitLaunch, EmitLayout, EmitProvider, EmitRoute,
-    EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
+    EmitSchemas, EmitServer, PLUGIN_ROOT_TOKEN, PluginIdentity,
 };
 use super::output::claim_output_reusing;
 use super::platform::{PlatformBinary, locate_platform_binaries};
@@ -583,16 +583,56 @@ fn checked_emit_input_reusing(
     cache: Option<&ProjectionCache>,
 ) -> EmitInput {
     let mut input = emit_input(root, config, graph);
+    input.schemas = match cache {
+        Some(cache) => projected_schemas(checked, graph, cache),
+        None => deferred_schemas(checked, graph),
+    };
+    input.skills = checked.skills.clone();
+    input
+        .declared
+        .extend(conventional_entries(checked, config, graph));
+    input.declared.sort_by(|a, b| a.id.cmp(&b.id));
+    input
+}
+
+/// Every route's schemas, each projected for the graph's targets while the emitter writes the
+/// route's manifest text.
+fn deferred_schemas(checked: &CheckReturn, graph: &RouteGraph) -> BTreeMap<String, EmitSchemas> {
+    let targets: Arc<[String]> = graph
+        .targets
+        .iter()
+        .map(|target| target.as_str().to_owned())
+        .collect();
+    checked
+        .schemas
+        .iter()
+        .map(|(id, schemas)| {
+            let (schemas, targets) = (Arc::clone(schemas), Arc::clone(&targets));
+            let project = move || {
+                let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+                schemas.to_manifest(&targets)
+            };
+            (id.clone(), EmitSchemas::Deferred(Arc::new(project)))
+        })
+        .collect()
+}
+
+/// Every route's schemas projected for the graph's targets now, taken from `cache` where the
+/// translated schemas and targets are the ones they were projected from, and kept there for the
+/// next build of a watch loop.
+fn projected_schemas(
+    checked: &CheckReturn,
+    graph: &RouteGraph,
+    cache: &ProjectionCache,
+) -> BTreeMap<String, EmitSchemas> {
     let targets: Vec<&str> = graph.targets.iter().map(|target| target.as_str()).collect();
-    let mut kept = cache
-        .map(|cache| std::mem::take(&mut *lock(&cache.kept)))
-        .unwrap_or_default();
+    let mut kept = std::mem::take(&mut *lock(&cache.kept));
     let unchanged = |id: &str, schemas: &Arc<RouteSchemas>| {
         kept.get(id)
             .filter(|kept| kept.holds_for(&targets, schemas))
     };
-    // One projection per host profile of every schema: the build's largest step, in parallel.
-    input.schemas = checked
+    // One projection per host profile of every schema that changed, in parallel.
+    let projected: BTreeMap<String, ManifestRouteSchemas> = checked
         .schemas
         .par_iter()
         .map(|(id, schemas)| {
@@ -603,27 +643,23 @@ fn checked_emit_input_reusing(
             (id.clone(), projected)
         })
         .collect();
-    if let Some(cache) = cache {
-        let mut next = HashMap::with_capacity(checked.schemas.len());
-        for (id, schemas) in &checked.schemas {
-            let entry = match kept.remove(id) {
-                Some(entry) if entry.holds_for(&targets, schemas) => entry,
-                _ => KeptProjection {
-                    targets: targets.iter().map(|target| (*target).to_owned()).collect(),
-                    schemas: Arc::clone(schemas),
-                    projected: input.schemas[id].clone(),
-                },
-            };
-            next.insert(id.clone(), entry);
-        }
-        *lock(&cache.kept) = next;
+    let mut next = HashMap::with_capacity(checked.schemas.len());
+    for (id, schemas) in &checked.schemas {
+        let entry = match kept.remove(id) {
+            Some(entry) if entry.holds_for(&targets, schemas) => entry,
+            _ => KeptProjection {
+                targets: targets.iter().map(|target| (*target).to_owned()).collect(),
+                schemas: Arc::clone(schemas),
+                projected: projected[id].clone(),
+            },
+        };
+        next.insert(id.clone(), entry);
     }
-    input.skills = checked.skills.clone();
-    input
-        .declared
-        .extend(conventional_entries(checked, config, graph));
-    input.declared.sort_by(|a, b| a.id.cmp(&b.id));
-    input
+    *lock(&cache.kept) = next;
+    projected
+        .into_iter()
+        .map(|(id, projected)| (id, EmitSchemas::Projected(projected)))
+        .collect()
 }
 
 /// The emitter's view of a checked project: generated servers (with what a declaration beside

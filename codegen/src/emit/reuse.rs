@@ -10,7 +10,7 @@
 //! disk still has the stamp recorded when it was put there; the ownership check takes a file's
 //! digest from there when its stamp is unchanged. Also kept: each route of the manifest in
 //! place with its canonical text, so a rebuild serialises and schema-checks only the routes
-//! that changed ([`EmitCache::kept_fragments`]).
+//! that changed ([`EmitCache::kept_fragment`]).
 //!
 //! Invariant: a kept fact is used only for a file whose stamp is the one recorded, and a stamp
 //! is recorded only for a file abgen itself put in place and verified. The stamp holds the
@@ -97,9 +97,9 @@ struct State {
     digests: HashMap<String, (Arc<[u8]>, String)>,
     in_place: Option<InPlace>,
     /// Each route of the manifest in place, by id.
-    routes: HashMap<String, KeptRoute>,
+    routes: HashMap<String, Arc<KeptRoute>>,
     /// The routes of the manifest being staged, kept once it is verified and in place.
-    pending: Option<HashMap<String, KeptRoute>>,
+    pending: Option<HashMap<String, Arc<KeptRoute>>>,
     /// The directory holding the artifact the last swap replaced, still to be removed.
     previous: Option<PathBuf>,
 }
@@ -199,32 +199,24 @@ impl EmitCache {
         digests
     }
 
-    /// Each route's canonical text in the manifest in place, for a route equal to the one there.
-    pub(super) fn kept_fragments(&self, routes: &[Route]) -> Vec<Option<Arc<str>>> {
-        let state = self.state();
-        routes
-            .iter()
-            .map(|route| {
-                let kept = state.routes.get(&route.id)?;
-                (kept.route == *route).then(|| kept.fragment.clone())
-            })
-            .collect()
+    /// The route's canonical text in the manifest in place, if the route there is equal to it.
+    pub(super) fn kept_fragment(&self, route: &Route) -> Option<Arc<str>> {
+        // Compared outside the lock: the routes of a manifest are looked up in parallel.
+        let kept = self.state().routes.get(&route.id).cloned()?;
+        (kept.route == *route).then(|| kept.fragment.clone())
     }
 
     /// Keeps each route of the manifest being staged with its text there, for the emit after
     /// this manifest is verified and in place.
-    pub(super) fn stage_manifest(&self, routes: &[Route], fragments: &[Arc<str>]) {
+    pub(super) fn stage_manifest(&self, routes: Vec<(Route, Arc<str>)>) {
         let mut state = self.state();
         let mut pending = HashMap::with_capacity(routes.len());
-        for (route, fragment) in routes.iter().zip(fragments) {
+        for (route, fragment) in routes {
             let kept = match state.routes.remove(&route.id) {
-                Some(kept) if Arc::ptr_eq(&kept.fragment, fragment) => kept,
-                _ => KeptRoute {
-                    route: route.clone(),
-                    fragment: fragment.clone(),
-                },
+                Some(kept) if Arc::ptr_eq(&kept.fragment, &fragment) => kept,
+                _ => Arc::new(KeptRoute { route, fragment }),
             };
-            pending.insert(route.id.clone(), kept);
+            pending.insert(kept.route.id.clone(), kept);
         }
         state.pending = Some(pending);
     }
