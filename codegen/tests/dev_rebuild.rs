@@ -101,7 +101,13 @@ fn a_rebuild_through_the_cache_writes_what_a_fresh_build_writes() {
         "## In one paragraph",
         "## In a paragraph",
     );
-    build_project_reusing(&dev, AppProfile::Production, Some(&cache)).expect("rebuild");
+    let rebuilt_return =
+        build_project_reusing(&dev, AppProfile::Production, Some(&cache)).expect("rebuild");
+    // Of the manifest's routes, only the edited tool's text is written again.
+    let written = |built: &abgen::emit::BuildReturn| {
+        built.emitted.artifact.manifest_text.written_route_count()
+    };
+    assert_eq!(written(&rebuilt_return), 1);
 
     let fresh_out = temp.path().join("fresh-out");
     build_project(&options(&project, &host, fresh_out.clone())).expect("fresh build");
@@ -150,7 +156,9 @@ fn a_rebuild_through_the_cache_writes_what_a_fresh_build_writes() {
     );
     cache.emit.remove_previous();
     assert_eq!(siblings(), Vec::<String>::new());
-    build_project_reusing(&dev, AppProfile::Production, Some(&cache)).expect("third build");
+    let third =
+        build_project_reusing(&dev, AppProfile::Production, Some(&cache)).expect("third build");
+    assert_eq!(written(&third), 0);
     assert_eq!(siblings(), previous);
     // Removing the previous tree unlinked names of the files the new one shares with it; the
     // third build still knows them for its own and links them again.

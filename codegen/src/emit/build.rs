@@ -24,7 +24,7 @@ use super::output::{OutputClaim, claim_output};
 use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
 use super::platform::{PlatformBinary, platform_binary_path, platform_launcher};
 use super::report::BuiltApp;
-use super::reuse::{EmitCache, ManifestCheck};
+use super::reuse::{EmitCache, ManifestCheck, StagedRoute};
 use super::stage::stage_artifact_reusing;
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
@@ -253,13 +253,18 @@ fn written_routes(
                 Some(text) => Fragment::Kept(text),
                 None => Fragment::Written(canonical_member_item(&route)?),
             };
-            // A watch loop keeps the whole route, to know an equal one in the next build.
-            let whole = cache.map(|_| (route.clone(), fragment.shared()));
+            // A watch loop keeps each new route whole, to know an equal one in the next build.
+            let staged = cache.map(|_| match &fragment {
+                Fragment::Kept(_) => StagedRoute::Kept(route.id.clone()),
+                Fragment::Written(text) => {
+                    StagedRoute::Written(Box::new(route.clone()), text.as_str().into())
+                }
+            });
             route.schemas = Default::default();
             Ok(WrittenRoute {
                 route,
                 fragment,
-                whole,
+                staged,
             })
         })
         .collect::<Result<_, serde_json::Error>>()
@@ -273,7 +278,7 @@ fn written_routes(
     for written in written {
         routes.push(written.route);
         fragments.push(written.fragment);
-        kept.extend(written.whole);
+        kept.extend(written.staged);
     }
     if let Some(cache) = cache {
         cache.stage_manifest(kept);
@@ -282,11 +287,11 @@ fn written_routes(
 }
 
 /// A route of the manifest written by [`written_routes`]: without its schemas, its text, and
-/// for a watch loop the whole route with the text shared.
+/// for a watch loop what the cache keeps of it.
 struct WrittenRoute {
     route: Route,
     fragment: Fragment,
-    whole: Option<(Route, Arc<str>)>,
+    staged: Option<StagedRoute>,
 }
 
 /// The manifest's canonical bytes (the same as [`super::canonical_json::serialize_canonical`]
@@ -321,6 +326,12 @@ impl ManifestText {
     /// The bytes in order, as slices of the document and of the routes' texts.
     pub fn pieces(&self) -> Vec<&[u8]> {
         self.document.pieces(self.routes.iter().map(Fragment::text))
+    }
+
+    /// How many routes' texts were written for this manifest; the others were kept from the
+    /// manifest in place (a watch loop's rebuild).
+    pub fn written_route_count(&self) -> usize {
+        self.written_routes().len()
     }
 
     /// Each route whose text was written for this manifest (not kept from the one in place),
@@ -359,14 +370,6 @@ impl Fragment {
         match self {
             Fragment::Kept(text) => text,
             Fragment::Written(text) => text,
-        }
-    }
-
-    /// The text, shared (a kept one is the very text the cache holds).
-    fn shared(&self) -> Arc<str> {
-        match self {
-            Fragment::Kept(text) => text.clone(),
-            Fragment::Written(text) => text.as_str().into(),
         }
     }
 }

@@ -79,6 +79,14 @@ struct KeptRoute {
     fragment: Arc<str>,
 }
 
+/// A route of the manifest being staged, for [`EmitCache::stage_manifest`]: one whose text the
+/// cache gave (by id), or one written now, whole, with its text.
+#[derive(Debug)]
+pub(super) enum StagedRoute {
+    Kept(String),
+    Written(Box<Route>, Arc<str>),
+}
+
 /// What the schema check of a manifest covers: the manifest with no routes, and each route
 /// whose fragment was written for it. A kept fragment belongs to a route that passed the check
 /// in a manifest verified before, and the manifest schema judges each route alone (see
@@ -208,15 +216,20 @@ impl EmitCache {
 
     /// Keeps each route of the manifest being staged with its text there, for the emit after
     /// this manifest is verified and in place.
-    pub(super) fn stage_manifest(&self, routes: Vec<(Route, Arc<str>)>) {
+    pub(super) fn stage_manifest(&self, routes: Vec<StagedRoute>) {
         let mut state = self.state();
         let mut pending = HashMap::with_capacity(routes.len());
-        for (route, fragment) in routes {
-            let kept = match state.routes.remove(&route.id) {
-                Some(kept) if Arc::ptr_eq(&kept.fragment, &fragment) => kept,
-                _ => Arc::new(KeptRoute { route, fragment }),
+        for staged in routes {
+            let kept = match staged {
+                StagedRoute::Kept(id) => state.routes.remove(&id),
+                StagedRoute::Written(route, fragment) => Some(Arc::new(KeptRoute {
+                    route: *route,
+                    fragment,
+                })),
             };
-            pending.insert(kept.route.id.clone(), kept);
+            if let Some(kept) = kept {
+                pending.insert(kept.route.id.clone(), kept);
+            }
         }
         state.pending = Some(pending);
     }
