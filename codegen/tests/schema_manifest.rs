@@ -73,7 +73,7 @@ fn manifest_carries_literal_static_and_profile_schemas() {
     // runtime serves an absent profile the canonical form); Cursor's differs.
     let hosts: Vec<&str> = input.profiles.keys().map(String::as_str).collect();
     assert_eq!(hosts, ["cursor"]);
-    let cursor = &input.profiles["cursor"].json_schema;
+    let cursor = &input.profiles["cursor"].json_schema.to_value();
     assert_eq!(cursor["$schema"], "http://json-schema.org/draft-07/schema#");
     assert_eq!(
         cursor["properties"]["pair"]["items"],

@@ -29,6 +29,8 @@
 //! | `codex` | 2020-12 with `properties: {}` on every object schema that has none (Codex needs it; it accepts the same values); same root rule as `claude` |
 //! | `cursor` | `draft-07-lax` (Cursor validates with draft-07 semantics), and every type list `type: [A, B]` becomes `anyOf` of single types (Cursor's client rejects type lists); same root rule |
 
+use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value, json};
 
 /// The `$schema` of JSON Schema 2020-12, the canonical dialect (what zod's `toJSONSchema` and
@@ -140,24 +142,262 @@ pub fn project_canonical_form(
     if input {
         check_input_root(canonical, profile)?;
     }
-    Ok(finish_projection(canonical.clone(), profile))
+    Ok(match Edits::of(profile) {
+        Some(edits) => form_value(canonical, profile, edits),
+        None => with_draft(canonical.clone(), profile),
+    })
 }
 
 /// The steps of a projection after tuples are loosened.
-fn finish_projection(mut projected: Value, profile: Profile) -> Value {
-    match profile {
-        Profile::Canonical | Profile::Claude => {}
-        Profile::Draft07Lax => drop_formats(&mut projected),
-        Profile::Codex => add_missing_properties(&mut projected),
-        Profile::Cursor => {
-            drop_formats(&mut projected);
-            split_type_lists(&mut projected);
-        }
+fn finish_projection(projected: Value, profile: Profile) -> Value {
+    match Edits::of(profile) {
+        Some(edits) => form_value(&projected, profile, edits),
+        None => with_draft(projected, profile),
     }
-    if let Value::Object(root) = &mut projected {
+}
+
+/// `schema` with the `$schema` of `profile` at its root.
+fn with_draft(mut schema: Value, profile: Profile) -> Value {
+    if let Value::Object(root) = &mut schema {
         root.insert("$schema".to_owned(), json!(profile.draft()));
     }
-    projected
+    schema
+}
+
+/// The tree of [`ProfileForm`].
+fn form_value(canonical: &Value, profile: Profile, edits: Edits) -> Value {
+    SchemaView {
+        value: canonical,
+        edits,
+        root: Some(profile.draft()),
+    }
+    .serialize(serde_json::value::Serializer)
+    .expect("a JSON value has string keys")
+}
+
+/// A host profile's form of a schema, written from the schema's canonical form as it is
+/// serialized: what [`project_canonical_form`] gives, with no tree made (the root rule aside,
+/// which the caller checks with [`check_input_root`]). The manifest writes host forms this way.
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileForm<'a> {
+    canonical: &'a Value,
+    profile: Profile,
+}
+
+impl<'a> ProfileForm<'a> {
+    pub fn new(canonical: &'a Value, profile: Profile) -> Self {
+        Self { canonical, profile }
+    }
+}
+
+impl Serialize for ProfileForm<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SchemaView {
+            value: self.canonical,
+            edits: Edits::of(self.profile).unwrap_or_default(),
+            root: Some(self.profile.draft()),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// What a profile changes in every subschema of a canonical form, besides the root's
+/// `$schema`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Edits {
+    /// `format` is left out (draft-07 validators may assert it).
+    drop_formats: bool,
+    /// A type list `type: [A, B]` becomes `anyOf` of single types (Cursor's client rejects
+    /// type lists).
+    split_type_lists: bool,
+    /// An object schema without `properties` gets `properties: {}` (Codex needs it).
+    add_missing_properties: bool,
+}
+
+impl Edits {
+    /// The edits of `profile`; `None` for a profile that only sets `$schema`.
+    const fn of(profile: Profile) -> Option<Self> {
+        let edits = match profile {
+            Profile::Canonical | Profile::Claude => return None,
+            Profile::Draft07Lax => Edits {
+                drop_formats: true,
+                split_type_lists: false,
+                add_missing_properties: false,
+            },
+            Profile::Codex => Edits {
+                drop_formats: false,
+                split_type_lists: false,
+                add_missing_properties: true,
+            },
+            Profile::Cursor => Edits {
+                drop_formats: true,
+                split_type_lists: true,
+                add_missing_properties: false,
+            },
+        };
+        Some(edits)
+    }
+}
+
+/// A value standing where a schema stands, serialized with `edits` made; `root` is the
+/// `$schema` the document's root gets. Subschemas are found as [`for_each_schema`] finds them.
+struct SchemaView<'a> {
+    value: &'a Value,
+    edits: Edits,
+    root: Option<&'static str>,
+}
+
+impl SchemaView<'_> {
+    fn child(value: &Value, edits: Edits) -> SchemaView<'_> {
+        SchemaView {
+            value,
+            edits,
+            root: None,
+        }
+    }
+}
+
+impl Serialize for SchemaView<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.value {
+            Value::Object(node) => crate::stack::recurse(|| self.node(node, serializer)),
+            Value::Array(items) => crate::stack::recurse(|| {
+                serializer.collect_seq(items.iter().map(|item| Self::child(item, self.edits)))
+            }),
+            scalar => scalar.serialize(serializer),
+        }
+    }
+}
+
+impl SchemaView<'_> {
+    fn node<S: Serializer>(
+        &self,
+        node: &Map<String, Value>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let edits = self.edits;
+        let type_list = match node.get("type") {
+            Some(Value::Array(kinds)) if edits.split_type_lists => Some(kinds),
+            _ => None,
+        };
+        // A node that already has `anyOf` keeps it: the type's branches join `allOf`, as both
+        // must hold.
+        let joins_all_of = type_list.is_some() && node.contains_key("anyOf");
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in node {
+            match key.as_str() {
+                "$schema" if self.root.is_some() => map.serialize_entry(key, &self.root)?,
+                "format" if edits.drop_formats && value.is_string() => {}
+                "type" if type_list.is_some() => {
+                    let branches = TypeBranches {
+                        kinds: type_list.map_or(&[][..], Vec::as_slice),
+                        edits,
+                    };
+                    if joins_all_of {
+                        let all_of = AllOfWithBranches {
+                            all_of: node.get("allOf"),
+                            branches,
+                            edits,
+                        };
+                        map.serialize_entry("allOf", &all_of)?;
+                    } else {
+                        map.serialize_entry("anyOf", &branches)?;
+                    }
+                }
+                "allOf" if joins_all_of => {}
+                // Values of these keywords are data, not schemas.
+                "const" | "enum" | "default" | "examples" => map.serialize_entry(key, value)?,
+                "properties" => match value {
+                    Value::Object(properties) => {
+                        map.serialize_entry(key, &Properties { properties, edits })?;
+                    }
+                    _ => map.serialize_entry(key, value)?,
+                },
+                _ => map.serialize_entry(key, &Self::child(value, edits))?,
+            }
+        }
+        if let Some(draft) = self.root
+            && !node.contains_key("$schema")
+        {
+            map.serialize_entry("$schema", draft)?;
+        }
+        if edits.add_missing_properties && lacks_properties(node) {
+            map.serialize_entry("properties", &Map::new())?;
+        }
+        map.end()
+    }
+}
+
+/// A `properties` map: each value a subschema.
+struct Properties<'a> {
+    properties: &'a Map<String, Value>,
+    edits: Edits,
+}
+
+impl Serialize for Properties<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(
+            self.properties
+                .iter()
+                .map(|(name, property)| (name, SchemaView::child(property, self.edits))),
+        )
+    }
+}
+
+/// The branches a type list becomes: `{"type": A}` for each of its types.
+#[derive(Clone, Copy)]
+struct TypeBranches<'a> {
+    kinds: &'a [Value],
+    edits: Edits,
+}
+
+impl TypeBranches<'_> {
+    fn serialize_into<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+        for kind in self.kinds {
+            let branch = json!({ "type": kind });
+            seq.serialize_element(&SchemaView::child(&branch, self.edits))?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for TypeBranches<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.kinds.len()))?;
+        self.serialize_into(&mut seq)?;
+        seq.end()
+    }
+}
+
+/// A node's `allOf` (its subschemas, if it is a list) followed by `{"anyOf": branches}`.
+struct AllOfWithBranches<'a> {
+    all_of: Option<&'a Value>,
+    branches: TypeBranches<'a>,
+    edits: Edits,
+}
+
+impl Serialize for AllOfWithBranches<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        if let Some(Value::Array(all_of)) = self.all_of {
+            for schema in all_of {
+                seq.serialize_element(&SchemaView::child(schema, self.edits))?;
+            }
+        }
+        seq.serialize_element(&AnyOf(self.branches))?;
+        seq.end()
+    }
+}
+
+/// `{"anyOf": branches}`.
+struct AnyOf<'a>(TypeBranches<'a>);
+
+impl Serialize for AnyOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("anyOf", &self.0)?;
+        map.end()
+    }
 }
 
 /// Whether `profile`'s form of a schema differs from the schema's canonical form `canonical`
@@ -273,50 +513,9 @@ fn loosen_tuples(schema: &mut Value) {
     });
 }
 
-fn drop_formats(schema: &mut Value) {
-    for_each_schema(schema, &mut |node| {
-        if node.get("format").is_some_and(Value::is_string) {
-            node.remove("format");
-        }
-    });
-}
-
-fn add_missing_properties(schema: &mut Value) {
-    for_each_schema(schema, &mut |node| {
-        if lacks_properties(node) {
-            node.insert("properties".to_owned(), json!({}));
-        }
-    });
-}
-
 /// An object schema without `properties`, which Codex needs.
 fn lacks_properties(node: &Map<String, Value>) -> bool {
     node.get("type").and_then(Value::as_str) == Some("object") && !node.contains_key("properties")
-}
-
-fn split_type_lists(schema: &mut Value) {
-    for_each_schema(schema, &mut |node| {
-        let Some(Value::Array(kinds)) = node.get("type") else {
-            return;
-        };
-        let branches: Vec<Value> = kinds.iter().map(|kind| json!({ "type": kind })).collect();
-        node.remove("type");
-        // A node that already has `anyOf` keeps it: the two must both hold.
-        let key = if node.contains_key("anyOf") {
-            "allOf"
-        } else {
-            "anyOf"
-        };
-        let combined = match (key, node.remove("allOf")) {
-            ("allOf", Some(Value::Array(mut all))) => {
-                all.push(json!({ "anyOf": branches }));
-                Value::Array(all)
-            }
-            ("allOf", _) => json!([{ "anyOf": branches }]),
-            _ => Value::Array(branches),
-        };
-        node.insert(key.to_owned(), combined);
-    });
 }
 
 #[cfg(test)]
@@ -411,6 +610,49 @@ mod tests {
             assert!(project(&union, profile, true).is_err());
             assert!(project(&union, profile, false).is_ok());
         }
+    }
+
+    #[test]
+    fn cursor_keeps_the_all_of_beside_a_split_type_list() {
+        let both = json!({"type": ["string", "null"], "allOf": [{"minLength": 1}]});
+        assert_eq!(
+            project(&both, Profile::Cursor, false).unwrap(),
+            json!({"$schema": super::DRAFT_07, "anyOf": [{"type": "string"}, {"type": "null"}], "allOf": [{"minLength": 1}]})
+        );
+        let any_of = json!({"type": ["string", "null"], "anyOf": [{"maxLength": 3}], "allOf": [{"minLength": 1, "format": "uri"}]});
+        assert_eq!(
+            project(&any_of, Profile::Cursor, false).unwrap(),
+            json!({"$schema": super::DRAFT_07, "anyOf": [{"maxLength": 3}], "allOf": [{"minLength": 1}, {"anyOf": [{"type": "string"}, {"type": "null"}]}]})
+        );
+    }
+
+    #[test]
+    fn a_profile_form_written_from_the_canonical_form_is_its_projection() {
+        let canonical = json!({"$schema": super::DRAFT_2020_12, "type": "object", "properties": {
+            "z": {"type": ["string", "null"], "format": "email"},
+            "a": {"type": "object", "additionalProperties": {"type": "string", "format": "uri"}},
+            "d": {"const": {"type": ["x"], "format": "kept"}, "default": {"type": "object"}},
+            "t": {"type": "array", "prefixItems": [{"type": "object"}], "items": {"anyOf": [{"type": "object"}]}}
+        }, "required": ["z"]});
+        for profile in Profile::ALL {
+            let written =
+                serde_json::to_string(&super::ProfileForm::new(&canonical, profile)).unwrap();
+            let projected = project_canonical_form(&canonical, profile, true).unwrap();
+            assert_eq!(written, projected.to_string(), "{}", profile.name());
+        }
+        let cursor = project_canonical_form(&canonical, Profile::Cursor, true).unwrap();
+        assert_eq!(
+            cursor["properties"]["z"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+        assert_eq!(cursor["properties"]["d"], canonical["properties"]["d"]);
+        let codex = project_canonical_form(&canonical, Profile::Codex, true).unwrap();
+        assert_eq!(codex["properties"]["a"]["properties"], json!({}));
+        assert_eq!(
+            codex["properties"]["t"]["prefixItems"][0]["properties"],
+            json!({})
+        );
+        assert_eq!(codex["properties"]["d"], canonical["properties"]["d"]);
     }
 
     #[test]

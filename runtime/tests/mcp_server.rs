@@ -214,7 +214,7 @@ fn tools_list_follows_the_client_host() {
     let input = route.schemas.input.as_ref().unwrap();
     assert_eq!(
         &tool(&cursor[1], "search_books").unwrap()["inputSchema"],
-        &*input.profiles["cursor"].json_schema
+        &input.profiles["cursor"].json_schema.to_value()
     );
     assert_eq!(
         &search["inputSchema"],

@@ -11,7 +11,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use abgen_runtime::manifest::{
-    ProfileProjection, RouteSchemas as ManifestSchemas, SchemaProjection, SchemaSource,
+    ProfileProjection, ProfileSchema, RouteSchemas as ManifestSchemas, SchemaProjection,
+    SchemaSource,
 };
 use rayon::prelude::*;
 use serde_json::Value;
@@ -20,7 +21,7 @@ use super::hosts::check_route_profiles;
 use super::ir::{Io, Kind, Schema};
 use super::modules::{ModuleRef, ModuleSet};
 use super::print::print_2020_12;
-use super::profile::{Profile, differs_from_canonical, project_canonical_form, project_owned};
+use super::profile::{Profile, check_input_root, differs_from_canonical, project_owned};
 use super::shape::{printable, prints_object_root};
 use super::translate::{Fallback, Translator};
 use crate::diagnostics::{Code, Diagnostic, Location};
@@ -321,37 +322,29 @@ impl RouteSchemas {
     pub fn to_manifest(&self, targets: &[&str]) -> ManifestSchemas {
         let projection = |side: &RouteSchema, input: bool| match side {
             RouteSchema::Static(schema) => schema.json().map(|json_schema| {
-                let mut forms = SharedForms::default();
                 // The canonical form a client with no host profile gets: the printed schema
                 // through the canonical projection (tuples without `items: false`), made in
-                // the printed schema itself; the host profiles' forms are made from it.
+                // the printed schema itself; the host profiles' forms are written from it.
                 let canonical = project_owned(json_schema, Profile::Canonical, false)
                     .ok()
-                    .map(|form| forms.share(form));
+                    .map(Arc::new);
                 let profiles = targets
                     .iter()
                     .filter_map(|target| Profile::for_target(target))
                     .filter_map(|profile| {
+                        let canonical = canonical.as_ref()?;
                         // A host served the canonical form gets no form of its own (nor does
                         // one whose profile cannot take the schema: `check` warned, AB5210).
-                        if let Some(canonical) = &canonical
-                            && !differs_from_canonical(profile, canonical)
+                        if !differs_from_canonical(profile, canonical)
+                            || (input && check_input_root(canonical, profile).is_err())
                         {
                             return None;
                         }
-                        let projected = forms.share(
-                            project_canonical_form(canonical.as_deref()?, profile, input).ok()?,
-                        );
-                        if canonical
-                            .as_ref()
-                            .is_some_and(|canonical| Arc::ptr_eq(canonical, &projected))
-                        {
-                            return None;
-                        }
-                        let projected = ProfileProjection {
-                            json_schema: projected,
+                        let json_schema = ProfileSchema::FromCanonical {
+                            canonical: Arc::clone(canonical),
+                            profile,
                         };
-                        Some((profile.name().to_owned(), projected))
+                        Some((profile.name().to_owned(), ProfileProjection { json_schema }))
                     })
                     .collect();
                 SchemaProjection {
@@ -371,39 +364,6 @@ impl RouteSchemas {
             input: projection(&self.input, true),
             result: projection(&self.output, false),
         }
-    }
-}
-
-/// The distinct forms of one schema projected so far.
-#[derive(Default)]
-struct SharedForms(Vec<Arc<Value>>);
-
-impl SharedForms {
-    /// The form written as `form` met before, else `form`, kept for the next ones.
-    fn share(&mut self, form: Value) -> Arc<Value> {
-        if let Some(equal) = self.0.iter().find(|kept| same_form(kept, &form)) {
-            return equal.clone();
-        }
-        let form = Arc::new(form);
-        self.0.push(form.clone());
-        form
-    }
-}
-
-/// Whether `a` and `b` are equal with their members in the same order (`Value`'s `==` ignores
-/// the order, which the manifest keeps in a schema's `properties`).
-fn same_form(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((key_a, a), (key_b, b))| key_a == key_b && same_form(a, b))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_form(a, b))
-        }
-        _ => a == b,
     }
 }
 

@@ -17,8 +17,8 @@ pub use hooks::{
 };
 pub use model::{
     Application, Cli, CliCommand, CliProjection, CliScript, CliScriptKind, FileEntry, Limits,
-    MANIFEST_FILE_NAME, MANIFEST_VERSION, Manifest, ProfileProjection, REACT_VERSION, RenderLimits,
-    Route, RouteKind, RouteSchemas, SchemaProjection, SchemaSource, Server, ServerMode,
-    WEB_CAPABILITIES, WORKER_PROTOCOL_VERSION, Web, WebApp, WebOpen,
+    MANIFEST_FILE_NAME, MANIFEST_VERSION, Manifest, ProfileProjection, ProfileSchema,
+    REACT_VERSION, RenderLimits, Route, RouteKind, RouteSchemas, SchemaProjection, SchemaSource,
+    Server, ServerMode, WEB_CAPABILITIES, WORKER_PROTOCOL_VERSION, Web, WebApp, WebOpen,
 };
 pub use read::{ManifestReadError, read_hook_view, read_manifest};

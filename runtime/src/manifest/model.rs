@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::hooks::HookTables;
+use crate::schema_profile::{Profile, ProfileForm};
 
 /// The manifest's file name at the artifact root.
 pub const MANIFEST_FILE_NAME: &str = "abgen.manifest.json";
@@ -234,8 +235,8 @@ pub struct RouteSchemas {
 
 /// One schema of a route: the canonical form and the host-profile projections of it that differ
 /// from it. Its fields are declared in the order of their names on the wire, as [`Route`]'s are.
-/// A form is shared (`Arc`): the compiler keeps one tree for equal projections of two profiles,
-/// and the manifest writes each in full.
+/// The canonical form is shared (`Arc`): the compiler's host forms are written from it
+/// ([`ProfileSchema::FromCanonical`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaProjection {
@@ -256,7 +257,59 @@ pub struct SchemaProjection {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileProjection {
-    pub json_schema: Arc<Value>,
+    pub json_schema: ProfileSchema,
+}
+
+/// A host profile's form of a schema: a tree as a manifest is read, or, as the compiler writes
+/// one, the canonical form and the profile, written as [`ProfileForm`] writes it (no tree is
+/// made for a form that is only written).
+#[derive(Clone, Debug)]
+pub enum ProfileSchema {
+    Tree(Arc<Value>),
+    FromCanonical {
+        canonical: Arc<Value>,
+        profile: Profile,
+    },
+}
+
+impl ProfileSchema {
+    /// The form as a tree.
+    pub fn to_value(&self) -> Value {
+        match self {
+            ProfileSchema::Tree(tree) => Value::clone(tree),
+            ProfileSchema::FromCanonical { canonical, profile } => {
+                serde_json::to_value(ProfileForm::new(canonical, *profile))
+                    .expect("a JSON value has string keys")
+            }
+        }
+    }
+}
+
+/// Equal forms, however each is held.
+impl PartialEq for ProfileSchema {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ProfileSchema::Tree(a), ProfileSchema::Tree(b)) => a == b,
+            _ => self.to_value() == other.to_value(),
+        }
+    }
+}
+
+impl Serialize for ProfileSchema {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ProfileSchema::Tree(tree) => tree.serialize(serializer),
+            ProfileSchema::FromCanonical { canonical, profile } => {
+                ProfileForm::new(canonical, *profile).serialize(serializer)
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ProfileSchema {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Arc::<Value>::deserialize(deserializer).map(ProfileSchema::Tree)
+    }
 }
 
 /// How a schema is known.

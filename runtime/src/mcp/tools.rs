@@ -326,7 +326,7 @@ pub fn tool_definition(
 /// The host profile's form when the client's host has one, else the canonical form.
 fn host_schema(schema: &SchemaProjection, host: Option<&ClientHost>) -> Option<Value> {
     host.and_then(|host| schema.profiles.get(&host.schema_profile))
-        .map(|profile| Value::clone(&profile.json_schema))
+        .map(|profile| profile.json_schema.to_value())
         .or_else(|| schema.json_schema.as_deref().cloned())
 }
 
