@@ -25,6 +25,7 @@ use super::plan::{FilePlan, MODE_EXECUTABLE, MODE_FILE, file_table_digest};
 use super::platform::{PlatformBinary, platform_binary_path, platform_launcher};
 use super::report::BuiltApp;
 use super::reuse::{EmitCache, ManifestCheck, StagedRoute};
+use super::route_check::RouteForCheck;
 use super::stage::stage_artifact_reusing;
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
@@ -249,17 +250,23 @@ fn written_routes(
         .into_par_iter()
         .map(|(route, schemas)| {
             let mut route = manifest_route(route, schemas.map(EmitSchemas::into_projected));
-            let fragment = match cache.and_then(|cache| cache.kept_fragment(&route)) {
-                Some(text) => Fragment::Kept(text),
-                None => Fragment::Written(canonical_member_item(&route)?),
-            };
-            // A watch loop keeps each new route whole, to know an equal one in the next build.
-            let staged = cache.map(|_| match &fragment {
-                Fragment::Kept(_) => StagedRoute::Kept(route.id.clone()),
-                Fragment::Written(text) => {
-                    StagedRoute::Written(Box::new(route.clone()), text.as_str().into())
+            let (fragment, staged) = match cache.and_then(|cache| cache.kept_fragment(&route)) {
+                Some(text) => {
+                    let staged = StagedRoute::Kept(route.id.clone());
+                    (Fragment::Kept(text), Some(staged))
                 }
-            });
+                None => {
+                    let item = canonical_member_item(&route)?;
+                    // A watch loop keeps each new route whole, to know an equal one in the
+                    // next build.
+                    let staged = cache.map(|_| {
+                        StagedRoute::Written(Box::new(route.clone()), item.text.as_str().into())
+                    });
+                    let check = RouteForCheck::taking_forms(&mut route, item.depth)?;
+                    let text = item.text;
+                    (Fragment::Written { text, check }, staged)
+                }
+            };
             route.schemas = Default::default();
             Ok(WrittenRoute {
                 route,
@@ -335,13 +342,13 @@ impl ManifestText {
     }
 
     /// Each route whose text was written for this manifest (not kept from the one in place),
-    /// with its index in `routes`.
-    fn written_routes(&self) -> Vec<(usize, &str)> {
+    /// with its index in `routes`, as its schema check reads it.
+    fn written_routes(&self) -> Vec<(usize, &RouteForCheck)> {
         self.routes
             .iter()
             .enumerate()
             .filter_map(|(index, fragment)| match fragment {
-                Fragment::Written(text) => Some((index, text.as_str())),
+                Fragment::Written { check, .. } => Some((index, check)),
                 Fragment::Kept(_) => None,
             })
             .collect()
@@ -358,18 +365,19 @@ impl std::fmt::Display for ManifestText {
     }
 }
 
-/// A route's canonical text in the manifest: kept from the manifest in place, or written now.
+/// A route's canonical text in the manifest: kept from the manifest in place, or written now,
+/// with what its schema check reads.
 #[derive(Debug)]
 enum Fragment {
     Kept(Arc<str>),
-    Written(String),
+    Written { text: String, check: RouteForCheck },
 }
 
 impl Fragment {
     fn text(&self) -> &str {
         match self {
             Fragment::Kept(text) => text,
-            Fragment::Written(text) => text,
+            Fragment::Written { text, .. } => text,
         }
     }
 }

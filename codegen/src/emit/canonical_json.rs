@@ -99,10 +99,23 @@ pub fn schema_to_canonical_json(schema: &Value) -> String {
 /// An item of an array that is a data member of a top-level object (the manifest's `routes`),
 /// written as [`serialize_canonical`] writes it there: a fragment for
 /// [`serialize_canonical_spliced`].
-pub fn canonical_member_item<T: Serialize + ?Sized>(item: &T) -> Result<String, Error> {
-    let mut out = String::new();
-    item.serialize(Writer::new(&mut out, 2, Position::Data, None))?;
-    Ok(out)
+pub fn canonical_member_item<T: Serialize + ?Sized>(item: &T) -> Result<WrittenItem, Error> {
+    let mut text = String::new();
+    const ITEM_DEPTH: usize = 2;
+    let outer = DEEPEST.replace(ITEM_DEPTH);
+    let written = item.serialize(Writer::new(&mut text, ITEM_DEPTH, Position::Data, None));
+    let depth = DEEPEST.replace(outer);
+    written?;
+    Ok(WrittenItem { text, depth })
+}
+
+/// An item written by [`canonical_member_item`].
+#[derive(Debug)]
+pub struct WrittenItem {
+    pub text: String,
+    /// The most arrays and objects open at once in the document the item is written into (the
+    /// two around it counted), as a reader counts them against its recursion limit.
+    pub depth: usize,
 }
 
 /// [`serialize_canonical`] of the object `document` with its data member `member` (never a
@@ -305,6 +318,7 @@ impl<'a> Writer<'a> {
     }
 
     fn object(self) -> Object<'a> {
+        opened_at(self.depth);
         Object {
             start: self.out.len(),
             out: self.out,
@@ -318,6 +332,7 @@ impl<'a> Writer<'a> {
     }
 
     fn array(self) -> Array<'a> {
+        opened_at(self.depth);
         Array {
             out: self.out,
             depth: self.depth,
@@ -329,6 +344,7 @@ impl<'a> Writer<'a> {
     /// The writer of the value of a variant that is not a unit, inside the object of one
     /// member `{ "<variant>": … }` that [`close_variant`] closes.
     fn open_variant(self, variant: &'static str) -> Writer<'a> {
+        opened_at(self.depth);
         self.out.push('{');
         new_line(self.out, self.depth + 1);
         write_string(self.out, variant);
@@ -719,6 +735,15 @@ impl<'a> Object<'a> {
 thread_local! {
     /// The members of the object being reordered: one buffer per thread, reused.
     static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
+    /// The most containers open at once in the item [`canonical_member_item`] is writing on
+    /// this thread.
+    static DEEPEST: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Notes an array or object opened by a writer at `depth`: `depth` containers are open around
+/// it.
+fn opened_at(depth: usize) {
+    DEEPEST.set(DEEPEST.get().max(depth + 1));
 }
 
 impl ser::SerializeMap for Object<'_> {

@@ -181,7 +181,7 @@ fn a_spliced_member_is_written_as_the_whole_document_is() {
         whole["routes"] = Value::Array(items.to_vec());
         let fragments: Vec<String> = items
             .iter()
-            .map(|item| canonical_member_item(item).unwrap())
+            .map(|item| canonical_member_item(item).unwrap().text)
             .collect();
         let spliced = serialize_canonical_spliced(&document, "routes").unwrap();
         let bytes = spliced
@@ -193,6 +193,41 @@ fn a_spliced_member_is_written_as_the_whole_document_is() {
             "{count} items"
         );
     }
+}
+
+/// The depth the writer counts for an item is the nesting `serde_json` reads it at in the
+/// document, to the limit where `serde_json` stops reading, for arrays, objects and enum
+/// variants, empty or not.
+#[test]
+fn a_written_item_counts_the_nesting_a_reader_reads() {
+    use super::canonical_member_item;
+    #[derive(serde::Serialize)]
+    enum Wrapped {
+        Newtype(Value),
+        Struct { inner: Value },
+    }
+    let nested = |levels: usize, leaf: Value| {
+        (0..levels).fold(leaf, |inner, level| match level % 3 {
+            0 => json!([inner]),
+            1 => json!({ "k": inner, "jsonSchema": {} }),
+            _ => serde_json::to_value(Wrapped::Newtype(inner)).unwrap(),
+        })
+    };
+    let reads =
+        |text: &str| serde_json::from_str::<Value>(&format!("{{\"routes\": [{text}]}}")).is_ok();
+    for levels in 118..=128 {
+        for leaf in [json!(1), json!([]), json!({})] {
+            let empty_leaf = !leaf.is_number();
+            let item = canonical_member_item(&nested(levels, leaf)).unwrap();
+            // The document's object and its array, the item's containers, and an empty leaf.
+            assert_eq!(item.depth, 2 + levels + usize::from(empty_leaf), "{levels}");
+            assert_eq!(reads(&item.text), item.depth <= 127, "{levels} levels");
+        }
+    }
+    let variant = canonical_member_item(&Wrapped::Struct { inner: json!([[]]) }).unwrap();
+    assert_eq!(variant.depth, 2 + 2 + 2);
+    assert!(reads(&variant.text));
+    assert_eq!(canonical_member_item(&json!("text")).unwrap().depth, 2);
 }
 
 /// The writer serializes a typed value as `serde_json::to_value` sees it: struct fields sorted

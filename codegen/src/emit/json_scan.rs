@@ -1,7 +1,6 @@
-//! Word-at-a-time scans of JSON text, for the runs a pretty text is made of: the plain bytes
-//! of a string (where the canonical writer must escape and where a reader must look) and the
-//! spaces of indentation. Each reads eight bytes as one `u64` and finds the first lane that
-//! stops the run.
+//! A word-at-a-time scan of JSON text: where the plain bytes of a string stop (where the
+//! canonical writer must escape). It reads eight bytes as one `u64` and finds the first lane
+//! that stops the run.
 
 /// One in each of the eight byte lanes of a `u64` (lane 0 is the first byte read).
 const LANES: u64 = 0x0101_0101_0101_0101;
@@ -19,24 +18,6 @@ fn words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
     bytes
         .chunks_exact(8)
         .map(|chunk| u64::from_le_bytes(chunk.try_into().expect("eight bytes")))
-}
-
-/// How many spaces `bytes` starts with.
-pub(super) fn leading_spaces(bytes: &[u8]) -> usize {
-    let mut count = 0;
-    for word in words(bytes) {
-        // A lane that is a space is zero here; the lowest that is not, the first other byte.
-        let others = word ^ (LANES * u64::from(b' '));
-        if others != 0 {
-            return count + (others.trailing_zeros() / 8) as usize;
-        }
-        count += 8;
-    }
-    count
-        + bytes[count..]
-            .iter()
-            .take_while(|&&byte| byte == b' ')
-            .count()
 }
 
 /// Where the first `"`, `\\` or control character of `bytes` is: where a string's plain text
@@ -60,10 +41,10 @@ pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{leading_spaces, string_stop};
+    use super::string_stop;
 
     /// Every text of up to 20 bytes drawn from the bytes that matter and a few that do not, at
-    /// every offset of a word, against the byte-at-a-time definitions.
+    /// every offset of a word, against the byte-at-a-time definition.
     #[test]
     fn the_word_scans_find_what_a_byte_scan_finds() {
         let alphabet = [
@@ -86,8 +67,6 @@ mod tests {
                     .iter()
                     .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20);
                 assert_eq!(string_stop(bytes), stop, "{bytes:?}");
-                let spaces = bytes.iter().take_while(|&&byte| byte == b' ').count();
-                assert_eq!(leading_spaces(bytes), spaces, "{bytes:?}");
             }
         }
     }

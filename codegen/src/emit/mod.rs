@@ -21,7 +21,7 @@ mod platform;
 mod project;
 mod report;
 mod reuse;
-mod route_read;
+mod route_check;
 mod skills;
 mod stage;
 mod typegen;

@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use super::error::EmitError;
 use super::plan::{FilePlan, sha256_hex};
+use super::route_check::RouteForCheck;
 pub(super) use crate::stamp::FileStamp;
 
 /// One file of the artifact in place.
@@ -94,8 +95,8 @@ pub(super) enum StagedRoute {
 #[derive(Debug)]
 pub(super) struct ManifestCheck<'a> {
     pub without_routes: &'a Value,
-    /// Each newly written route's canonical text, with its index in `routes`.
-    pub new_routes: Vec<(usize, &'a str)>,
+    /// Each newly written route as its check reads it, with its index in `routes`.
+    pub new_routes: Vec<(usize, &'a RouteForCheck)>,
 }
 
 #[derive(Debug, Default)]

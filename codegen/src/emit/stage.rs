@@ -26,7 +26,7 @@ use super::failpoint::Failpoint;
 use super::output::{ASIDE_TAG, OutputClaim, STAGING_TAG, check_owned, has_manifest, sibling};
 use super::plan::FilePlan;
 use super::reuse::{EmitCache, FileStamp, InPlace, ManifestCheck};
-use super::route_read::route_for_schema_check;
+use super::route_check::SERDE_JSON_MAX_DEPTH;
 
 /// Writes `plan` and then `manifest` (its bytes, under `manifest_path`) into a staging sibling
 /// of the claimed output, and swaps it in. The manifest staged is checked against its schema
@@ -411,10 +411,11 @@ fn check_manifest_file(manifest_path: &str, manifest_file: &Path) -> Result<(), 
 /// `manifest_schema_judges_each_route_alone` keeps it so), while every kept fragment is the
 /// text of a route equal to one that passed in a manifest verified before. The hook client's
 /// read is checked the same way: the manifest without its routes read as its hook view, and
-/// each new route as a hook route. JSON composes: an array of values that each parse is a
-/// value, and the staged bytes are those pieces (`canonical_json_tests` holds the pieces equal
-/// to the whole document), so that is the verdict of reading the staged file whole, which a
-/// build without a check still does.
+/// each new route as a hook route. Each new route is read as [`super::route_check`] says: the
+/// nesting its writer counted, and the route itself with its schema forms emptied. JSON
+/// composes: an array of values that each parse is a value, and the staged bytes are those
+/// pieces (`canonical_json_tests` holds the pieces equal to the whole document), so that is the
+/// verdict of reading the staged file whole, which a build without a check still does.
 fn check_manifest_parts(manifest_path: &str, check: &ManifestCheck<'_>) -> Result<(), EmitError> {
     let broken = |error: jsonschema::ValidationError<'_>, at: &str| {
         manifest_schema_broken(manifest_path, &error, at)
@@ -435,19 +436,21 @@ fn check_manifest_parts(manifest_path: &str, check: &ManifestCheck<'_>) -> Resul
             view.manifest_version
         )));
     }
-    // Each route is parsed from the text written for it, checked and dropped, in parallel.
     check
         .new_routes
         .par_iter()
-        .map(|(index, text)| {
-            let route = route_for_schema_check(text).map_err(|_| {
-                EmitError::StagedTreeMismatch(format!("{manifest_path} is not JSON"))
-            })?;
-            if let Some(error) = route_validator().iter_errors(&route).next() {
+        .map(|(index, route)| {
+            if !route.readable() {
+                return Err(EmitError::StagedTreeMismatch(format!(
+                    "{manifest_path} nests `/routes/{index}` {} arrays and objects deep, and its reader reads at most {SERDE_JSON_MAX_DEPTH}",
+                    route.depth
+                )));
+            }
+            if let Some(error) = route_validator().iter_errors(&route.value).next() {
                 return Err(broken(error, &format!("/routes/{index}")));
             }
             // What the hook client reads of a route: its id and config (no schema form).
-            HookRoute::deserialize(&route).map_err(|e| unreadable(&e))?;
+            HookRoute::deserialize(&route.value).map_err(|e| unreadable(&e))?;
             Ok(())
         })
         .collect()

@@ -168,7 +168,7 @@ fn manifest_schema_judges_each_route_alone() {
 }
 
 /// What lets the route check read a `jsonSchema` for its kind alone (see
-/// `super::super::route_read`): wherever the manifest schema names a `jsonSchema` member, it asks
+/// `super::super::route_check`): wherever the manifest schema names a `jsonSchema` member, it asks
 /// only that it be an object or a boolean.
 #[test]
 fn manifest_schema_reads_only_the_kind_of_a_schema_form() {
@@ -202,9 +202,13 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
     let temp = tempfile::tempdir().unwrap();
     fs::write(temp.path().join("abgen.manifest.json"), minimal_manifest()).unwrap();
     let without_routes: serde_json::Value = serde_json::from_str(&minimal_manifest()).unwrap();
+    let route = crate::emit::route_check::RouteForCheck {
+        value: serde_json::json!({ "id": 3 }),
+        depth: 3,
+    };
     let check = crate::emit::reuse::ManifestCheck {
         without_routes: &without_routes,
-        new_routes: vec![(7, r#"{ "id": 3 }"#)],
+        new_routes: vec![(7, &route)],
     };
     let plan = FilePlan::default();
     let verify = |check: Option<&crate::emit::reuse::ManifestCheck<'_>>| match check {
@@ -227,4 +231,20 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
     let error = verify(Some(&check)).unwrap_err();
     assert!(error.to_string().contains("at `/react`"), "{error}");
     assert!(verify(None).is_ok());
+    // A route nested deeper than the manifest's reader reads is refused, whatever it holds.
+    let deep = crate::emit::route_check::RouteForCheck {
+        value: serde_json::json!({ "id": 3 }),
+        depth: 128,
+    };
+    let check = crate::emit::reuse::ManifestCheck {
+        without_routes: &without_routes,
+        new_routes: vec![(2, &deep)],
+    };
+    let error = verify(Some(&check)).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("nests `/routes/2` 128 arrays and objects deep"),
+        "{error}"
+    );
 }

@@ -273,6 +273,15 @@ pub enum ProfileSchema {
 }
 
 impl ProfileSchema {
+    /// The tree this form is, or the canonical form it is written from: a profile's form has
+    /// the kind of the canonical one (an object stays an object).
+    pub fn written_from(&self) -> &Value {
+        match self {
+            ProfileSchema::Tree(tree) => tree,
+            ProfileSchema::FromCanonical { canonical, .. } => canonical,
+        }
+    }
+
     /// The form as a tree.
     pub fn to_value(&self) -> Value {
         match self {
