@@ -570,20 +570,30 @@ fn write_pieces(
     pieces: &[&[u8]],
     mode: u32,
 ) -> Result<(), EmitError> {
-    use std::io::Write as _;
+    use std::io::{IoSlice, Write as _};
     let path = staging.join(relative);
     if let Some(directory) = path.parent() {
         fs::create_dir_all(directory).map_err(EmitError::io("create", directory))?;
     }
-    let file = fs::File::create(&path).map_err(EmitError::io("write", &path))?;
-    let mut writer = std::io::BufWriter::with_capacity(1 << 16, file);
-    pieces
-        .iter()
-        .try_for_each(|piece| writer.write_all(piece))
-        .and_then(|()| writer.flush())
+    let mut file = fs::File::create(&path).map_err(EmitError::io("write", &path))?;
+    // The pieces go to the file as they are, many to a call, not copied into a buffer first.
+    let mut slices: Vec<IoSlice<'_>> = pieces.iter().map(|piece| IoSlice::new(piece)).collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        let written = match file.write_vectored(&rest[..rest.len().min(IOV_MAX)]) {
+            Ok(0) => Err(std::io::Error::from(std::io::ErrorKind::WriteZero)),
+            Ok(written) => Ok(written),
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => Err(error),
+        }
         .map_err(EmitError::io("write", &path))?;
+        IoSlice::advance_slices(&mut rest, written);
+    }
     set_mode(&path, mode)
 }
+
+/// The most slices one `writev` takes (POSIX's `IOV_MAX` on Linux and macOS).
+const IOV_MAX: usize = 1024;
 
 #[cfg(unix)]
 fn set_mode(path: &Path, mode: u32) -> Result<(), EmitError> {

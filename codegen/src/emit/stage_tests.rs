@@ -248,3 +248,18 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
         "{error}"
     );
 }
+
+/// The manifest's pieces go to the file many to a `writev`, more of them than one call takes.
+#[test]
+fn pieces_are_written_in_order_past_one_call_s_slices() {
+    let temp = tempfile::tempdir().unwrap();
+    let texts: Vec<String> = (0..3 * super::IOV_MAX + 7)
+        .map(|index| "x".repeat(index % 17) + &index.to_string())
+        .collect();
+    let pieces: Vec<&[u8]> = texts.iter().map(|text| text.as_bytes()).collect();
+    super::write_pieces(temp.path(), "a/m.json", &pieces, 0o644).unwrap();
+    assert_eq!(
+        fs::read(temp.path().join("a/m.json")).unwrap(),
+        pieces.concat()
+    );
+}
