@@ -40,35 +40,64 @@ use serde_json::{Number, Value};
 
 use super::json_scan::string_stop;
 
-/// Members whose value is a JSON Schema, wherever they appear in a document.
-pub const SCHEMA_ROOT_KEYS: &[&str] = &[
-    "jsonSchema",
-    "inputSchema",
-    "outputSchema",
-    "inputJsonSchema",
-    "resultJsonSchema",
-];
+/// Declares each list of keys once, as a `const` and as the patterns [`Position::of_member`]
+/// matches (a `match` on the key instead of a search of every list for every member).
+macro_rules! member_positions {
+    ($(
+        $(#[$doc:meta])*
+        $list:ident = [$($key:literal),* $(,)?];
+    )*) => {
+        $(
+            $(#[$doc])*
+            pub const $list: &[&str] = &[$($key),*];
+        )*
+        /// Which list `key` is in, if any.
+        fn listed(key: &str) -> Option<KeyList> {
+            match key {
+                $($($key)|* => Some(KeyList::$list),)*
+                _ => None,
+            }
+        }
+        /// One of the lists of keys.
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        enum KeyList {
+            $($list,)*
+        }
+    };
+}
 
-/// Schema keywords whose value is a map from names to subschemas, kept in insertion order.
-pub const ORDERED_SCHEMA_MAPS: &[&str] = &["properties", "patternProperties"];
-/// Schema keywords whose value is a map from names to subschemas, sorted like data.
-pub const SORTED_SCHEMA_MAPS: &[&str] = &["$defs", "definitions", "dependentSchemas"];
-/// Schema keywords whose value is one subschema (or, for `items` in draft-07, an array of them).
-pub const SCHEMA_VALUED: &[&str] = &[
-    "additionalProperties",
-    "unevaluatedProperties",
-    "propertyNames",
-    "items",
-    "additionalItems",
-    "unevaluatedItems",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-/// Schema keywords whose value is an array of subschemas.
-pub const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+member_positions! {
+    /// Members whose value is a JSON Schema, wherever they appear in a document.
+    SCHEMA_ROOT_KEYS = [
+        "jsonSchema",
+        "inputSchema",
+        "outputSchema",
+        "inputJsonSchema",
+        "resultJsonSchema",
+    ];
+    /// Schema keywords whose value is a map from names to subschemas, kept in insertion order.
+    ORDERED_SCHEMA_MAPS = ["properties", "patternProperties"];
+    /// Schema keywords whose value is a map from names to subschemas, sorted like data.
+    SORTED_SCHEMA_MAPS = ["$defs", "definitions", "dependentSchemas"];
+    /// Schema keywords whose value is one subschema (or, for `items` in draft-07, an array of
+    /// them).
+    SCHEMA_VALUED = [
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "items",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "not",
+        "if",
+        "then",
+        "else",
+    ];
+    /// Schema keywords whose value is an array of subschemas.
+    SCHEMA_ARRAYS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+}
 
 type Error = serde_json::Error;
 
@@ -200,16 +229,16 @@ enum Position {
 impl Position {
     /// The position of the value of the member `key` of an object standing here.
     fn of_member(self, key: &str) -> Position {
-        match self {
-            Position::Data if SCHEMA_ROOT_KEYS.contains(&key) => Position::Schema,
-            Position::Data => Position::Data,
-            Position::Schema if ORDERED_SCHEMA_MAPS.contains(&key) => Position::OrderedSchemaMap,
-            Position::Schema if SORTED_SCHEMA_MAPS.contains(&key) => Position::SortedSchemaMap,
-            Position::Schema if SCHEMA_VALUED.contains(&key) || SCHEMA_ARRAYS.contains(&key) => {
+        match (self, listed(key)) {
+            (Position::Data, Some(KeyList::SCHEMA_ROOT_KEYS)) => Position::Schema,
+            (Position::Data, _) => Position::Data,
+            (Position::Schema, Some(KeyList::ORDERED_SCHEMA_MAPS)) => Position::OrderedSchemaMap,
+            (Position::Schema, Some(KeyList::SORTED_SCHEMA_MAPS)) => Position::SortedSchemaMap,
+            (Position::Schema, Some(KeyList::SCHEMA_VALUED | KeyList::SCHEMA_ARRAYS)) => {
                 Position::Schema
             }
-            Position::Schema => Position::Data,
-            Position::OrderedSchemaMap | Position::SortedSchemaMap => Position::Schema,
+            (Position::Schema, _) => Position::Data,
+            (Position::OrderedSchemaMap | Position::SortedSchemaMap, _) => Position::Schema,
         }
     }
 
@@ -317,7 +346,8 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn object(self) -> Object<'a> {
+    /// An object of about `len` members.
+    fn object(self, len: usize) -> Object<'a> {
         opened_at(self.depth);
         Object {
             start: self.out.len(),
@@ -325,7 +355,7 @@ impl<'a> Writer<'a> {
             depth: self.depth,
             position: self.position,
             splice: self.splice,
-            members: Vec::new(),
+            members: Vec::with_capacity(len),
             sorted: true,
             key: None,
         }
@@ -526,12 +556,12 @@ impl<'a> ser::Serializer for Writer<'a> {
         })
     }
 
-    fn serialize_map(self, _len: Option<usize>) -> Result<Object<'a>, Error> {
-        Ok(self.object())
+    fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>, Error> {
+        Ok(self.object(len.unwrap_or(0)))
     }
 
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Object<'a>, Error> {
-        Ok(self.object())
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Object<'a>, Error> {
+        Ok(self.object(len))
     }
 
     fn serialize_struct_variant(
@@ -539,11 +569,11 @@ impl<'a> ser::Serializer for Writer<'a> {
         _name: &'static str,
         _index: u32,
         variant: &'static str,
-        _len: usize,
+        len: usize,
     ) -> Result<Variant<Object<'a>>, Error> {
         let depth = self.depth;
         Ok(Variant {
-            inner: self.open_variant(variant).object(),
+            inner: self.open_variant(variant).object(len),
             depth,
         })
     }
