@@ -276,13 +276,13 @@ impl SchemaView<'_> {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         let edits = self.edits;
-        let type_list = match node.get("type") {
+        let type_list = match member(node, "type") {
             Some(Value::Array(kinds)) if edits.split_type_lists => Some(kinds),
             _ => None,
         };
         // A node that already has `anyOf` keeps it: the type's branches join `allOf`, as both
         // must hold.
-        let joins_all_of = type_list.is_some() && node.contains_key("anyOf");
+        let joins_all_of = type_list.is_some() && member(node, "anyOf").is_some();
         let mut map = serializer.serialize_map(None)?;
         for (key, value) in node {
             match key.as_str() {
@@ -295,7 +295,7 @@ impl SchemaView<'_> {
                     };
                     if joins_all_of {
                         let all_of = AllOfWithBranches {
-                            all_of: node.get("allOf"),
+                            all_of: member(node, "allOf"),
                             branches,
                             edits,
                         };
@@ -317,7 +317,7 @@ impl SchemaView<'_> {
             }
         }
         if let Some(draft) = self.root
-            && !node.contains_key("$schema")
+            && member(node, "$schema").is_none()
         {
             map.serialize_entry("$schema", draft)?;
         }
@@ -496,11 +496,11 @@ fn any_schema_here(value: &Value, visit: &mut impl FnMut(&Map<String, Value>) ->
 
 fn loosen_tuples(schema: &mut Value) {
     for_each_schema(schema, &mut |node| {
-        let Some(Value::Array(positions)) = node.get("prefixItems") else {
+        let Some(Value::Array(positions)) = member(node, "prefixItems") else {
             return;
         };
         let mut accepted: Vec<Value> = positions.clone();
-        match node.get("items") {
+        match member(node, "items") {
             Some(Value::Bool(false)) | None => {}
             Some(rest) => accepted.push(rest.clone()),
         }
@@ -515,7 +515,15 @@ fn loosen_tuples(schema: &mut Value) {
 
 /// An object schema without `properties`, which Codex needs.
 fn lacks_properties(node: &Map<String, Value>) -> bool {
-    node.get("type").and_then(Value::as_str) == Some("object") && !node.contains_key("properties")
+    member(node, "type").and_then(Value::as_str) == Some("object")
+        && member(node, "properties").is_none()
+}
+
+/// The member `key` of a schema node, found by a scan: a node has a handful of members, and
+/// comparing their keys costs less than hashing one (`serde_json`'s maps hash with SipHash).
+fn member<'n>(node: &'n Map<String, Value>, key: &str) -> Option<&'n Value> {
+    node.iter()
+        .find_map(|(name, value)| (name == key).then_some(value))
 }
 
 #[cfg(test)]
