@@ -2,7 +2,9 @@
 //! name: `2020-12` (canonical), `draft-07-lax`, and the host profiles `claude`, `codex`,
 //! `cursor`.
 //!
-//! Entry calls: [`Profile::parse`], [`project`]. They work on printed JSON (not the compiler's
+//! Entry calls: [`Profile::parse`], [`project`], and [`ProfileForm`], which writes a host's form
+//! from the canonical one as it is serialized (every projection past the canonical form is that
+//! writing; [`project`] writes it into a `Value`). They work on printed JSON (not the compiler's
 //! IR), so a schema computed at run time gets the same projections: this one implementation is
 //! what `abgen` writes into the manifest for static schemas and what `abgen-host mcp` applies,
 //! per connecting client, to the schemas zod computes in the render worker. Invariant: a projection
@@ -351,20 +353,13 @@ struct TypeBranches<'a> {
     edits: Edits,
 }
 
-impl TypeBranches<'_> {
-    fn serialize_into<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+impl Serialize for TypeBranches<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.kinds.len()))?;
         for kind in self.kinds {
             let branch = json!({ "type": kind });
             seq.serialize_element(&SchemaView::child(&branch, self.edits))?;
         }
-        Ok(())
-    }
-}
-
-impl Serialize for TypeBranches<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.kinds.len()))?;
-        self.serialize_into(&mut seq)?;
         seq.end()
     }
 }
@@ -408,7 +403,8 @@ pub fn differs_from_canonical(profile: Profile, canonical: &Value) -> bool {
     match profile {
         Profile::Canonical | Profile::Claude => false,
         Profile::Codex => any_schema(canonical, &mut |node| lacks_properties(node)),
-        Profile::Draft07Lax | Profile::Cursor => true,
+        // Their `$schema` differs at any object root; a boolean schema is its own form.
+        Profile::Draft07Lax | Profile::Cursor => !canonical.is_boolean(),
     }
 }
 
@@ -577,6 +573,18 @@ mod tests {
                     profile.name()
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_boolean_schema_is_its_own_form_for_every_profile() {
+        for profile in Profile::ALL {
+            assert_eq!(project(&json!(true), profile, false), Ok(json!(true)));
+            assert!(
+                !differs_from_canonical(profile, &json!(true)),
+                "{}",
+                profile.name()
+            );
         }
     }
 
