@@ -124,6 +124,32 @@ fn sorts_a_properties_member_outside_any_schema() {
     );
 }
 
+/// A key that must be escaped is sorted by its own text, not by its escaped text, beside keys
+/// written as they are, in data and in schema maps, and in the document a member is spliced
+/// into.
+#[test]
+fn sorts_escaped_keys_by_their_text() {
+    let keys = r#"{"b":0,"a\"q":1,"a":2,"\u0001x":3,"é":4,"a\\":5,"a\n":6}"#;
+    let sorted = r#"{"\u0001x":3,"a":2,"a\n":6,"a\"q":1,"a\\":5,"b":0,"é":4}"#;
+    assert_eq!(canonical(keys), laid_out(sorted));
+    let schema = format!(r#"{{"jsonSchema":{{"$defs":{keys},"properties":{keys}}}}}"#);
+    assert_eq!(
+        canonical(&schema),
+        laid_out(&format!(
+            r#"{{"jsonSchema":{{"$defs":{sorted},"properties":{keys}}}}}"#
+        ))
+    );
+    let document: Value = serde_json::from_str(keys).unwrap();
+    let spliced = super::serialize_canonical_spliced(&document, "a").unwrap();
+    let item = super::canonical_member_item(&json!(1)).unwrap().text;
+    let mut whole = document.clone();
+    whole["a"] = json!([1]);
+    assert_eq!(
+        String::from_utf8(spliced.pieces([item.as_str()].into_iter()).concat()).unwrap(),
+        to_canonical_json(&whole)
+    );
+}
+
 #[test]
 fn escapes_quotes_backslashes_and_control_characters_only() {
     let value = json!({ "s": "q\"b\\n\n\t\r\u{8}\u{c}\u{1}\u{1f} é ✓ 😀 / \u{7f} \u{2028}" });
