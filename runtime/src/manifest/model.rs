@@ -294,11 +294,24 @@ impl ProfileSchema {
     }
 }
 
-/// Equal forms, however each is held.
+/// Equal forms, however each is held. Two forms written from canonical forms are equal when
+/// those are and the profile is the same (a watch loop compares every route of a rebuild with
+/// the one it kept, whose canonical form is most often the very same `Arc`); only a tree and a
+/// form to write are compared as trees.
 impl PartialEq for ProfileSchema {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (ProfileSchema::Tree(a), ProfileSchema::Tree(b)) => a == b,
+            (
+                ProfileSchema::FromCanonical { canonical, profile },
+                ProfileSchema::FromCanonical {
+                    canonical: other_canonical,
+                    profile: other_profile,
+                },
+            ) => {
+                profile == other_profile
+                    && (Arc::ptr_eq(canonical, other_canonical) || canonical == other_canonical)
+            }
             _ => self.to_value() == other.to_value(),
         }
     }
