@@ -214,3 +214,39 @@ fn a_rebuild_through_the_cache_refuses_an_artifact_edited_in_place() {
         "left as the user left it"
     );
 }
+
+/// A schema whose properties only change order is a changed route: hosts show parameters in
+/// that order, and the manifest keeps it, so a rebuild writes the new order as a fresh build
+/// does (the kept route's forms are equal to the new ones as maps, not as texts).
+#[test]
+fn a_rebuild_writes_the_new_order_of_a_schema_s_properties() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = curator_copy(temp.path());
+    let host = stand_in_host(temp.path());
+    let dev_out = temp.path().join("dev-out");
+    let cache = BuildCache::default();
+    let dev = options(&project, &host, dev_out.clone());
+    // Two optional members, so that their order is all that changes (not `required`).
+    let (rating, note) = (
+        "          rating: z.int().min(1).max(5).optional(),\n",
+        "          note: z.string().optional(),\n",
+    );
+    replace_in(&project.join(TOOL), rating, &format!("{rating}{note}"));
+    build_project_reusing(&dev, AppProfile::Production, Some(&cache)).expect("first build");
+    let manifest = |out: &Path| std::fs::read_to_string(out.join("abgen.manifest.json")).unwrap();
+    let first = manifest(&dev_out);
+    replace_in(
+        &project.join(TOOL),
+        &format!("{rating}{note}"),
+        &format!("{note}{rating}"),
+    );
+    build_project_reusing(&dev, AppProfile::Production, Some(&cache)).expect("rebuild");
+    let fresh_out = temp.path().join("fresh-out");
+    build_project(&options(&project, &host, fresh_out.clone())).expect("fresh build");
+    let rebuilt = manifest(&dev_out);
+    assert!(rebuilt != first, "the new order reached the manifest");
+    assert!(
+        rebuilt == manifest(&fresh_out),
+        "the rebuilt manifest differs from a fresh build's"
+    );
+}

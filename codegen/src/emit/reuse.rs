@@ -22,7 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use abgen_runtime::manifest::Route;
+use abgen_runtime::manifest::{ProfileSchema, Route, SchemaProjection};
 use serde_json::Value;
 
 use super::error::EmitError;
@@ -212,7 +212,7 @@ impl EmitCache {
     pub(super) fn kept_fragment(&self, route: &Route) -> Option<Arc<str>> {
         // Compared outside the lock: the routes of a manifest are looked up in parallel.
         let kept = self.state().routes.get(&route.id).cloned()?;
-        (kept.route == *route).then(|| kept.fragment.clone())
+        same_text(&kept.route, route).then(|| kept.fragment.clone())
     }
 
     /// Keeps each route of the manifest being staged with its text there, for the emit after
@@ -282,4 +282,66 @@ impl Drop for EmitCache {
     fn drop(&mut self) {
         self.remove_previous();
     }
+}
+
+/// Whether `kept` is written as the same text as `route`: equal, with the members of every map
+/// in the same order. `==` on `serde_json` maps ignores their order, and a schema's
+/// `properties` keep theirs in the text (hosts show parameters in that order).
+fn same_text(kept: &Route, route: &Route) -> bool {
+    let same_side =
+        |kept: Option<&SchemaProjection>, side: Option<&SchemaProjection>| match (kept, side) {
+            (Some(kept), Some(side)) => {
+                same_form(kept.json_schema.as_deref(), side.json_schema.as_deref())
+                    && kept
+                        .profiles
+                        .values()
+                        .zip(side.profiles.values())
+                        .all(|(kept, form)| same_profile_form(&kept.json_schema, &form.json_schema))
+            }
+            (kept, side) => kept.is_none() && side.is_none(),
+        };
+    kept == route
+        && same_members(&kept.config, &route.config)
+        && same_side(kept.schemas.input.as_ref(), route.schemas.input.as_ref())
+        && same_side(kept.schemas.result.as_ref(), route.schemas.result.as_ref())
+}
+
+/// Two host forms written alike: from canonical forms written alike (the profiles are equal,
+/// as the routes are), or as trees.
+fn same_profile_form(kept: &ProfileSchema, form: &ProfileSchema) -> bool {
+    match (kept, form) {
+        (
+            ProfileSchema::FromCanonical { canonical, .. },
+            ProfileSchema::FromCanonical {
+                canonical: other, ..
+            },
+        ) => same_form(Some(canonical), Some(other)),
+        (kept, form) => same_value(&kept.to_value(), &form.to_value()),
+    }
+}
+
+/// [`same_value`] of two forms, the very same tree at once.
+fn same_form(kept: Option<&Value>, form: Option<&Value>) -> bool {
+    match (kept, form) {
+        (Some(kept), Some(form)) => std::ptr::eq(kept, form) || same_value(kept, form),
+        (kept, form) => kept.is_none() && form.is_none(),
+    }
+}
+
+/// Equal values, with the members of every map in the same order.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => same_members(a, b),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_value(a, b))
+        }
+        _ => a == b,
+    }
+}
+
+fn same_members(a: &serde_json::Map<String, Value>, b: &serde_json::Map<String, Value>) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((key_a, a), (key_b, b))| key_a == key_b && same_value(a, b))
 }
