@@ -576,8 +576,13 @@ fn write_pieces(
         fs::create_dir_all(directory).map_err(EmitError::io("create", directory))?;
     }
     let mut file = fs::File::create(&path).map_err(EmitError::io("write", &path))?;
-    // The pieces go to the file as they are, many to a call, not copied into a buffer first.
-    let mut slices: Vec<IoSlice<'_>> = pieces.iter().map(|piece| IoSlice::new(piece)).collect();
+    // The pieces go to the file as they are, many to a call, not copied into a buffer first
+    // (an empty one left out: a call given only empty slices writes nothing and says so).
+    let mut slices: Vec<IoSlice<'_>> = pieces
+        .iter()
+        .filter(|piece| !piece.is_empty())
+        .map(|piece| IoSlice::new(piece))
+        .collect();
     let mut rest = &mut slices[..];
     while !rest.is_empty() {
         let written = match file.write_vectored(&rest[..rest.len().min(IOV_MAX)]) {

@@ -249,12 +249,17 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
     );
 }
 
-/// The manifest's pieces go to the file many to a `writev`, more of them than one call takes.
+/// The manifest's pieces go to the file many to a `writev`, more of them than one call takes,
+/// empty ones among them.
 #[test]
 fn pieces_are_written_in_order_past_one_call_s_slices() {
     let temp = tempfile::tempdir().unwrap();
+    // Empty pieces first, more than a call takes.
     let texts: Vec<String> = (0..3 * super::IOV_MAX + 7)
-        .map(|index| "x".repeat(index % 17) + &index.to_string())
+        .map(|index| match index {
+            ..1100 => String::new(),
+            _ => "x".repeat(index % 17) + &index.to_string(),
+        })
         .collect();
     let pieces: Vec<&[u8]> = texts.iter().map(|text| text.as_bytes()).collect();
     super::write_pieces(temp.path(), "a/m.json", &pieces, 0o644).unwrap();
