@@ -3,7 +3,8 @@
 //! evaluates, and by the render worker (generated servers, hooks) before any route module does,
 //! with the documented precedence (a value the host set wins, then `.env.local`, then `.env`,
 //! then the declared `env` default, whether the host passed it through or nobody did: the worker
-//! of a generated server knows that server's defaults from the manifest), read from an expanded
+//! of a generated server knows that server's defaults from its entry, where the build writes the
+//! manifest's `servers` env), read from an expanded
 //! `AGENT_BUNDLE_PLUGIN_ROOT` when the host sets one; and the project's own `.env` never enters
 //! the artifact.
 

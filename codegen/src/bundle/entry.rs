@@ -1,6 +1,8 @@
 //! Renders the worker entry: one lazy `import()` per route, provider and layout module, handed to
 //! `startWorker` of `@agent-bundle/runtime/worker`. Entry: [`render_worker_entry`].
 
+use std::collections::BTreeMap;
+
 use minijinja::Environment;
 use serde::Serialize;
 
@@ -18,6 +20,9 @@ pub struct WorkerEntry {
     pub providers: Vec<BundleModule>,
     /// Keyed by layout id (`layout:root`, `layout:mcp:<server>`).
     pub layouts: Vec<BundleModule>,
+    /// Each generated MCP server's declared `env`, by server id: what the manifest's `servers`
+    /// say, compiled in so that a worker's start reads nothing of the manifest but its digest.
+    pub declared_envs: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// One lazily imported module.
@@ -47,6 +52,9 @@ pub fn render_worker_entry(entry: &WorkerEntry) -> Result<String, BundleError> {
         routes => template_modules(&entry.routes),
         providers => template_modules(&entry.providers),
         layouts => template_modules(&entry.layouts),
+        // A string for `JSON.parse`: as an object literal, a `__proto__` key would set the
+        // object's prototype instead of naming a variable.
+        declared_envs => string_literal(&declared_envs_json(&entry.declared_envs)),
     };
     let mut source = environment
         .get_template("worker-entry.mjs")?
@@ -66,6 +74,21 @@ fn template_modules(list: &[BundleModule]) -> Vec<TemplateModule> {
             specifier: string_literal(&format!("./{}", module.source)),
         })
         .collect()
+}
+
+/// `declared_envs` as one JSON object of objects of strings.
+fn declared_envs_json(declared_envs: &BTreeMap<String, BTreeMap<String, String>>) -> String {
+    let servers: serde_json::Map<String, serde_json::Value> = declared_envs
+        .iter()
+        .map(|(server, env)| {
+            let env = env
+                .iter()
+                .map(|(name, value)| (name.clone(), serde_json::Value::String(value.clone())))
+                .collect();
+            (server.clone(), serde_json::Value::Object(env))
+        })
+        .collect();
+    serde_json::Value::Object(servers).to_string()
 }
 
 fn string_literal(text: &str) -> String {

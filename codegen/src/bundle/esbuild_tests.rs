@@ -32,6 +32,11 @@ fn request(root: &Path, routes: &[(&str, &str)]) -> BundleRequest {
                 source: "src/providers/clock.ts".into(),
             }],
             layouts: vec![],
+            declared_envs: [(
+                "demo".to_owned(),
+                [("DEMO_REGION".to_owned(), "eu-\"west\"".to_owned())].into(),
+            )]
+            .into(),
         },
         toolchain: workspace_toolchain(),
         mode: WorkerMode::Bundle,

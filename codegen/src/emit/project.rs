@@ -982,5 +982,10 @@ pub fn worker_entry(input: &EmitInput) -> WorkerEntry {
                 source: layout.source.clone(),
             })
             .collect(),
+        declared_envs: input
+            .servers
+            .iter()
+            .map(|server| (server.id.clone(), server.env.clone()))
+            .collect(),
     }
 }

@@ -83,6 +83,21 @@ test('the compiled code is cached under the state directory, keyed by digest and
   assert.equal(statSync(cacheFile(state)).ino, written.ino);
 });
 
+test('the loader reads the digest from the head of a canonical manifest, however long its routes', async () => {
+  const manifestPath = join(artifact, 'abgen.manifest.json');
+  const original = readFileSync(manifestPath);
+  // Past its digest this manifest is no JSON: a loader that read it whole would find no digest
+  // and keep no cache.
+  writeFileSync(manifestPath, `{\n  "application": {},\n  "digest": "${digest}",\n  "routes": [` + '{'.repeat(1 << 20));
+  try {
+    const state = join(workDir, 'state-canonical');
+    await helloAndExit({ ABGEN_STATE_DIR: state });
+    assert.ok(statSync(cacheFile(state)).size > 10_000);
+  } finally {
+    writeFileSync(manifestPath, original);
+  }
+});
+
 test('the cache is written again after the first render, so a worker ended by SIGKILL keeps the render path', async () => {
   const framing = join(workDir, 'framing.mjs');
   await esbuild.build({ entryPoints: [join(here, '../src/framing.ts')], outfile: framing, format: 'esm', bundle: true, logLevel: 'warning' });
