@@ -4,7 +4,8 @@
 //! point): every project under `fixtures/projects` that plans an artifact, and the example,
 //! planned for all four targets where they take it, gives the same manifest bytes and the same bytes for every
 //! JSON document, and the manifest written in parts (routes apart, in parallel) is the same as
-//! the whole manifest written at once.
+//! the whole manifest written at once; and its head, read only as far as the routes, says what the
+//! whole says.
 
 use std::path::{Path, PathBuf};
 
@@ -88,6 +89,16 @@ fn the_manifest_and_every_json_document_are_the_bytes_of_the_value_based_writer(
             serialize_canonical(&whole).unwrap(),
             text,
             "{name}: the manifest written whole differs from the one written in parts"
+        );
+        // A host starts its kernel from the manifest's head, read only as far as the routes.
+        let written = temp.path().join(format!("{name}.json"));
+        std::fs::write(&written, &text).unwrap();
+        let head = abgen_runtime::manifest::read_manifest_head(&written)
+            .unwrap_or_else(|| panic!("{name}: the manifest's head does not read"));
+        assert_eq!(
+            (head.manifest_version, &head.digest, &head.limits),
+            (whole.manifest_version, &whole.digest, &whole.limits),
+            "{name}"
         );
         assert_eq!(whole.routes.len(), artifact.manifest.routes.len(), "{name}");
         for (planned, written) in artifact.manifest.routes.iter().zip(&whole.routes) {

@@ -21,4 +21,6 @@ pub use model::{
     REACT_VERSION, RenderLimits, Route, RouteKind, RouteSchemas, SchemaProjection, SchemaSource,
     Server, ServerMode, WEB_CAPABILITIES, WORKER_PROTOCOL_VERSION, Web, WebApp, WebOpen,
 };
-pub use read::{ManifestReadError, read_hook_view, read_manifest};
+pub use read::{
+    ManifestHead, ManifestReadError, read_hook_view, read_manifest, read_manifest_head,
+};

@@ -1,4 +1,5 @@
-//! `abgen-host mcp`: read the manifest, check the server exists, serve MCP on stdin/stdout until
+//! `abgen-host mcp`: start the kernel from the manifest's head, read the manifest whole, check the
+//! server exists, serve MCP on stdin/stdout until
 //! the client closes stdin (exit 0 then, 2 when the server cannot start or stdout breaks), or
 //! with `--http ADDR` over Streamable HTTP until a signal ends the process.
 //!
@@ -12,7 +13,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use abgen_runtime::kernel::SharedKernel;
-use abgen_runtime::manifest::{MANIFEST_FILE_NAME, Manifest, read_manifest};
+use abgen_runtime::manifest::{
+    Limits, MANIFEST_FILE_NAME, Manifest, read_manifest, read_manifest_head,
+};
 use abgen_runtime::mcp::{
     HttpConfig, Log, MCP_PATH, McpServer, START_ALLOWANCE, ServerConfig, serve_http,
 };
@@ -30,7 +33,25 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let manifest = match read_manifest(&root.join(MANIFEST_FILE_NAME)) {
+    let manifest_path = root.join(MANIFEST_FILE_NAME);
+    let workers = args
+        .workers
+        .or_else(|| std::thread::available_parallelism().ok())
+        .map_or(1, NonZeroUsize::get);
+    // Node starts before the manifest is read whole, while the client's first message is not
+    // even read: the kernel needs only what stands before the routes, and a large plugin's
+    // routes take the host longer to read than Node takes to start. Every session begins with
+    // `initialize` (or, without one, with a request that renders), and its first call then finds
+    // the worker further along. A kernel that cannot start says why at each use, as it would
+    // have at `initialize`; one started for a manifest that then fails to read, or names no such
+    // server, ends with this function, and its workers with it.
+    let head = read_manifest_head(&manifest_path);
+    let early = head.as_ref().map(|head| {
+        let kernel = artifact_kernel(&root, &head.digest, &head.limits, &args.server, workers);
+        let _ = kernel.get();
+        kernel
+    });
+    let manifest = match read_manifest(&manifest_path) {
         Ok(manifest) => manifest,
         Err(error) => {
             printer.message(format!("mcp: {error}"));
@@ -50,24 +71,26 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
         ));
         return ExitCode::from(2);
     }
-    let workers = args
-        .workers
-        .or_else(|| std::thread::available_parallelism().ok())
-        .map_or(1, NonZeroUsize::get);
-    let kernel = Arc::new(SharedKernel::for_artifact(
-        root.clone(),
-        manifest.digest.clone(),
-        args.server.clone(),
-        manifest.limits.render.max_bytes,
-        workers,
-        START_ALLOWANCE,
-    ));
+    // The head read whole says what the head alone said; else the kernel is the manifest's own.
+    let kernel = match (early, head) {
+        (Some(kernel), Some(head))
+            if head.digest == manifest.digest && head.limits == manifest.limits =>
+        {
+            kernel
+        }
+        _ => {
+            let kernel = artifact_kernel(
+                &root,
+                &manifest.digest,
+                &manifest.limits,
+                &args.server,
+                workers,
+            );
+            let _ = kernel.get();
+            kernel
+        }
+    };
     let warm_host = start_warm_host(&root, &manifest, &kernel, &args.server, printer);
-    // Node starts now, before the client's first message is even read: every session begins
-    // with `initialize` (or, without one, with a request that renders), and its first call then
-    // finds the worker further along. A kernel that cannot start says why at each use, as it
-    // would have at `initialize`.
-    let _ = kernel.get();
     let printer = *printer;
     let log: Log = Arc::new(move |line| printer.message(line));
     let config = ServerConfig {
@@ -109,6 +132,25 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The kernel of server `server` of the artifact at `root`, whose manifest has `digest` and
+/// `limits`, with `workers` workers (none started yet).
+fn artifact_kernel(
+    root: &std::path::Path,
+    digest: &str,
+    limits: &Limits,
+    server: &str,
+    workers: usize,
+) -> Arc<SharedKernel> {
+    Arc::new(SharedKernel::for_artifact(
+        root.to_owned(),
+        digest.to_owned(),
+        server.to_owned(),
+        limits.render.max_bytes,
+        workers,
+        START_ALLOWANCE,
+    ))
 }
 
 /// Starts the warm host of the artifact at `root`; without one (no socket path, no thread) hooks
