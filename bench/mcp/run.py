@@ -32,17 +32,10 @@ import sys
 import tempfile
 import time
 
+from session import INITIALIZE, INITIALIZED, STATE_VARIABLES
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))
-INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                         "clientInfo": {"name": "bench", "version": "1"}}}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-
-
-# Every variable that decides where the worker keeps its code cache.
-STATE_VARIABLES = ("ABGEN_STATE_DIR", "CLAUDE_PLUGIN_DATA", "PLUGIN_DATA",
-                   "AGENT_BUNDLE_STATE_ROOT", "XDG_STATE_HOME")
 HOME = tempfile.mkdtemp(prefix="abgen-bench-mcp-home-")
 
 

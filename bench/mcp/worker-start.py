@@ -22,8 +22,7 @@ import subprocess
 import tempfile
 import time
 
-STATE_VARIABLES = ("ABGEN_STATE_DIR", "CLAUDE_PLUGIN_DATA", "PLUGIN_DATA",
-                   "AGENT_BUNDLE_STATE_ROOT", "XDG_STATE_HOME")
+from session import STATE_VARIABLES
 
 
 def frame(header):
