@@ -52,8 +52,8 @@ pub fn render_worker_entry(entry: &WorkerEntry) -> Result<String, BundleError> {
         routes => template_modules(&entry.routes),
         providers => template_modules(&entry.providers),
         layouts => template_modules(&entry.layouts),
-        // A string for `JSON.parse`: as an object literal, a `__proto__` key would set the
-        // object's prototype instead of naming a variable.
+        // A string for `JSON.parse`: in an object literal, a server or variable named
+        // `__proto__` would set the object's prototype instead.
         declared_envs => string_literal(&declared_envs_json(&entry.declared_envs)),
     };
     let mut source = environment

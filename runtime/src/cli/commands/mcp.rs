@@ -1,7 +1,7 @@
 //! `abgen-host mcp`: start the kernel from the manifest's head, read the manifest whole, check the
-//! server exists, serve MCP on stdin/stdout until
-//! the client closes stdin (exit 0 then, 2 when the server cannot start or stdout breaks), or
-//! with `--http ADDR` over Streamable HTTP until a signal ends the process.
+//! server exists, serve MCP on stdin/stdout until the client closes stdin (exit 0 then, 2 when
+//! the server cannot start or stdout breaks), or with `--http ADDR` over Streamable HTTP until a
+//! signal ends the process.
 //!
 //! The process is also its artifact's warm runtime: it starts a [`WarmHost`] that answers the
 //! artifact's hooks (or stands by to, while another server of the plugin does) on the same
