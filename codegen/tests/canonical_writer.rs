@@ -39,6 +39,7 @@ fn the_manifest_and_every_json_document_are_the_bytes_of_the_value_based_writer(
     let host = temp.path().join("abgen-host");
     std::fs::write(&host, "#!/bin/sh\nexit 2\n").unwrap();
     let mut planned = Vec::new();
+    let mut hooked = 0;
     for root in projects() {
         let checked = check_project(&CheckOptions {
             root: root.clone(),
@@ -100,6 +101,31 @@ fn the_manifest_and_every_json_document_are_the_bytes_of_the_value_based_writer(
             (whole.manifest_version, &whole.digest, &whole.limits),
             "{name}"
         );
+        // A hook reads the head and the routes its bindings name, and no further.
+        let view = abgen_runtime::manifest::read_hook_view(&written).unwrap();
+        assert_eq!(
+            (&view.digest, &view.hooks, &view.limits),
+            (&whole.digest, &whole.hooks, &whole.limits),
+            "{name}"
+        );
+        let named: Vec<&String> = whole
+            .hooks
+            .values()
+            .flatten()
+            .flat_map(|binding| &binding.routes)
+            .collect();
+        let hook_routes = whole
+            .routes
+            .iter()
+            .filter(|route| named.contains(&&route.id));
+        assert!(
+            view.routes
+                .iter()
+                .map(|route| (&route.id, &route.config))
+                .eq(hook_routes.map(|route| (&route.id, &route.config))),
+            "{name}: the hook view's routes"
+        );
+        hooked += usize::from(!view.routes.is_empty());
         assert_eq!(whole.routes.len(), artifact.manifest.routes.len(), "{name}");
         for (planned, written) in artifact.manifest.routes.iter().zip(&whole.routes) {
             assert_eq!(planned.schemas, Default::default(), "{name}");
@@ -117,6 +143,7 @@ fn the_manifest_and_every_json_document_are_the_bytes_of_the_value_based_writer(
     }
     // The comparison covers many projects, and manifests with routes of every kind.
     assert!(planned.len() >= 40, "{planned:?}");
+    assert!(hooked >= 3, "{hooked} manifests with hook routes");
     assert!(
         planned
             .iter()

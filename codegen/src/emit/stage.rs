@@ -346,9 +346,9 @@ fn verify_tree(
 }
 
 /// Every JSON document of the plan parses, and, unless `manifest_checked` says
-/// [`check_manifest_parts`] passed, the hook client can read the staged manifest (its hook view
-/// skips the schemas, as it does inside a host's deadline) and the manifest read back passes
-/// its schema.
+/// [`check_manifest_parts`] passed, the hook client can read the staged manifest (its head and
+/// the routes its hooks name, as it reads them inside a host's deadline) and the manifest read
+/// back whole passes its schema.
 fn verify_documents(
     plan: &FilePlan,
     manifest_path: &str,
@@ -364,8 +364,8 @@ fn verify_documents(
         return Ok(());
     }
     let manifest_file = staging.join(manifest_path);
-    // The hook client's read of the staged file and the schema check are independent: each
-    // reads the whole manifest once, so they run side by side.
+    // The hook client's read of the staged file (its head and hook routes) and the schema
+    // check (the whole file) are independent, so they run side by side.
     let (read, checked) = rayon::join(
         || {
             abgen_runtime::manifest::read_hook_view(&manifest_file).map_err(|error| {

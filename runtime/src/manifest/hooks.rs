@@ -2,9 +2,10 @@
 //! client reads alone.
 //!
 //! `abgen-host hook --host H --event E` must answer inside a host deadline of about a second,
-//! so it deserializes only [`HookView`] (identity, digest, `hooks`, limits, and each route's id
-//! and config for its `tools` selectors): serde skips every other member of the manifest, the
-//! route schemas included, without building values for it.
+//! so it reads only [`HookView`] (identity, digest, `hooks`, limits, and the id and config of
+//! each route a hook names, for its `tools` selectors): a canonical manifest is read only as far
+//! as those routes, and serde skips every other member of any other, the route schemas
+//! included, without building values for it.
 
 use std::collections::BTreeMap;
 
@@ -102,6 +103,7 @@ pub struct HookView {
     pub digest: String,
     pub hooks: HookTables,
     pub limits: Limits,
+    /// The routes the bindings of `hooks` name, in id order; no other route.
     pub routes: Vec<HookRoute>,
 }
 

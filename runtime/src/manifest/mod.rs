@@ -3,7 +3,8 @@
 //!
 //! The compiler builds a [`Manifest`] and writes it last into the artifact; the runtime reads it
 //! with [`read_manifest`], and the hook client reads only the small [`HookView`] (identity,
-//! digest, hook tables) with [`read_hook_view`], never the route schemas. Invariant: every type
+//! digest, hook tables, the routes the hooks name) with [`read_hook_view`], never the route
+//! schemas. Invariant: every type
 //! here serializes to exactly what the schema accepts, and parsing then re-serializing a valid
 //! manifest gives back the same value.
 

@@ -2,14 +2,15 @@
 //! [`read_hook_view`] for the hook client's slice, [`read_manifest_head`] for what stands before
 //! the routes. All refuse another `manifestVersion`.
 
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::hooks::HookView;
-use super::model::{Limits, MANIFEST_VERSION, Manifest};
+use super::hooks::{HookRoute, HookTables, HookView};
+use super::model::{Application, Limits, MANIFEST_VERSION, Manifest};
 
 /// Why a manifest could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -49,41 +50,147 @@ pub struct ManifestHead {
 /// layout, one that cannot be read or whose head does not parse, or another `manifestVersion`:
 /// [`read_manifest`] then says what is wrong.
 pub fn read_manifest_head(path: &Path) -> Option<ManifestHead> {
-    // No JSON string holds a raw line break, and only the document's own members stand two
-    // spaces in, so this line cannot come from inside a value.
-    const ROUTES_LINE: &[u8] = b"\n  \"routes\": ";
-    const CHUNK: usize = 64 * 1024;
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut text = Vec::with_capacity(CHUNK);
-    let mut searched = 0;
-    let routes_at = loop {
-        let start = text.len();
-        text.resize(start + CHUNK, 0);
-        let read = file.read(&mut text[start..]).ok()?;
-        text.truncate(start + read);
-        if let Some(at) = memchr::memmem::find(&text[searched..], ROUTES_LINE) {
-            break searched + at;
-        }
-        if read == 0 {
-            return None;
-        }
-        searched = text.len().saturating_sub(ROUTES_LINE.len());
-    };
-    // The head's last member ends with the comma before `routes`: the head closed there is a
-    // document of its own.
-    text.truncate(routes_at);
-    if text.pop() != Some(b',') {
-        return None;
-    }
-    text.extend_from_slice(b"\n}");
-    serde_json::from_slice::<ManifestHead>(&text)
+    let mut read = ForwardRead::open(path)?;
+    let routes_at = read.find(0, ROUTES_LINE)?;
+    serde_json::from_slice::<ManifestHead>(&head_document(read.text(), routes_at)?)
         .ok()
         .filter(|head| head.manifest_version == MANIFEST_VERSION)
 }
 
-/// Reads only the identity, digest and hook tables of the manifest at `path`.
+/// Reads only the identity, digest, limits and hook tables of the manifest at `path`, and the
+/// routes its hooks name. A canonical manifest is read only as far as the last of those routes
+/// (the event routes sort together, near the start of `routes`); any other is read whole, and
+/// [`read_manifest`]'s errors are its errors.
 pub fn read_hook_view(path: &Path) -> Result<HookView, ManifestReadError> {
-    read_checked(path, |view: &HookView| view.manifest_version)
+    if let Some(view) = read_canonical_hook_view(path) {
+        return Ok(view);
+    }
+    let mut view = read_checked(path, |view: &HookView| view.manifest_version)?;
+    let named = hook_route_ids(&view.hooks);
+    view.routes
+        .retain(|route| named.contains(route.id.as_str()));
+    Ok(view)
+}
+
+/// The route ids the hook bindings of `hooks` name, each once.
+fn hook_route_ids(hooks: &HookTables) -> BTreeSet<&str> {
+    hooks
+        .values()
+        .flatten()
+        .flat_map(|binding| binding.routes.iter().map(String::as_str))
+        .collect()
+}
+
+/// [`read_hook_view`] of a manifest in the canonical layout, reading its head and then only as
+/// far as its hooks' routes; `None` for any other layout, another `manifestVersion`, or a named
+/// route this read does not find, which the whole read then judges.
+fn read_canonical_hook_view(path: &Path) -> Option<HookView> {
+    /// The members of [`HookView`] that stand before the routes.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct HookHead {
+        manifest_version: u32,
+        application: Application,
+        digest: String,
+        hooks: HookTables,
+        limits: Limits,
+    }
+    let mut read = ForwardRead::open(path)?;
+    let routes_at = read.find(0, ROUTES_LINE)?;
+    let head: HookHead = serde_json::from_slice(&head_document(read.text(), routes_at)?).ok()?;
+    if head.manifest_version != MANIFEST_VERSION {
+        return None;
+    }
+    let routes = hook_route_ids(&head.hooks)
+        .into_iter()
+        .map(|id| canonical_route(&mut read, routes_at, id))
+        .collect::<Option<Vec<_>>>()?;
+    Some(HookView {
+        manifest_version: head.manifest_version,
+        application: head.application,
+        digest: head.digest,
+        hooks: head.hooks,
+        limits: head.limits,
+        routes,
+    })
+}
+
+/// The route `id` of a canonical manifest whose `routes` line starts at `routes_at`, read as a
+/// hook route. The routes are the array's items four spaces in, with their members one a line
+/// six spaces in, and the array closes on the first line two spaces in: so the route is the
+/// object around the line that gives `id` six spaces in, if that line comes before the close.
+fn canonical_route(read: &mut ForwardRead, routes_at: usize, id: &str) -> Option<HookRoute> {
+    const ROUTE_OPEN: &[u8] = b"\n    {";
+    const ROUTE_CLOSE: &[u8] = b"\n    }";
+    const ROUTES_CLOSE: &[u8] = b"\n  ]";
+    // The id's closing quote is in the line searched for, so no longer id matches it.
+    let id_line = format!("\n      \"id\": {}", serde_json::to_string(id).ok()?);
+    let at = read.find(routes_at, id_line.as_bytes())?;
+    let before = &read.text()[routes_at..at];
+    if memchr::memmem::find(before, ROUTES_CLOSE).is_some() {
+        return None;
+    }
+    let start = routes_at + memchr::memmem::rfind(before, ROUTE_OPEN)? + 1;
+    let end = read.find(at, ROUTE_CLOSE)? + ROUTE_CLOSE.len();
+    serde_json::from_slice::<HookRoute>(&read.text()[start..end])
+        .ok()
+        .filter(|route| route.id == id)
+}
+
+/// The line that opens a canonical manifest's `routes`. No JSON string holds a raw line break,
+/// and only the document's own members stand two spaces in, so this line cannot come from
+/// inside a value.
+const ROUTES_LINE: &[u8] = b"\n  \"routes\": ";
+
+/// The head of a canonical manifest, the text before its routes line at `routes_at`, closed as
+/// a document of its own: its last member ends with the comma before `routes`. `None` when no
+/// comma stands there.
+fn head_document(text: &[u8], routes_at: usize) -> Option<Vec<u8>> {
+    let (last, head) = text[..routes_at].split_last()?;
+    (*last == b',').then(|| [head, b"\n}"].concat())
+}
+
+/// A file read forward, a chunk at a time, only as far as the lines searched for in it.
+struct ForwardRead {
+    file: std::fs::File,
+    text: Vec<u8>,
+}
+
+impl ForwardRead {
+    const CHUNK: usize = 64 * 1024;
+
+    fn open(path: &Path) -> Option<Self> {
+        Some(Self {
+            file: std::fs::File::open(path).ok()?,
+            text: Vec::with_capacity(Self::CHUNK),
+        })
+    }
+
+    /// What has been read so far.
+    fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// Where the first `needle` at or after `from` starts, reading on as far as it; `None` when
+    /// the file ends first or cannot be read.
+    fn find(&mut self, from: usize, needle: &[u8]) -> Option<usize> {
+        let mut searched = from;
+        loop {
+            if let Some(at) = memchr::memmem::find(self.text.get(searched..)?, needle) {
+                return Some(searched + at);
+            }
+            // A needle across the end of what was read starts in its last `needle.len() - 1`
+            // bytes.
+            searched = self.text.len().saturating_sub(needle.len() - 1).max(from);
+            let start = self.text.len();
+            self.text.resize(start + Self::CHUNK, 0);
+            let read = self.file.read(&mut self.text[start..]).ok()?;
+            self.text.truncate(start + read);
+            if read == 0 {
+                return None;
+            }
+        }
+    }
 }
 
 /// Parses the manifest once; an old or future manifest gets a version error, not a confusing

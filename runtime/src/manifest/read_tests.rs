@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use super::{MANIFEST_VERSION, read_manifest_head};
+use super::{HookView, MANIFEST_VERSION, read_hook_view, read_manifest_head};
 
 /// A manifest head in the canonical layout, `padding` bytes of file paths long, then `tail`.
 fn canonical(padding: usize, tail: &str) -> String {
@@ -54,4 +54,126 @@ fn another_layout_another_version_or_no_file_is_no_head() {
         read_manifest_head(Path::new("/nonexistent/abgen.manifest.json")),
         None
     );
+}
+
+/// The golden manifest, in the canonical layout, with hooks on three event routes.
+fn curator() -> String {
+    let golden = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/manifests/curator.json"
+    );
+    std::fs::read_to_string(golden).unwrap()
+}
+
+/// The hook view of `text` as [`read_hook_view`] reads it from a file.
+fn hook_view_of(text: &str) -> HookView {
+    let temp = tempfile::tempdir().unwrap();
+    let path = temp.path().join("abgen.manifest.json");
+    std::fs::write(&path, text).unwrap();
+    read_hook_view(&path).unwrap()
+}
+
+/// The hook view of `text` parsed whole: the document's hook members and every route its hooks
+/// name.
+fn whole_view_of(text: &str) -> HookView {
+    let mut whole: HookView = serde_json::from_str(text).unwrap();
+    let named: Vec<String> = super::hook_route_ids(&whole.hooks)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    whole.routes.retain(|route| named.contains(&route.id));
+    whole
+}
+
+/// Where the text of `text` after the last route its hooks name starts.
+fn after_hook_routes(text: &str) -> usize {
+    let whole: HookView = serde_json::from_str(text).unwrap();
+    super::hook_route_ids(&whole.hooks)
+        .into_iter()
+        .map(|id| {
+            let line = text.find(&format!("\n      \"id\": \"{id}\"")).unwrap();
+            line + text[line..].find("\n    }").unwrap() + "\n    }".len()
+        })
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn the_hook_view_is_read_as_far_as_the_routes_the_hooks_name() {
+    let text = curator();
+    let whole = whole_view_of(&text);
+    let read = hook_view_of(&text);
+    assert_eq!(read, whole);
+    assert_eq!(
+        read.routes
+            .iter()
+            .map(|route| &route.id)
+            .collect::<Vec<_>>(),
+        ["event:session/start", "event:stop", "event:tool/after"]
+    );
+    // Past the last of those routes the text is no JSON: only they can have been read.
+    let cut = after_hook_routes(&text);
+    assert_eq!(hook_view_of(&format!("{}{{{{", &text[..cut])), whole);
+}
+
+#[test]
+fn hook_routes_across_two_reads_are_found() {
+    // The file is read 64 KiB at a time: a longer description moves the hook routes, line by
+    // line, across that boundary.
+    let text = curator();
+    let description = "A library-curation assistant";
+    let first_route = text.find("\n      \"id\": \"event:").unwrap();
+    let boundary = (first_route / 65536 + 1) * 65536;
+    let whole = whole_view_of(&text);
+    for padding in (boundary - first_route - 600)..(boundary - first_route + 40) {
+        let padded = text.replacen(
+            description,
+            &format!("{description}{}", "x".repeat(padding)),
+            1,
+        );
+        let cut = after_hook_routes(&padded);
+        let read = hook_view_of(&format!("{}{{{{", &padded[..cut]));
+        assert_eq!(read.routes, whole.routes, "{padding}");
+    }
+}
+
+#[test]
+fn any_other_layout_or_a_missing_route_is_read_whole() {
+    let text = curator();
+    let minified =
+        serde_json::to_string(&serde_json::from_str::<serde_json::Value>(&text).unwrap()).unwrap();
+    let read = hook_view_of(&minified);
+    assert_eq!(read, whole_view_of(&minified));
+    assert_eq!(read.routes.len(), 3);
+    // A route a hook names that `routes` lacks: the read goes on to the end and then reads the
+    // whole manifest, which has the other two.
+    let renamed = text.replacen("\"id\": \"event:stop\"", "\"id\": \"event:stopped\"", 1);
+    let read = hook_view_of(&renamed);
+    assert_eq!(read, whole_view_of(&renamed));
+    assert_eq!(read.routes.len(), 2);
+    // A hook naming what only an object after the routes has as its id (here a server, given a
+    // config to read as a route): not a route, whichever layout.
+    let server_named = text
+        .replace("\n          \"event:stop\"", "\n          \"library\"")
+        .replacen(
+            "\n      \"id\": \"library\",",
+            "\n      \"config\": {},\n      \"id\": \"library\",",
+            1,
+        );
+    let read = hook_view_of(&server_named);
+    assert_eq!(read, whole_view_of(&server_named));
+    assert_eq!(read.routes.len(), 2);
+    // Another version is the whole read's error, as before.
+    let older = text.replacen(
+        &format!("\"manifestVersion\": {MANIFEST_VERSION}"),
+        "\"manifestVersion\": 1",
+        1,
+    );
+    let temp = tempfile::tempdir().unwrap();
+    let path = temp.path().join("abgen.manifest.json");
+    std::fs::write(&path, older).unwrap();
+    assert!(matches!(
+        read_hook_view(&path),
+        Err(super::ManifestReadError::Version { found: 1, .. })
+    ));
 }
