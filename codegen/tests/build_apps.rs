@@ -147,7 +147,9 @@ fn the_seed_layout_compiles_to_one_self_contained_document() {
 fn app_modules_never_enter_the_worker_and_worker_modules_never_enter_an_app() {
     let fixture = Fixture::copy("valid-app-seed-layout");
     fixture.build(AppProfile::Production).expect("builds");
-    let worker = fixture.artifact_file("runtime/worker.mjs");
+    // The loader and the bundle beside it.
+    let worker = fixture.artifact_file("runtime/worker.mjs")
+        + &fixture.artifact_file("runtime/worker.bundle.cjs");
     let html = fixture.artifact_file("mcp-apps/status.html");
     // The App's text and its view module are not in the worker.
     assert!(!worker.contains("All services ready."));

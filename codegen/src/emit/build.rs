@@ -27,12 +27,14 @@ use super::report::BuiltApp;
 use super::reuse::{EmitCache, ManifestCheck, StagedRoute};
 use super::route_check::RouteForCheck;
 use super::stage::stage_artifact_reusing;
+use super::worker_files::{SplitWorker, WORKER_COMMONJS_PATH, split_worker};
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
 
 /// The environment variable that names the `abgen-host` binary to ship.
 pub const HOST_BINARY_ENV: &str = "ABGEN_HOST";
-/// Where the bundled render worker sits in every artifact.
+/// Where the bundled render worker sits in every artifact (its loader, when the bundle beside
+/// it is split off: [`super::worker_files`]).
 pub const WORKER_BUNDLE_PATH: &str = "runtime/worker.mjs";
 
 /// How to emit.
@@ -207,11 +209,17 @@ fn plan_artifact_reusing(
         PLUGIN_BIN_LAUNCHER,
         MODE_EXECUTABLE,
     )?;
-    files.add_shared(
-        WORKER_BUNDLE_PATH,
-        Arc::clone(&options.worker_bundle),
-        MODE_FILE,
-    )?;
+    match split_worker(&options.worker_bundle) {
+        Some(SplitWorker { loader, bundle }) => {
+            files.add(WORKER_BUNDLE_PATH, loader, MODE_FILE)?;
+            files.add(WORKER_COMMONJS_PATH, bundle, MODE_FILE)?;
+        }
+        None => files.add_shared(
+            WORKER_BUNDLE_PATH,
+            Arc::clone(&options.worker_bundle),
+            MODE_FILE,
+        )?,
+    }
     let table = match cache {
         Some(cache) => files.file_table_from(&cache.digests(&files)),
         None => files.file_table(),

@@ -25,6 +25,7 @@ mod route_check;
 mod skills;
 mod stage;
 mod typegen;
+mod worker_files;
 
 pub use build::{
     EmitOptions, EmitReturn, HOST_BINARY_ENV, ManifestText, PlannedArtifact, WORKER_BUNDLE_PATH,

@@ -46,14 +46,14 @@ const STATE_VARIABLES = [
 ];
 
 /**
- * Starts the worker with `env` (none of the test's own state variables; HOME a directory of
+ * Starts the worker (`worker`, else the test's) with `env` (none of the test's own state variables; HOME a directory of
  * the test's unless `env` names one), waits for its hello, then closes fd 3 and waits for the exit.
  */
-async function helloAndExit(env) {
+async function helloAndExit(env, worker = workerPath) {
   const inherited = { ...process.env };
   for (const name of STATE_VARIABLES) delete inherited[name];
   inherited.HOME = join(workDir, 'home');
-  const child = spawn(process.execPath, ['--conditions=react-server', workerPath], {
+  const child = spawn(process.execPath, ['--conditions=react-server', worker], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
     env: { ...inherited, NODE_ENV: 'production', ...env },
   });
@@ -201,6 +201,33 @@ test('an unwritable state directory only costs the cache', async () => {
   const state = join(workDir, 'state-is-a-file');
   writeFileSync(state, '');
   await helloAndExit({ ABGEN_STATE_DIR: state });
+});
+
+test('a worker whose bundle `abgen build` moved beside it starts from there and keeps its cache', async () => {
+  // The split of codegen/src/emit/worker_files.rs, whose own tests hold the Rust side.
+  const split = join(workDir, 'split-artifact');
+  mkdirSync(join(split, 'runtime'), { recursive: true });
+  writeFileSync(join(split, 'abgen.manifest.json'), JSON.stringify({ digest }));
+  const whole = readFileSync(workerPath, 'utf8');
+  const tail = '\nrun(ownBundle());\n/*abgen-commonjs-bundle\n';
+  const at = whole.indexOf(tail);
+  assert.ok(at > 0 && whole.endsWith('\n*/\n'), 'the bundle rides in a trailing comment');
+  assert.ok(whole.slice(0, at).includes('function siblingBundle('));
+  const loader = `${whole.slice(0, at)}\nrun(...siblingBundle());\n`;
+  writeFileSync(join(split, 'runtime/worker.mjs'), loader);
+  writeFileSync(join(split, 'runtime/worker.bundle.cjs'), whole.slice(at + tail.length, -'\n*/\n'.length));
+  assert.ok(loader.length < 20_000, `the loader alone (${loader.length} bytes)`);
+
+  const state = join(workDir, 'state-split');
+  const splitWorker = join(split, 'runtime/worker.mjs');
+  await helloAndExit({ ABGEN_STATE_DIR: state }, splitWorker);
+  const written = statSync(cacheFile(state));
+  assert.ok(written.size > 10_000, `a real cache (${written.size} bytes)`);
+  await helloAndExit({ ABGEN_STATE_DIR: state }, splitWorker);
+  assert.equal(statSync(cacheFile(state)).ino, written.ino, 'V8 took the cache');
+  // Without its bundle the loader fails loudly, not with an empty worker.
+  rmSync(join(split, 'runtime/worker.bundle.cjs'));
+  await assert.rejects(helloAndExit({ ABGEN_STATE_DIR: state }, splitWorker), /worker\.bundle\.cjs/);
 });
 
 test('a bundle CommonJS cannot express stays an ES module', async () => {
