@@ -16,8 +16,8 @@
  * the host and a thread of its own watches that parent (see `watchParent`).
  */
 import { createReadStream, fstatSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
-import { Worker } from 'node:worker_threads';
 import { createElement, version as reactVersion, type ReactNode } from 'react';
 import { renderToReadableStream } from 'react-server-dom-webpack/server';
 import { safeParseAsync, toJSONSchema } from 'zod/mini';
@@ -135,6 +135,9 @@ function watchParent(): void {
   // Author code has no business with it.
   delete process.env[PARENT_PID_ENV];
   if (!Number.isInteger(parent) || parent <= 0) return;
+  // Required here, not imported: only a host without a death signal (macOS) asks for the watch,
+  // and loading the module (and the performance hooks it brings) would cost every start.
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   const watch = new Worker(PARENT_WATCH, {
     eval: true,
     workerData: { parent, intervalMs: PARENT_WATCH_INTERVAL_MS },
