@@ -3,7 +3,7 @@
 // as it is (React loaded from node_modules, compiled from source), and bundled by the runtime
 // package's worker bundler into a worker of its own, which V8's code cache serves as it serves the
 // real worker. The text is no object, so React's serializer never asks for Node's lazy `FormData`
-// global here either (scripts/lazy-form-data.mjs in the runtime package).
+// global here either (scripts/react-server-build.mjs in the runtime package).
 //
 // Usage: node --conditions=react-server bench/mcp/cold-floor.mjs
 import { renderToReadableStream } from 'react-server-dom-webpack/server';

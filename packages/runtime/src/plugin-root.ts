@@ -11,11 +11,9 @@
  *   else `~/.agent-bundle/state/<name>-<digest16>`, where `<name>` is the code root's safe
  *   basename and `<digest16>` the first 16 hexadecimal characters of the SHA-256 of its real path.
  */
-import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 
+import { defaultStateRoot } from '../scripts/state-root.mjs';
 import type { Axis } from './context.ts';
 
 /** The environment variable holding the plugin install root in every generated stdio entry. */
@@ -67,27 +65,4 @@ function usable(value: string | undefined, name: string, report: (line: string) 
     return undefined;
   }
   return value;
-}
-
-/** `$XDG_STATE_HOME/agent-bundle/<name>-<digest16>`, else `~/.agent-bundle/state/<name>-<digest16>`. */
-function defaultStateRoot(root: string, env: Record<string, string | undefined>): string {
-  let real = root;
-  try {
-    real = realpathSync(root);
-  } catch {
-    // A root that does not exist (yet) is hashed as written.
-  }
-  const digest16 = createHash('sha256').update(real).digest('hex').slice(0, 16);
-  const name = safeBasename(real);
-  const xdg = env.XDG_STATE_HOME;
-  if (xdg !== undefined && xdg !== '' && path.isAbsolute(xdg)) {
-    return path.join(xdg, 'agent-bundle', `${name}-${digest16}`);
-  }
-  return path.join(env.HOME || homedir(), '.agent-bundle', 'state', `${name}-${digest16}`);
-}
-
-/** The basename with everything outside `[A-Za-z0-9._-]` replaced, never empty or a dot name. */
-function safeBasename(root: string): string {
-  const base = path.basename(root).replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '');
-  return base === '' ? 'plugin' : base;
 }

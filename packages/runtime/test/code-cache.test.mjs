@@ -190,6 +190,20 @@ test('the state root follows HOME, AGENT_BUNDLE_STATE_ROOT and AGENT_BUNDLE_PLUG
   assert.ok(stateRoot(cases[0]).startsWith(join(home, '.agent-bundle', 'state', 'artifact-')));
 });
 
+test('a cold start derives the state root without loading crypto, and loads no undici', async () => {
+  // Node lists every built-in module a process loaded; a preload writes the list as it exits.
+  const listFile = join(workDir, 'loaded-modules.json');
+  const preload = join(workDir, 'list-modules.cjs');
+  writeFileSync(
+    preload,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listFile)}, JSON.stringify(process.moduleLoadList)));`,
+  );
+  await helloAndExit({ HOME: join(workDir, 'home-modules'), NODE_OPTIONS: `--require ${JSON.stringify(preload)}` });
+  const loaded = JSON.parse(readFileSync(listFile, 'utf8'));
+  assert.ok(loaded.includes('NativeModule vm'), 'the list is the worker\'s');
+  assert.deepEqual(loaded.filter((name) => /crypto|undici/.test(name)), []);
+});
+
 test('a state directory inside the artifact is never used', async () => {
   await helloAndExit({ ABGEN_STATE_DIR: join(artifact, 'state') });
   await helloAndExit({ AGENT_BUNDLE_STATE_ROOT: artifact });

@@ -53,3 +53,17 @@ test('an unexpanded state root is reported and ignored', () => {
   assert.match(axis.value.stateRoot, /^\/home\/u\/\.agent-bundle\/state\/notes-/);
   assert.equal(reports.length, 1);
 });
+
+test("the state root's digest is SHA-256, as node:crypto computes it, for any text a path can hold", async () => {
+  const { sha256Hex } = await import('../scripts/state-root.mjs');
+  // Empty, one block, the lengths around the padding's edges (55, 56, 63, 64 bytes), several
+  // blocks, multi-byte UTF-8 and a lone surrogate (written as U+FFFD by both).
+  const texts = ['', 'abc', '/home/u/.claude/plugins/cache/notes', 'é/ü/😀/日本', '\ud800/x'];
+  for (const length of [55, 56, 63, 64, 65, 119, 120, 1000]) texts.push('p'.repeat(length));
+  for (let length = 0; length < 200; length++) {
+    texts.push(Array.from({ length }, (_, i) => String.fromCodePoint(32 + ((length * 31 + i * 977) % 0x2ffff))).join(''));
+  }
+  for (const text of texts) {
+    assert.equal(sha256Hex(text), createHash('sha256').update(text).digest('hex'), JSON.stringify(text));
+  }
+});

@@ -1,5 +1,5 @@
-// The worker bundle's first render does not load Node's `undici` (the lazy `FormData` global),
-// and a `FormData` still serializes as React serializes it.
+// The worker bundle's first render loads neither Node's `undici` (the lazy `FormData` global) nor
+// `crypto` (React's unused bare `require`), and a `FormData` still serializes as React serializes it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,12 +12,12 @@ import { bundleFlightEntry } from '../scripts/bundle.mjs';
 import { REQUIRE_BANNER } from '../scripts/code-cache.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const workDir = mkdtempSync(join(tmpdir(), 'abgen-lazy-form-data-test-'));
+const workDir = mkdtempSync(join(tmpdir(), 'abgen-react-server-build-test-'));
 after(() => rmSync(workDir, { recursive: true, force: true }));
 
 /**
- * Renders a tree of plain objects, says whether `undici` is loaded, then renders a `FormData`
- * model and prints one JSON line: `{ undiciAfterRender, formData }`.
+ * Renders a tree of plain objects, says whether `undici` and `crypto` are loaded, then renders a
+ * `FormData` model and prints one JSON line: `{ undiciAfterRender, cryptoAfterRender, formData }`.
  */
 const ENTRY = `
 import { createElement } from 'react';
@@ -37,10 +37,11 @@ const undici = () => process.moduleLoadList.some((name) => name.includes('undici
 await text(createElement('div', { style: { color: 'red' } }, createElement('span', null, 'x')));
 await text({ nested: { list: [{ a: 1 }], map: new Map([['k', { v: 2 }]]) } });
 const undiciAfterRender = undici();
+const cryptoAfterRender = process.moduleLoadList.includes('NativeModule crypto');
 const form = new FormData();
 form.append('name', 'value');
 const formData = await text({ form });
-console.log(JSON.stringify({ undiciAfterRender, formData }));
+console.log(JSON.stringify({ undiciAfterRender, cryptoAfterRender, formData }));
 `;
 
 function run(bundle) {
@@ -48,16 +49,17 @@ function run(bundle) {
   return JSON.parse(output.trim().split('\n').pop());
 }
 
-test("the worker bundle's render reads the FormData global only for a FormData", async () => {
+test("the worker bundle loads no crypto, and its render reads the FormData global only for a FormData", async () => {
   const bundle = join(workDir, 'worker.mjs');
   await bundleFlightEntry({ contents: ENTRY, resolveDir: here, outfile: bundle });
-  const { undiciAfterRender, formData } = run(bundle);
+  const { undiciAfterRender, cryptoAfterRender, formData } = run(bundle);
   assert.equal(undiciAfterRender, false, 'rendering plain objects loaded undici');
+  assert.equal(cryptoAfterRender, false, 'loading and rendering loaded crypto');
   assert.match(formData, /"\$K[0-9a-f]+"/, 'the FormData is outlined as React outlines one');
   assert.match(formData, /\["name","value"\]/);
 });
 
-test("without the rewrite, React's check loads undici on the first object (what the rewrite is for)", async () => {
+test("without the rewrites, React's build loads crypto and its check undici on the first object (what they are for)", async () => {
   const bundle = join(workDir, 'plain.mjs');
   await esbuild.build({
     stdin: { contents: ENTRY, resolveDir: here, loader: 'js', sourcefile: 'entry.mjs' },
@@ -72,5 +74,6 @@ test("without the rewrite, React's check loads undici on the first object (what 
   });
   const plain = run(bundle);
   assert.equal(plain.undiciAfterRender, true);
+  assert.equal(plain.cryptoAfterRender, true);
   assert.match(plain.formData, /"\$K[0-9a-f]+"/);
 });
