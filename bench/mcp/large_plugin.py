@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from session import INITIALIZE, INITIALIZED, STATE_VARIABLES
+from session import INITIALIZE, INITIALIZED, STATE_VARIABLES, clear_node_start_variables
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RELEASE = os.path.join(ROOT, "target", "release")
@@ -87,6 +87,7 @@ def main():
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--artifact", action="append", default=[])
     args = parser.parse_args()
+    unset = clear_node_start_variables()
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "--locked", "-q", "-p", "abgen",
                         "-p", "abgen-runtime", "-p", "abgen-bench-check"], cwd=ROOT, check=True)
@@ -126,7 +127,8 @@ def main():
     print("# A cold `tools/call` of a large plugin\n")
     print(f"`python3 bench/mcp/large_plugin.py --routes {args.routes} --rounds {args.rounds}{extra}` "
           f"at `{revision}`, {time.strftime('%Y-%m-%d %H:%M')} UTC, {platform.machine()}, "
-          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, Node {node}. The plugin: "
+          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, Node {node}"
+          f"{''.join(f', {name} unset for the run' for name in unset)}. The plugin: "
           f"`gen-projects --routes {args.routes}`, a manifest of {size / 1e6:.1f} MB and a worker "
           f"bundle of {worker / 1e6:.1f} MB; the call: `{tool}` on `{SERVER}`.\n")
     print("| contender | median | min | median / `node -e 0` |")

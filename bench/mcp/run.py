@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-from session import INITIALIZE, INITIALIZED, STATE_VARIABLES
+from session import INITIALIZE, INITIALIZED, STATE_VARIABLES, clear_node_start_variables
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -173,6 +173,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--no-build", action="store_true")
     args = parser.parse_args()
+    unset = clear_node_start_variables()
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "--locked", "-q", "-p", "abgen",
                         "-p", "abgen-runtime"], cwd=ROOT, check=True)
@@ -239,7 +240,8 @@ def main():
     print("# The MCP server against its peers\n")
     print(f"`python3 bench/mcp/run.py --rounds {args.rounds}`, {time.strftime('%Y-%m-%d')}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, "
-          f"Node {node_version}; the server runs {workers} workers.\n")
+          f"Node {node_version}{''.join(f', {name} unset for the run' for name in unset)}; "
+          f"the server runs {workers} workers.\n")
     print("| measure | ours (median, min) | peer (median, min) | ratio | goal |")
     print("| --- | --- | --- | --- | --- |")
     rows = [

@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import time
 
-from session import STATE_VARIABLES
+from session import STATE_VARIABLES, clear_node_start_variables
 
 
 def frame(header):
@@ -102,6 +102,7 @@ def main():
     parser.add_argument("--cpu-prof")
     parser.add_argument("--render", nargs=2, metavar=("ROUTE", "INPUT"))
     args = parser.parse_args()
+    unset = clear_node_start_variables()
     render = render_frame(args.render[0], json.loads(args.render[1])) if args.render else None
     worker = os.path.join(args.artifact, "runtime/worker.mjs")
     scratch = tempfile.mkdtemp(prefix="abgen-bench-worker-")
@@ -135,6 +136,7 @@ def main():
         "uncachedOverNode": median["uncached"] / median["node"],
         **({"renderedOverNode": median["rendered"] / median["node"]} if render else {}),
         "load": os.getloadavg()[0],
+        "unsetForTheRun": unset,
     }))
 
 
