@@ -116,7 +116,10 @@ def main():
                 times[label].append(first_call(path, tool, home))
             times["node -e 0"].append(node_start())
         size = os.path.getsize(os.path.join(artifact, "abgen.manifest.json"))
-        worker = os.path.getsize(os.path.join(artifact, "runtime", "worker.mjs"))
+        # The loader and, where abgen build split it off, the bundle beside it.
+        worker = sum(os.path.getsize(path) for path in (
+            os.path.join(artifact, "runtime", name) for name in ("worker.mjs", "worker.bundle.cjs"))
+            if os.path.exists(path))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     revision = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
