@@ -24,4 +24,5 @@ pub use model::{
 };
 pub use read::{
     ManifestHead, ManifestReadError, read_hook_view, read_manifest, read_manifest_head,
+    read_server_manifest,
 };

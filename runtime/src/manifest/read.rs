@@ -1,6 +1,7 @@
 //! Reading a manifest from an artifact: [`read_manifest`] for the whole document,
-//! [`read_hook_view`] for the hook client's slice, [`read_manifest_head`] for what stands before
-//! the routes. All refuse another `manifestVersion`.
+//! [`read_server_manifest`] for one MCP server's, [`read_hook_view`] for the hook client's slice,
+//! [`read_manifest_head`] for what stands before the routes. All refuse another
+//! `manifestVersion`.
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -32,6 +33,77 @@ pub enum ManifestReadError {
 /// Reads and parses the whole manifest at `path`.
 pub fn read_manifest(path: &Path) -> Result<Manifest, ManifestReadError> {
     read_checked(path, |manifest: &Manifest| manifest.manifest_version)
+}
+
+/// The manifest at `path` as MCP server `server` serves it: every member, and of the routes
+/// only those of `server` (`route.server`), in manifest order. A large plugin's routes are
+/// nearly all of its manifest, and a server is one of several: in the canonical layout the other
+/// servers' routes are passed over as text, where parsing them took longer than Node's start
+/// (13.5 MB, 1,000 routes over ten servers: about 85 ms on a cold process, which a cold
+/// `tools/call` waited for), and were then held for the whole session. Any other layout is read
+/// whole and filtered; the errors are [`read_manifest`]'s.
+pub fn read_server_manifest(path: &Path, server: &str) -> Result<Manifest, ManifestReadError> {
+    if let Some(manifest) = read_canonical_server_manifest(path, server) {
+        return Ok(manifest);
+    }
+    let mut manifest = read_manifest(path)?;
+    manifest
+        .routes
+        .retain(|route| route.server.as_deref() == Some(server));
+    Ok(manifest)
+}
+
+/// [`read_server_manifest`] of a manifest in the canonical layout: the document with its
+/// `routes` cut to the items whose `server` member line names `server`, parsed as one. `None`
+/// for any other layout (or no routes at all), another `manifestVersion`, or a document that
+/// does not parse, which the whole read then judges.
+fn read_canonical_server_manifest(path: &Path, server: &str) -> Option<Manifest> {
+    let text = std::fs::read(path).ok()?;
+    let open = memchr::memmem::find(&text, ROUTES_LINE)? + ROUTES_LINE.len();
+    // `[` and a line break: `[]` (no routes) is a small manifest, read whole.
+    if text.get(open..open + 2)? != b"[\n" {
+        return None;
+    }
+    let close = open + memchr::memmem::find(&text[open..], ROUTES_CLOSE)?;
+    // A route's own members stand six spaces in, one a line, and the closing quote is in the
+    // needle, so neither a nested value nor a longer server name matches it.
+    let server_line = format!(
+        "\n      \"server\": {}",
+        serde_json::to_string(server).ok()?
+    );
+    let mut document = Vec::with_capacity(open + 1 + (text.len() - close));
+    document.extend_from_slice(&text[..=open]);
+    let mut kept = 0;
+    for item in route_texts(&text[open + 1..close])? {
+        if memchr::memmem::find(item, server_line.as_bytes()).is_some() {
+            if kept > 0 {
+                document.push(b',');
+            }
+            document.extend_from_slice(item);
+            kept += 1;
+        }
+    }
+    document.extend_from_slice(&text[close..]);
+    serde_json::from_slice::<Manifest>(&document)
+        .ok()
+        .filter(|manifest| manifest.manifest_version == MANIFEST_VERSION)
+}
+
+/// The routes of a canonical manifest, from the text between the `[` of `routes` and
+/// [`ROUTES_CLOSE`]: each from its [`ROUTE_OPEN`] to its [`ROUTE_CLOSE`], the commas between
+/// them left out. `None` when the text is not routes in that layout.
+fn route_texts(mut text: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut items = Vec::new();
+    while !text.is_empty() {
+        if !text.starts_with(ROUTE_OPEN) {
+            return None;
+        }
+        let end = memchr::memmem::find(text, ROUTE_CLOSE)? + ROUTE_CLOSE.len();
+        items.push(&text[..end]);
+        text = &text[end..];
+        text = text.strip_prefix(b",").unwrap_or(text);
+    }
+    Some(items)
 }
 
 /// The members of a manifest that stand before its routes, which are nearly all of a large
@@ -120,9 +192,6 @@ fn read_canonical_hook_view(path: &Path) -> Option<HookView> {
 /// six spaces in, and the array closes on the first line two spaces in: so the route is the
 /// object around the line that gives `id` six spaces in, if that line comes before the close.
 fn canonical_route(read: &mut ForwardRead, routes_at: usize, id: &str) -> Option<HookRoute> {
-    const ROUTE_OPEN: &[u8] = b"\n    {";
-    const ROUTE_CLOSE: &[u8] = b"\n    }";
-    const ROUTES_CLOSE: &[u8] = b"\n  ]";
     // The id's closing quote is in the line searched for, so no longer id matches it.
     let id_line = format!("\n      \"id\": {}", serde_json::to_string(id).ok()?);
     let at = read.find(routes_at, id_line.as_bytes())?;
@@ -141,6 +210,16 @@ fn canonical_route(read: &mut ForwardRead, routes_at: usize, id: &str) -> Option
 /// and only the document's own members stand two spaces in, so this line cannot come from
 /// inside a value.
 const ROUTES_LINE: &[u8] = b"\n  \"routes\": ";
+
+/// The line break and brace that open a route of a canonical manifest, four spaces in, and the
+/// ones that close it: only the items of `routes` stand four spaces in with a brace.
+const ROUTE_OPEN: &[u8] = b"\n    {";
+const ROUTE_CLOSE: &[u8] = b"\n    }";
+
+/// The line that closes a canonical manifest's `routes`: every line inside it stands at least
+/// four spaces in, so the first line after [`ROUTES_LINE`] two spaces in that starts with `]`
+/// is this one.
+const ROUTES_CLOSE: &[u8] = b"\n  ]";
 
 /// The head of a canonical manifest, the text before its routes line at `routes_at`, closed as
 /// a document of its own: its last member ends with the comma before `routes`. `None` when no

@@ -1,6 +1,8 @@
 use std::path::Path;
 
-use super::{HookView, MANIFEST_VERSION, read_hook_view, read_manifest_head};
+use super::{
+    HookView, MANIFEST_VERSION, Manifest, read_hook_view, read_manifest_head, read_server_manifest,
+};
 
 /// A manifest head in the canonical layout, `padding` bytes of file paths long, then `tail`.
 fn canonical(padding: usize, tail: &str) -> String {
@@ -174,6 +176,117 @@ fn any_other_layout_or_a_missing_route_is_read_whole() {
     std::fs::write(&path, older).unwrap();
     assert!(matches!(
         read_hook_view(&path),
+        Err(super::ManifestReadError::Version { found: 1, .. })
+    ));
+}
+
+/// The server view of `text` as [`read_server_manifest`] reads it from a file.
+fn server_view_of(text: &str, server: &str) -> Manifest {
+    let temp = tempfile::tempdir().unwrap();
+    let path = temp.path().join("abgen.manifest.json");
+    std::fs::write(&path, text).unwrap();
+    read_server_manifest(&path, server).unwrap()
+}
+
+/// The server view of `text` parsed whole: every member, and the routes of `server`.
+fn whole_server_view_of(text: &str, server: &str) -> Manifest {
+    let mut whole: Manifest = serde_json::from_str(text).unwrap();
+    whole
+        .routes
+        .retain(|route| route.server.as_deref() == Some(server));
+    whole
+}
+
+/// The curator manifest with its `catalog_audit` tool moved to a server `library-2`, whose name
+/// `library` is a prefix of.
+fn curator_with_two_servers() -> String {
+    let text = curator();
+    let at = text
+        .find("\n      \"id\": \"tool:library/catalog_audit\"")
+        .unwrap();
+    let server = at + text[at..].find("\n      \"server\": \"library\"").unwrap();
+    let line = "\n      \"server\": \"library\"";
+    format!(
+        "{}\n      \"server\": \"library-2\"{}",
+        &text[..server],
+        &text[server + line.len()..]
+    )
+}
+
+#[test]
+fn the_server_view_holds_every_member_and_the_routes_of_its_server() {
+    let text = curator_with_two_servers();
+    for server in ["library", "library-2", "none"] {
+        let read = server_view_of(&text, server);
+        assert_eq!(read, whole_server_view_of(&text, server), "{server}");
+    }
+    let ids = |server| {
+        server_view_of(&text, server)
+            .routes
+            .into_iter()
+            .map(|route| route.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids("library"),
+        [
+            "app:library/shelf_viewer",
+            "prompt:library/review_request",
+            "resource:library/shelf",
+            "tool:library/export_bibliography",
+            "tool:library/search_books",
+            "tool:library/shelve_book",
+            "tool:library/show_shelf",
+        ]
+    );
+    assert_eq!(ids("library-2"), ["tool:library/catalog_audit"]);
+    assert!(ids("none").is_empty());
+}
+
+#[test]
+fn the_other_servers_routes_are_not_parsed() {
+    // A route of another server that is no route at all: only the canonical read, which passes
+    // over it as text, can succeed.
+    let text = curator_with_two_servers().replacen(
+        "\n      \"id\": \"tool:library/catalog_audit\",",
+        "\n      \"id\": 17,",
+        1,
+    );
+    assert!(serde_json::from_str::<Manifest>(&text).is_err());
+    let read = server_view_of(&text, "library");
+    assert_eq!(read.routes.len(), 7);
+    assert_eq!(
+        read.servers,
+        whole_server_view_of(&curator(), "library").servers
+    );
+}
+
+#[test]
+fn a_server_view_of_any_other_layout_is_read_whole() {
+    let text = curator_with_two_servers();
+    let minified =
+        serde_json::to_string(&serde_json::from_str::<serde_json::Value>(&text).unwrap()).unwrap();
+    assert_eq!(
+        server_view_of(&minified, "library"),
+        whole_server_view_of(&text, "library")
+    );
+    // No routes at all, `[]` on the routes line, in the canonical layout otherwise.
+    let mut empty: Manifest = serde_json::from_str(&text).unwrap();
+    empty.routes.clear();
+    let pretty = serde_json::to_string_pretty(&empty).unwrap();
+    assert!(pretty.contains("\n  \"routes\": [],"));
+    assert!(server_view_of(&pretty, "library").routes.is_empty());
+    // Another version is the whole read's error.
+    let older = text.replacen(
+        &format!("\"manifestVersion\": {MANIFEST_VERSION}"),
+        "\"manifestVersion\": 1",
+        1,
+    );
+    let temp = tempfile::tempdir().unwrap();
+    let path = temp.path().join("abgen.manifest.json");
+    std::fs::write(&path, older).unwrap();
+    assert!(matches!(
+        read_server_manifest(&path, "library"),
         Err(super::ManifestReadError::Version { found: 1, .. })
     ));
 }

@@ -73,6 +73,8 @@ pub type Log = Arc<dyn Fn(String) + Send + Sync>;
 pub struct ServerConfig {
     /// The artifact root, holding the manifest and `runtime/worker.mjs`.
     pub artifact: PathBuf,
+    /// The manifest; of its routes only those of `server` are read
+    /// ([`crate::manifest::read_server_manifest`]), and only they are needed.
     pub manifest: Manifest,
     /// The manifest server id.
     pub server: String,

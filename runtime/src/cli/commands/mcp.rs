@@ -1,7 +1,7 @@
-//! `abgen-host mcp`: start the kernel from the manifest's head, read the manifest whole, check the
-//! server exists, serve MCP on stdin/stdout until the client closes stdin (exit 0 then, 2 when
-//! the server cannot start or stdout breaks), or with `--http ADDR` over Streamable HTTP until a
-//! signal ends the process.
+//! `abgen-host mcp`: start the kernel from the manifest's head, read the manifest with the
+//! server's routes, check the server exists, serve MCP on stdin/stdout until the client closes
+//! stdin (exit 0 then, 2 when the server cannot start or stdout breaks), or with `--http ADDR`
+//! over Streamable HTTP until a signal ends the process.
 //!
 //! The process is also its artifact's warm runtime: it starts a [`WarmHost`] that answers the
 //! artifact's hooks (or stands by to, while another server of the plugin does) on the same
@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use abgen_runtime::kernel::SharedKernel;
 use abgen_runtime::manifest::{
-    Limits, MANIFEST_FILE_NAME, Manifest, read_manifest, read_manifest_head,
+    Limits, MANIFEST_FILE_NAME, Manifest, read_manifest_head, read_server_manifest,
 };
 use abgen_runtime::mcp::{
     HttpConfig, Log, MCP_PATH, McpServer, START_ALLOWANCE, ServerConfig, serve_http,
@@ -51,7 +51,8 @@ pub fn run(args: &McpArgs, printer: &Printer) -> ExitCode {
         let _ = kernel.get();
         kernel
     });
-    let manifest = match read_manifest(&manifest_path) {
+    // The session serves one server: the other servers' routes are never parsed (nor held).
+    let manifest = match read_server_manifest(&manifest_path, &args.server) {
         Ok(manifest) => manifest,
         Err(error) => {
             printer.message(format!("mcp: {error}"));
