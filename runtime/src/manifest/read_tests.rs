@@ -13,10 +13,25 @@ fn canonical(padding: usize, tail: &str) -> String {
     )
 }
 
-fn head_of(text: &str) -> Option<super::ManifestHead> {
+/// `text` written as an artifact's manifest file, with the folder that holds it.
+fn manifest_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let temp = tempfile::tempdir().unwrap();
     let path = temp.path().join("abgen.manifest.json");
     std::fs::write(&path, text).unwrap();
+    (temp, path)
+}
+
+/// `text` with `manifestVersion` 1.
+fn older(text: &str) -> String {
+    text.replacen(
+        &format!("\"manifestVersion\": {MANIFEST_VERSION}"),
+        "\"manifestVersion\": 1",
+        1,
+    )
+}
+
+fn head_of(text: &str) -> Option<super::ManifestHead> {
+    let (_temp, path) = manifest_file(text);
     read_manifest_head(&path)
 }
 
@@ -43,11 +58,7 @@ fn a_routes_line_across_two_reads_is_found() {
 fn another_layout_another_version_or_no_file_is_no_head() {
     let minified = canonical(3, "]}").replace(['\n', ' '], "");
     assert_eq!(head_of(&minified), None);
-    let older = canonical(3, "").replace(
-        &format!("\"manifestVersion\": {MANIFEST_VERSION}"),
-        "\"manifestVersion\": 1",
-    );
-    assert_eq!(head_of(&older), None);
+    assert_eq!(head_of(&older(&canonical(3, ""))), None);
     assert_eq!(
         head_of(&canonical(3, "").replace("\"limits\"", "\"other\"")),
         None
@@ -69,9 +80,7 @@ fn curator() -> String {
 
 /// The hook view of `text` as [`read_hook_view`] reads it from a file.
 fn hook_view_of(text: &str) -> HookView {
-    let temp = tempfile::tempdir().unwrap();
-    let path = temp.path().join("abgen.manifest.json");
-    std::fs::write(&path, text).unwrap();
+    let (_temp, path) = manifest_file(text);
     read_hook_view(&path).unwrap()
 }
 
@@ -166,14 +175,7 @@ fn any_other_layout_or_a_missing_route_is_read_whole() {
     assert_eq!(read, whole_view_of(&server_named));
     assert_eq!(read.routes.len(), 2);
     // Another version is the whole read's error, as before.
-    let older = text.replacen(
-        &format!("\"manifestVersion\": {MANIFEST_VERSION}"),
-        "\"manifestVersion\": 1",
-        1,
-    );
-    let temp = tempfile::tempdir().unwrap();
-    let path = temp.path().join("abgen.manifest.json");
-    std::fs::write(&path, older).unwrap();
+    let (_temp, path) = manifest_file(&older(&text));
     assert!(matches!(
         read_hook_view(&path),
         Err(super::ManifestReadError::Version { found: 1, .. })
@@ -182,9 +184,7 @@ fn any_other_layout_or_a_missing_route_is_read_whole() {
 
 /// The server view of `text` as [`read_server_manifest`] reads it from a file.
 fn server_view_of(text: &str, server: &str) -> Manifest {
-    let temp = tempfile::tempdir().unwrap();
-    let path = temp.path().join("abgen.manifest.json");
-    std::fs::write(&path, text).unwrap();
+    let (_temp, path) = manifest_file(text);
     read_server_manifest(&path, server).unwrap()
 }
 
@@ -277,14 +277,7 @@ fn a_server_view_of_any_other_layout_is_read_whole() {
     assert!(pretty.contains("\n  \"routes\": [],"));
     assert!(server_view_of(&pretty, "library").routes.is_empty());
     // Another version is the whole read's error.
-    let older = text.replacen(
-        &format!("\"manifestVersion\": {MANIFEST_VERSION}"),
-        "\"manifestVersion\": 1",
-        1,
-    );
-    let temp = tempfile::tempdir().unwrap();
-    let path = temp.path().join("abgen.manifest.json");
-    std::fs::write(&path, older).unwrap();
+    let (_temp, path) = manifest_file(&older(&text));
     assert!(matches!(
         read_server_manifest(&path, "library"),
         Err(super::ManifestReadError::Version { found: 1, .. })
