@@ -62,6 +62,19 @@ def first_call(artifact, tool, home):
     return elapsed
 
 
+def cli_help(artifact, home):
+    """Seconds for the plugin's own command line (`bin/<plugin> --help`) to answer: no render,
+    so what it measures is the host's start and its read of the manifest."""
+    with open(os.path.join(artifact, "abgen.manifest.json")) as manifest:
+        binary = json.load(manifest)["cli"]["bin"]
+    env = {k: v for k, v in os.environ.items() if k not in STATE_VARIABLES}
+    env["HOME"] = home
+    started = time.perf_counter()
+    subprocess.run([os.path.join(artifact, "bin", binary), "--help"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - started
+
+
 def node_start():
     started = time.perf_counter()
     subprocess.run(["node", "-e", "0"], check=True)
@@ -110,10 +123,12 @@ def main():
             first_call(path, tool, home)  # writes the code cache, as a plugin's first start does
         times = {label: [] for label, _ in contenders}
         times["node -e 0"] = []
+        help_times = {label: [] for label, _ in contenders}
         for round_index in range(args.rounds):
             order = contenders if round_index % 2 == 0 else contenders[::-1]
             for label, path in order:
                 times[label].append(first_call(path, tool, home))
+                help_times[label].append(cli_help(path, home))
             times["node -e 0"].append(node_start())
         size = os.path.getsize(os.path.join(artifact, "abgen.manifest.json"))
         # The loader and, where abgen build split it off, the bundle beside it.
@@ -140,6 +155,11 @@ def main():
         median = statistics.median(samples)
         print(f"| {label} | {median * 1000:.1f} ms | {min(samples) * 1000:.1f} ms | "
               f"{median / node_median:.2f}× |")
+    print("\nThe plugin's command line, `bin/<plugin> --help` (no render), in the same rounds:\n")
+    print("| contender | median | min |")
+    print("| --- | ---: | ---: |")
+    for label, samples in help_times.items():
+        print(f"| {label} | {statistics.median(samples) * 1000:.1f} ms | {min(samples) * 1000:.1f} ms |")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,6 @@ pub use model::{
     Server, ServerMode, WEB_CAPABILITIES, WORKER_PROTOCOL_VERSION, Web, WebApp, WebOpen,
 };
 pub use read::{
-    ManifestHead, ManifestReadError, read_hook_view, read_manifest, read_manifest_head,
-    read_server_manifest,
+    ManifestHead, ManifestReadError, read_cli_manifest, read_hook_view, read_manifest,
+    read_manifest_head, read_server_manifest,
 };

@@ -1,5 +1,6 @@
 //! Reading a manifest from an artifact: [`read_manifest`] for the whole document,
-//! [`read_server_manifest`] for one MCP server's, [`read_hook_view`] for the hook client's slice,
+//! [`read_server_manifest`] for one MCP server's, [`read_cli_manifest`] for the plugin's command
+//! line, [`read_hook_view`] for the hook client's slice,
 //! [`read_manifest_head`] for what stands before the routes. All refuse another
 //! `manifestVersion`.
 
@@ -11,7 +12,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::hooks::{HookRoute, HookTables, HookView};
-use super::model::{Application, Limits, MANIFEST_VERSION, Manifest};
+use super::model::{Application, Cli, Limits, MANIFEST_VERSION, Manifest};
 
 /// Why a manifest could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -43,39 +44,116 @@ pub fn read_manifest(path: &Path) -> Result<Manifest, ManifestReadError> {
 /// `tools/call` waited for), and were then held for the whole session. Any other layout is read
 /// whole and filtered; the errors are [`read_manifest`]'s.
 pub fn read_server_manifest(path: &Path, server: &str) -> Result<Manifest, ManifestReadError> {
-    if let Some(manifest) = read_canonical_server_manifest(path, server) {
+    read_selected(path, &RouteSelection::Server(server))
+}
+
+/// The manifest at `path` as the plugin's command line (`abgen-host cli`) runs it: every member,
+/// and of the routes only those its commands and scripts render, as [`read_server_manifest`]
+/// reads a server's.
+pub fn read_cli_manifest(path: &Path) -> Result<Manifest, ManifestReadError> {
+    read_selected(path, &RouteSelection::NamedByCli)
+}
+
+/// Which routes a partial read of the manifest keeps.
+enum RouteSelection<'s> {
+    /// The routes of this MCP server.
+    Server(&'s str),
+    /// The routes the `cli` member's commands and scripts name.
+    NamedByCli,
+}
+
+impl RouteSelection<'_> {
+    /// The route ids `cli` names.
+    fn cli_routes(cli: &Cli) -> BTreeSet<&str> {
+        let commands = cli.commands.iter().map(|command| command.route.as_str());
+        let scripts = cli
+            .scripts
+            .iter()
+            .filter_map(|script| script.route.as_deref());
+        commands.chain(scripts).collect()
+    }
+
+    /// Keeps the routes of `manifest` this selection names.
+    fn retain(&self, manifest: &mut Manifest) {
+        match self {
+            RouteSelection::Server(server) => manifest
+                .routes
+                .retain(|route| route.server.as_deref() == Some(*server)),
+            RouteSelection::NamedByCli => {
+                let named: BTreeSet<String> = Self::cli_routes(&manifest.cli)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                manifest
+                    .routes
+                    .retain(|route| named.contains(route.id.as_str()));
+            }
+        }
+    }
+
+    /// The member lines that mark a kept route in the canonical layout, given the head (the
+    /// document before `routes`). A route's own members stand six spaces in, one a line, and
+    /// the closing quote is in each line, so neither a nested value nor a longer name matches.
+    fn canonical_lines(&self, head: &[u8]) -> Option<Vec<String>> {
+        let line = |member: &str, value: &str| {
+            Some(format!(
+                "\n      \"{member}\": {}",
+                serde_json::to_string(value).ok()?
+            ))
+        };
+        match self {
+            RouteSelection::Server(server) => Some(vec![line("server", server)?]),
+            RouteSelection::NamedByCli => {
+                #[derive(Deserialize)]
+                struct CliHead {
+                    cli: Cli,
+                }
+                let head: CliHead = serde_json::from_slice(head).ok()?;
+                Self::cli_routes(&head.cli)
+                    .into_iter()
+                    .map(|id| line("id", id))
+                    .collect()
+            }
+        }
+    }
+}
+
+/// The manifest at `path` with only the routes `selection` keeps: cut as text in the canonical
+/// layout, else read whole and filtered, with [`read_manifest`]'s errors.
+fn read_selected(
+    path: &Path,
+    selection: &RouteSelection<'_>,
+) -> Result<Manifest, ManifestReadError> {
+    if let Some(manifest) = read_canonical_selected(path, selection) {
         return Ok(manifest);
     }
     let mut manifest = read_manifest(path)?;
-    manifest
-        .routes
-        .retain(|route| route.server.as_deref() == Some(server));
+    selection.retain(&mut manifest);
     Ok(manifest)
 }
 
-/// [`read_server_manifest`] of a manifest in the canonical layout: the document with its
-/// `routes` cut to the items whose `server` member line names `server`, parsed as one. `None`
-/// for any other layout (or no routes at all), another `manifestVersion`, or a document that
-/// does not parse, which the whole read then judges.
-fn read_canonical_server_manifest(path: &Path, server: &str) -> Option<Manifest> {
+/// [`read_selected`] of a manifest in the canonical layout: the document with its `routes` cut
+/// to the items that hold one of `selection`'s member lines, parsed as one. `None` for any other
+/// layout (or no routes at all), another `manifestVersion`, or a document that does not parse,
+/// which the whole read then judges.
+fn read_canonical_selected(path: &Path, selection: &RouteSelection<'_>) -> Option<Manifest> {
     let text = std::fs::read(path).ok()?;
-    let open = memchr::memmem::find(&text, ROUTES_LINE)? + ROUTES_LINE.len();
+    let routes_at = memchr::memmem::find(&text, ROUTES_LINE)?;
+    let open = routes_at + ROUTES_LINE.len();
     // `[` and a line break: `[]` (no routes) is a small manifest, read whole.
     if text.get(open..open + 2)? != b"[\n" {
         return None;
     }
     let close = open + memchr::memmem::find(&text[open..], ROUTES_CLOSE)?;
-    // A route's own members stand six spaces in, one a line, and the closing quote is in the
-    // needle, so neither a nested value nor a longer server name matches it.
-    let server_line = format!(
-        "\n      \"server\": {}",
-        serde_json::to_string(server).ok()?
-    );
+    let lines = selection.canonical_lines(&head_document(&text, routes_at)?)?;
     let mut document = Vec::with_capacity(open + 1 + (text.len() - close));
     document.extend_from_slice(&text[..=open]);
     let mut kept = 0;
     for item in route_texts(&text[open + 1..close])? {
-        if memchr::memmem::find(item, server_line.as_bytes()).is_some() {
+        let named = lines
+            .iter()
+            .any(|line| memchr::memmem::find(item, line.as_bytes()).is_some());
+        if named {
             if kept > 0 {
                 document.push(b',');
             }

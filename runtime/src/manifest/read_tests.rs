@@ -1,7 +1,8 @@
 use std::path::Path;
 
 use super::{
-    HookView, MANIFEST_VERSION, Manifest, read_hook_view, read_manifest_head, read_server_manifest,
+    HookView, MANIFEST_VERSION, Manifest, read_cli_manifest, read_hook_view, read_manifest_head,
+    read_server_manifest,
 };
 
 /// A manifest head in the canonical layout, `padding` bytes of file paths long, then `tail`.
@@ -282,4 +283,44 @@ fn a_server_view_of_any_other_layout_is_read_whole() {
         read_server_manifest(&path, "library"),
         Err(super::ManifestReadError::Version { found: 1, .. })
     ));
+}
+
+#[test]
+fn the_cli_view_holds_every_member_and_the_routes_its_commands_render() {
+    let text = curator();
+    let (_temp, path) = manifest_file(&text);
+    let read = read_cli_manifest(&path).unwrap();
+    let mut whole: Manifest = serde_json::from_str(&text).unwrap();
+    let named: Vec<String> = whole
+        .cli
+        .commands
+        .iter()
+        .map(|command| command.route.clone())
+        .chain(
+            whole
+                .cli
+                .scripts
+                .iter()
+                .filter_map(|script| script.route.clone()),
+        )
+        .collect();
+    whole.routes.retain(|route| named.contains(&route.id));
+    assert_eq!(read, whole);
+    // The rendered command and script, and the five tools the MCP commands run; not the App,
+    // the prompt, the resource or the event routes.
+    assert_eq!(read.routes.len(), 7);
+    // A route no command renders that is no route at all: only the canonical read, which
+    // passes over it as text, can succeed; the minified layout is read whole and filtered.
+    let broken = text.replacen(
+        "\n      \"id\": \"prompt:library/review_request\",",
+        "\n      \"id\": 17,",
+        1,
+    );
+    assert!(serde_json::from_str::<Manifest>(&broken).is_err());
+    let (_temp, path) = manifest_file(&broken);
+    assert_eq!(read_cli_manifest(&path).unwrap(), whole);
+    let minified =
+        serde_json::to_string(&serde_json::from_str::<serde_json::Value>(&text).unwrap()).unwrap();
+    let (_temp, path) = manifest_file(&minified);
+    assert_eq!(read_cli_manifest(&path).unwrap(), whole);
 }

@@ -1,6 +1,6 @@
-//! `abgen-host cli`: the plugin's own command line (`bin/<plugin>`). Reads the manifest,
-//! observes the terminal once, and runs [`abgen_runtime::plugin_cli::run`] with the kernel as
-//! its renderer and the process's streams.
+//! `abgen-host cli`: the plugin's own command line (`bin/<plugin>`). Reads the manifest with the
+//! routes its commands render, observes the terminal once, and runs
+//! [`abgen_runtime::plugin_cli::run`] with the kernel as its renderer and the process's streams.
 
 use std::io::{BufRead as _, IsTerminal as _, Write};
 use std::process::ExitCode;
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use abgen_runtime::document::RenderEvent;
 use abgen_runtime::kernel::Invocation;
-use abgen_runtime::manifest::{MANIFEST_FILE_NAME, read_manifest};
+use abgen_runtime::manifest::{MANIFEST_FILE_NAME, read_cli_manifest};
 use abgen_runtime::plugin_cli::{self, CliIo, EXIT_FAILURE, EXIT_USAGE, Renderer};
 use abgen_runtime::terminal::{HostSurface, Terminal, observe_process};
 
@@ -19,7 +19,8 @@ use crate::cli::{CliArgs, Printer};
 const START_ALLOWANCE: Duration = Duration::from_secs(20);
 
 pub fn run(args: &CliArgs, printer: &Printer) -> ExitCode {
-    let manifest = match read_manifest(&args.artifact.join(MANIFEST_FILE_NAME)) {
+    // Only the routes the commands and scripts render are parsed (nor held).
+    let manifest = match read_cli_manifest(&args.artifact.join(MANIFEST_FILE_NAME)) {
         Ok(manifest) => manifest,
         Err(error) => {
             printer.message(error);
