@@ -91,10 +91,10 @@ impl RouteSelection<'_> {
         }
     }
 
-    /// The member lines that mark a kept route in the canonical layout, given the head (the
-    /// document before `routes`). A route's own members stand six spaces in, one a line, and
+    /// The member lines that mark a kept route in the canonical layout, given the text before
+    /// the routes line. A route's own members stand six spaces in, one a line, and
     /// the closing quote is in each line, so neither a nested value nor a longer name matches.
-    fn canonical_lines(&self, head: &[u8]) -> Option<Vec<String>> {
+    fn canonical_lines(&self, before_routes: &[u8]) -> Option<Vec<String>> {
         let line = |member: &str, value: &str| {
             Some(format!(
                 "\n      \"{member}\": {}",
@@ -108,7 +108,7 @@ impl RouteSelection<'_> {
                 struct CliHead {
                     cli: Cli,
                 }
-                let head: CliHead = serde_json::from_slice(head).ok()?;
+                let head: CliHead = parse_head(before_routes)?;
                 Self::cli_routes(&head.cli)
                     .into_iter()
                     .map(|id| line("id", id))
@@ -133,23 +133,35 @@ fn read_selected(
 }
 
 /// [`read_selected`] of a manifest in the canonical layout: the document with its `routes` cut
-/// to the items that hold one of `selection`'s member lines, parsed as one. `None` for any other
-/// layout (or no routes at all), another `manifestVersion`, or a document that does not parse,
-/// which the whole read then judges.
+/// to the items that hold one of `selection`'s member lines, parsed as one. The file is read a
+/// chunk at a time and each route let go once it is passed, so what is held is the kept
+/// document, not the file (a large plugin's manifest is megabytes of routes, nearly all of
+/// them another server's). `None` for any other layout (or no routes at all), another
+/// `manifestVersion`, or a document that does not parse, which the whole read then judges.
 fn read_canonical_selected(path: &Path, selection: &RouteSelection<'_>) -> Option<Manifest> {
-    let text = std::fs::read(path).ok()?;
-    let routes_at = memchr::memmem::find(&text, ROUTES_LINE)?;
+    let mut read = ForwardRead::open(path)?;
+    let routes_at = read.find(0, ROUTES_LINE)?;
     let open = routes_at + ROUTES_LINE.len();
     // `[` and a line break: `[]` (no routes) is a small manifest, read whole.
-    if text.get(open..open + 2)? != b"[\n" {
+    if !read.starts_with(open, b"[\n")? {
         return None;
     }
-    let close = open + memchr::memmem::find(&text[open..], ROUTES_CLOSE)?;
-    let lines = selection.canonical_lines(&head_document(&text, routes_at)?)?;
-    let mut document = Vec::with_capacity(open + 1 + (text.len() - close));
-    document.extend_from_slice(&text[..=open]);
+    let lines = selection.canonical_lines(read.slice(0..routes_at)?)?;
+    let mut document = read.slice(0..open + 1)?.to_vec();
     let mut kept = 0;
-    for item in route_texts(&text[open + 1..close])? {
+    // Each route from its [`ROUTE_OPEN`] to its [`ROUTE_CLOSE`], the commas between them left
+    // out, up to the [`ROUTES_CLOSE`] of the array.
+    let mut at = open + 1;
+    while !read.starts_with(at, ROUTES_CLOSE)? {
+        if !read.starts_with(at, ROUTE_OPEN)? {
+            return None;
+        }
+        let end = read.find(at, ROUTE_CLOSE)? + ROUTE_CLOSE.len();
+        let item = read.slice(at..end)?;
+        // Only a layout that is not canonical closes `routes` inside a route.
+        if memchr::memmem::find(item, ROUTES_CLOSE).is_some() {
+            return None;
+        }
         let named = lines
             .iter()
             .any(|line| memchr::memmem::find(item, line.as_bytes()).is_some());
@@ -160,28 +172,14 @@ fn read_canonical_selected(path: &Path, selection: &RouteSelection<'_>) -> Optio
             document.extend_from_slice(item);
             kept += 1;
         }
+        at = end + usize::from(read.starts_with(end, b",")?);
+        read.let_go_before(at);
     }
-    document.extend_from_slice(&text[close..]);
+    read.read_to_end()?;
+    document.extend_from_slice(read.slice(at..read.end())?);
     serde_json::from_slice::<Manifest>(&document)
         .ok()
         .filter(|manifest| manifest.manifest_version == MANIFEST_VERSION)
-}
-
-/// The routes of a canonical manifest, from the text between the `[` of `routes` and
-/// [`ROUTES_CLOSE`]: each from its [`ROUTE_OPEN`] to its [`ROUTE_CLOSE`], the commas between
-/// them left out. `None` when the text is not routes in that layout.
-fn route_texts(mut text: &[u8]) -> Option<Vec<&[u8]>> {
-    let mut items = Vec::new();
-    while !text.is_empty() {
-        if !text.starts_with(ROUTE_OPEN) {
-            return None;
-        }
-        let end = memchr::memmem::find(text, ROUTE_CLOSE)? + ROUTE_CLOSE.len();
-        items.push(&text[..end]);
-        text = &text[end..];
-        text = text.strip_prefix(b",").unwrap_or(text);
-    }
-    Some(items)
 }
 
 /// The members of a manifest that stand before its routes, which are nearly all of a large
@@ -202,8 +200,7 @@ pub struct ManifestHead {
 pub fn read_manifest_head(path: &Path) -> Option<ManifestHead> {
     let mut read = ForwardRead::open(path)?;
     let routes_at = read.find(0, ROUTES_LINE)?;
-    serde_json::from_slice::<ManifestHead>(&head_document(read.text(), routes_at)?)
-        .ok()
+    parse_head::<ManifestHead>(read.slice(0..routes_at)?)
         .filter(|head| head.manifest_version == MANIFEST_VERSION)
 }
 
@@ -247,7 +244,7 @@ fn read_canonical_hook_view(path: &Path) -> Option<HookView> {
     }
     let mut read = ForwardRead::open(path)?;
     let routes_at = read.find(0, ROUTES_LINE)?;
-    let head: HookHead = serde_json::from_slice(&head_document(read.text(), routes_at)?).ok()?;
+    let head: HookHead = parse_head(read.slice(0..routes_at)?)?;
     if head.manifest_version != MANIFEST_VERSION {
         return None;
     }
@@ -273,13 +270,13 @@ fn canonical_route(read: &mut ForwardRead, routes_at: usize, id: &str) -> Option
     // The id's closing quote is in the line searched for, so no longer id matches it.
     let id_line = format!("\n      \"id\": {}", serde_json::to_string(id).ok()?);
     let at = read.find(routes_at, id_line.as_bytes())?;
-    let before = &read.text()[routes_at..at];
+    let before = read.slice(routes_at..at)?;
     if memchr::memmem::find(before, ROUTES_CLOSE).is_some() {
         return None;
     }
     let start = routes_at + memchr::memmem::rfind(before, ROUTE_OPEN)? + 1;
     let end = read.find(at, ROUTE_CLOSE)? + ROUTE_CLOSE.len();
-    serde_json::from_slice::<HookRoute>(&read.text()[start..end])
+    serde_json::from_slice::<HookRoute>(read.slice(start..end)?)
         .ok()
         .filter(|route| route.id == id)
 }
@@ -299,18 +296,26 @@ const ROUTE_CLOSE: &[u8] = b"\n    }";
 /// is this one.
 const ROUTES_CLOSE: &[u8] = b"\n  ]";
 
-/// The head of a canonical manifest, the text before its routes line at `routes_at`, closed as
-/// a document of its own: its last member ends with the comma before `routes`. `None` when no
-/// comma stands there.
-fn head_document(text: &[u8], routes_at: usize) -> Option<Vec<u8>> {
-    let (last, head) = text[..routes_at].split_last()?;
-    (*last == b',').then(|| [head, b"\n}"].concat())
+/// The members of a canonical manifest that stand before its routes, parsed as `T` from
+/// `before_routes`, the text before its routes line: closed as a document of its own, since its
+/// last member ends with the comma before `routes`. `None` when no comma stands there or the
+/// head is no `T`.
+fn parse_head<T: DeserializeOwned>(before_routes: &[u8]) -> Option<T> {
+    let (last, head) = before_routes.split_last()?;
+    if *last != b',' {
+        return None;
+    }
+    serde_json::from_slice(&[head, b"\n}"].concat()).ok()
 }
 
-/// A file read forward, a chunk at a time, only as far as the lines searched for in it.
+/// A file read forward, a chunk at a time, only as far as the lines searched for in it, and
+/// holding only what it has not been told to let go. Positions are offsets in the file.
 struct ForwardRead {
     file: std::fs::File,
-    text: Vec<u8>,
+    /// The file from `base` on, as far as read.
+    held: Vec<u8>,
+    /// Where `held` starts in the file: what stands before it was let go.
+    base: usize,
 }
 
 impl ForwardRead {
@@ -319,33 +324,68 @@ impl ForwardRead {
     fn open(path: &Path) -> Option<Self> {
         Some(Self {
             file: std::fs::File::open(path).ok()?,
-            text: Vec::with_capacity(Self::CHUNK),
+            held: Vec::with_capacity(Self::CHUNK),
+            base: 0,
         })
     }
 
-    /// What has been read so far.
-    fn text(&self) -> &[u8] {
-        &self.text
+    /// Where what has been read ends.
+    fn end(&self) -> usize {
+        self.base + self.held.len()
+    }
+
+    /// The bytes at `range`; `None` when they were let go or not read yet.
+    fn slice(&self, range: std::ops::Range<usize>) -> Option<&[u8]> {
+        let start = range.start.checked_sub(self.base)?;
+        let end = range.end.checked_sub(self.base)?;
+        self.held.get(start..end)
+    }
+
+    /// Reads one more chunk; `false` at the end of the file or when it cannot be read.
+    fn read_chunk(&mut self) -> bool {
+        let start = self.held.len();
+        self.held.resize(start + Self::CHUNK, 0);
+        let read = self.file.read(&mut self.held[start..]).unwrap_or(0);
+        self.held.truncate(start + read);
+        read > 0
+    }
+
+    /// Reads the rest of the file; `None` when it cannot be read.
+    fn read_to_end(&mut self) -> Option<()> {
+        self.file.read_to_end(&mut self.held).ok().map(drop)
     }
 
     /// Where the first `needle` at or after `from` starts, reading on as far as it; `None` when
-    /// the file ends first or cannot be read.
+    /// the file ends first, cannot be read, or `from` was let go.
     fn find(&mut self, from: usize, needle: &[u8]) -> Option<usize> {
         let mut searched = from;
         loop {
-            if let Some(at) = memchr::memmem::find(self.text.get(searched..)?, needle) {
+            if let Some(at) = memchr::memmem::find(self.slice(searched..self.end())?, needle) {
                 return Some(searched + at);
             }
             // A needle across the end of what was read starts in its last `needle.len() - 1`
             // bytes.
-            searched = self.text.len().saturating_sub(needle.len() - 1).max(from);
-            let start = self.text.len();
-            self.text.resize(start + Self::CHUNK, 0);
-            let read = self.file.read(&mut self.text[start..]).ok()?;
-            self.text.truncate(start + read);
-            if read == 0 {
+            searched = self.end().saturating_sub(needle.len() - 1).max(from);
+            if !self.read_chunk() {
                 return None;
             }
+        }
+    }
+
+    /// Whether the file holds `prefix` at `at`, reading on as far as that; `None` when `at`
+    /// was let go.
+    fn starts_with(&mut self, at: usize, prefix: &[u8]) -> Option<bool> {
+        while self.end() < at + prefix.len() && self.read_chunk() {}
+        Some(self.slice(at..self.end())?.starts_with(prefix))
+    }
+
+    /// Lets go of what stands before `at`, once that is a chunk or more: moving the rest to the
+    /// front then costs less than what it frees.
+    fn let_go_before(&mut self, at: usize) {
+        let passed = at.saturating_sub(self.base).min(self.held.len());
+        if passed >= Self::CHUNK {
+            self.held.drain(..passed);
+            self.base += passed;
         }
     }
 }

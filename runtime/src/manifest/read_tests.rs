@@ -263,6 +263,30 @@ fn the_other_servers_routes_are_not_parsed() {
 }
 
 #[test]
+fn a_server_view_read_over_many_chunks_holds_the_same_routes() {
+    // The file is read 64 KiB at a time and each passed route let go: longer sources make the
+    // routes several chunks long and move every route boundary and `server` line across a
+    // chunk's end as the padding grows. The other server's route is no route, so only the
+    // chunked read, not the whole read it falls back to, can succeed.
+    let text = curator_with_two_servers();
+    let broken = text.replacen(
+        "\n      \"id\": \"tool:library/catalog_audit\",",
+        "\n      \"id\": 17,",
+        1,
+    );
+    let source = "\n      \"source\": \"";
+    assert!(text.matches(source).count() > 10);
+    let pad =
+        |text: &str, padding| text.replace(source, &format!("{source}{}", "x".repeat(padding)));
+    for padding in (20_000..20_000 + 40 * 211).step_by(211) {
+        let padded = pad(&text, padding);
+        assert!(padded.len() > 4 * 64 * 1024);
+        let read = server_view_of(&pad(&broken, padding), "library");
+        assert_eq!(read, whole_server_view_of(&padded, "library"), "{padding}");
+    }
+}
+
+#[test]
 fn a_server_view_of_any_other_layout_is_read_whole() {
     let text = curator_with_two_servers();
     let minified =
