@@ -3,14 +3,14 @@
 
 The plugin is the benchmark project of bench/check (`gen-projects --routes N`: N tools over ten
 MCP servers, a 13.5 MB manifest at 1,000 routes), built by `abgen build` with its real worker
-bundle. Each round spawns `bin/abgen-host mcp --server billing`, sends `initialize`,
+bundle. Each round spawns `bin/abgen-host mcp --server billing` (or `--server NAME`), sends `initialize`,
 `notifications/initialized` and a `tools/call` of a tool with no required input, and times the
 spawn to the call's answer, with V8's code cache in the plugin's state root (under a HOME of the
 benchmark's own, written by a warm-up call), as `bench/mcp/run.py` times the small fixture. The
 generated tools return nothing their result schema takes, so the answer is an `isError` result
 of the render: the route module was imported and rendered all the same.
 
-Usage: python3 bench/mcp/large_plugin.py [--routes N] [--rounds N] [--no-build]
+Usage: python3 bench/mcp/large_plugin.py [--routes N] [--rounds N] [--server NAME] [--no-build]
                                          [--artifact LABEL=DIR ...]
 `--artifact` adds a contender: an artifact of the same project built by another abgen (say the
 revision before a change), timed in the same rounds. Prints a Markdown report to stdout.
@@ -94,12 +94,16 @@ def tool_without_input(artifact):
 
 
 def main():
+    global SERVER
     parser = argparse.ArgumentParser()
     parser.add_argument("--routes", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=9)
+    # At fewer routes `billing` may have no tool without required input.
+    parser.add_argument("--server", default=SERVER)
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--artifact", action="append", default=[])
     args = parser.parse_args()
+    SERVER = args.server
     unset = clear_node_start_variables()
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "--locked", "-q", "-p", "abgen",
@@ -141,7 +145,8 @@ def main():
                               capture_output=True, text=True).stdout.strip()
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     node_median = statistics.median(times["node -e 0"])
-    extra = "".join(f" --artifact {spec.split('=', 1)[0]}=DIR" for spec in args.artifact)
+    extra = f" --server {SERVER}" if SERVER != "billing" else ""
+    extra += "".join(f" --artifact {spec.split('=', 1)[0]}=DIR" for spec in args.artifact)
     print("# A cold `tools/call` of a large plugin\n")
     print(f"`python3 bench/mcp/large_plugin.py --routes {args.routes} --rounds {args.rounds}{extra}` "
           f"at `{revision}`, {time.strftime('%Y-%m-%d %H:%M')} UTC, {platform.machine()}, "
