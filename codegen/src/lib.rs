@@ -19,6 +19,7 @@ pub mod init;
 pub mod matrix;
 pub mod mcp_client;
 pub mod mcp_run;
+pub mod memory;
 pub mod project;
 pub mod schema;
 pub mod simulate;

@@ -30,39 +30,14 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Asks the kernel to back this process's memory with base pages only, for commands whose heap
-/// stays small and short-lived (`abgen check`: 28 MB resident at 1,000 routes).
-///
-/// mimalloc asks for transparent huge pages on its arena, and the first touch of any byte of a
-/// 2 MiB huge page makes the kernel find and zero all of it: `abgen check` of 1,000 routes
-/// touched 53 MB instead of 28 MB, and its median wall time was 42.8–50.6 ms against 30.2–30.5
-/// ms without them, its minimum the same (`bench/check`). `abgen build`, whose heap passes 100
-/// MB, keeps them: there they save more in page faults and TLB misses than they cost. The
-/// setting is the process's and is inherited by any child; `check` starts none.
-#[cfg(target_os = "linux")]
-#[expect(
-    unsafe_code,
-    reason = "prctl is a raw libc call; PR_SET_THP_DISABLE takes integer arguments only and \
-              touches no memory of this process"
-)]
-fn without_huge_pages() {
-    // SAFETY: see the reason above. A kernel without the option answers EINVAL, and the
-    // command then runs with huge pages as before, so the result is not checked.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn without_huge_pages() {}
-
 fn main() -> ExitCode {
     abgen::stack::install_worker_stacks();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Commands::Build(args) => build(&args),
         Commands::Check(args) => {
-            without_huge_pages();
+            // A check's heap stays small: huge pages would cost more to zero than they save.
+            abgen::memory::use_base_pages();
             check(&args)
         }
         Commands::Generate(args) => generate(&args),
