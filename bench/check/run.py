@@ -13,6 +13,7 @@ fails the run; a contender that exits non-zero or finds the wrong number of rout
 
   python3 bench/check/run.py            # 100, 1,000, 10,000 routes -> bench/check/results.md
   python3 bench/check/run.py --quick    # 100 and 1,000 routes, fewer rounds (CI)
+  python3 bench/check/run.py --sizes 1000 --baseline REV=BINARY   # and an earlier abgen, interleaved
 """
 
 from __future__ import annotations
@@ -176,12 +177,17 @@ def ensure_typescript() -> None:
         log(f"warning: typescript {found.stdout.strip()} installed; the peer is pinned at 5.9.3")
 
 
-def measure(size: int, project: Path, rounds: int, bins: Path) -> list[Contender]:
+def measure(size: int, project: Path, rounds: int, bins: Path,
+            baseline: tuple[str, Path] | None = None) -> list[Contender]:
     contenders = [
         Contender("abgen", [str(bins / "abgen"), "check", "--root", str(project)]),
         Contender("floor", [str(bins / "parse-floor"), str(project)]),
         Contender("ts", ["node", str(HERE / "ts-walk.mjs"), str(project)]),
     ]
+    if baseline:
+        # Another build of abgen (an earlier revision's), timed in the same rounds as the rest.
+        label, binary = baseline
+        contenders.append(Contender(f"abgen@{label}", [str(binary), "check", "--root", str(project)]))
     # Warm-up: fills the page cache and proves each contender does the whole job.
     for contender in contenders:
         try:
@@ -209,7 +215,7 @@ def measure(size: int, project: Path, rounds: int, bins: Path) -> list[Contender
         log(f"  {size} routes: round {round_index + 1}/{rounds} done (load {loadavg()})")
     if size <= CALLGRIND_MAX_ROUTES:
         for contender in live:
-            if contender.name in ("abgen", "floor"):
+            if contender.name in ("abgen", "floor") or contender.name.startswith("abgen@"):
                 contender.instructions = callgrind_instructions(contender.argv)
     return contenders
 
@@ -356,6 +362,23 @@ def report(results: dict[int, list[Contender]], growth_pass: tuple[Contender, Co
         add(f"| {size:,} | " + " | ".join(cells) + " |")
     add("")
 
+    baselines = sorted({c.name for cs in results.values() for c in cs if c.name.startswith("abgen@")})
+    for name in baselines:
+        add(f"| routes | abgen / {name} (wall) | abgen / {name} (CPU) | abgen / {name} (peak RSS) "
+            f"| abgen / {name} (instructions) |")
+        add("| ---: | ---: | ---: | ---: | ---: |")
+        for size in results:
+            abgen, earlier = get(size, "abgen"), get(size, name)
+            if not (abgen and earlier):
+                add(f"| {size:,} | n/a | n/a | n/a | n/a |")
+                continue
+            rss = max(s.rss_mb for s in abgen.samples) / max(s.rss_mb for s in earlier.samples)
+            instructions = (f"{abgen.instructions / earlier.instructions:.3f}×"
+                            if abgen.instructions and earlier.instructions else "n/a")
+            add(f"| {size:,} | {abgen.median('wall_ms') / earlier.median('wall_ms'):.2f}× "
+                f"| {abgen.median('cpu_ms') / earlier.median('cpu_ms'):.2f}× | {rss:.2f}× | {instructions} |")
+        add("")
+
     counted = [(size, get(size, "abgen"), get(size, "floor")) for size in results]
     counted = [(size, a, f) for size, a, f in counted if a and f and a.instructions and f.instructions]
     if counted:
@@ -463,7 +486,16 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, help="where to generate projects (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the generated projects")
     parser.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    parser.add_argument("--baseline", metavar="LABEL=BINARY",
+                        help="also time another abgen binary (an earlier revision's) in the same rounds, "
+                        "as the contender abgen@LABEL")
     args = parser.parse_args()
+    baseline = None
+    if args.baseline:
+        label, separator, binary = args.baseline.partition("=")
+        if not separator or not label or not Path(binary).is_file():
+            parser.error(f"--baseline takes LABEL=BINARY with an existing binary, not {args.baseline!r}")
+        baseline = (label, Path(binary).resolve())
     # The generated projects' imports resolve from the repository's node_modules (`check`
     # resolves imports; the projects have none of their own), as bench/dev and bench/build do.
     os.environ["ABGEN_NODE_MODULES"] = str(ROOT / "node_modules")
@@ -496,7 +528,7 @@ def main() -> int:
             subprocess.run([str(bins / "gen-projects"), "--routes", str(size), "--out", str(project)],
                            check=True, stdout=subprocess.DEVNULL)
             log(f"measuring {size:,} routes in {project}")
-            results[size] = measure(size, project, args.rounds, bins)
+            results[size] = measure(size, project, args.rounds, bins, baseline)
         growth_pass = measure_growth(results, workdir, args.rounds)
     finally:
         if args.keep:
