@@ -2,11 +2,13 @@
 //!
 //! Entry call: [`use_base_pages`], at the start of a command whose heap stays small. The binary's
 //! allocator (mimalloc) asks for transparent huge pages on its arena, and the first touch of
-//! any byte of a 2 MiB huge page makes the kernel find and zero all of it: `abgen check` of
-//! 1,000 routes touched 53 MB for a live heap of 16 MB, and its median wall time was a fifth
-//! longer than on base pages, its minimum the same (`bench/check`, in one interleaved run of the
-//! binaries before and after). `abgen build`, whose heap passes 100 MB, keeps them: there they
-//! save as many page faults as they cost.
+//! any byte of a 2 MiB huge page makes the kernel find, perhaps compact, and zero all of it:
+//! `abgen check` of 1,000 routes touched 53 MB for a live heap of 16 MB. On base pages it
+//! touches 32 MB, and its time no longer depends on what ran before it: a fifth to a quarter
+//! faster after another process freed its memory, up to a twentieth slower where huge pages
+//! come free (`bench/check/results-base-pages.md`, `bench/README.md`). `abgen build`, whose heap
+//! passes 100 MB, and `generate` and `inspect` keep them: measured, they gain more than they
+//! lose there.
 
 /// Asks the kernel to back this process's memory from now on with base pages only.
 ///
