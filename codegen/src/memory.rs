@@ -7,8 +7,9 @@
 //! touches 32 MB, and its time no longer depends on what ran before it: a fifth to a quarter
 //! faster after another process freed its memory, up to a twentieth slower where huge pages
 //! come free (`bench/check/results-base-pages.md`, `bench/README.md`). `abgen build`, whose heap
-//! passes 100 MB, and `generate` and `inspect` keep them: measured, they gain more than they
-//! lose there.
+//! passes 100 MB, keeps them (4 % faster with them, measured after a `check`, as its benchmark
+//! runs it); `generate` and `inspect` keep them too, measured 8–10 % faster with them where
+//! huge pages come free and not yet measured after another process.
 
 /// Asks the kernel to back this process's memory from now on with base pages only.
 ///
