@@ -35,13 +35,20 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Commands::Build(args) => build(&args),
+        // These read the project and write little: their heap stays small, and huge pages
+        // would cost more to find and zero than they save (`memory`).
         Commands::Check(args) => {
-            // A check's heap stays small: huge pages would cost more to zero than they save.
             abgen::memory::use_base_pages();
             check(&args)
         }
-        Commands::Generate(args) => generate(&args),
-        Commands::Inspect(args) => inspect(&args),
+        Commands::Generate(args) => {
+            abgen::memory::use_base_pages();
+            generate(&args)
+        }
+        Commands::Inspect(args) => {
+            abgen::memory::use_base_pages();
+            inspect(&args)
+        }
         Commands::Schema(args) => schema(&args),
         Commands::Init(args) => init(&args),
         Commands::Mcp(args) => mcp(&args),

@@ -1,15 +1,17 @@
 //! How the kernel backs the `abgen` binary's memory.
 //!
-//! Entry call: [`use_base_pages`], at the start of a command whose heap stays small. The binary's
-//! allocator (mimalloc) asks for transparent huge pages on its arena, and the first touch of
-//! any byte of a 2 MiB huge page makes the kernel find, perhaps compact, and zero all of it:
-//! `abgen check` of 1,000 routes touched 53 MB for a live heap of 16 MB. On base pages it
-//! touches 32 MB, and its time no longer depends on what ran before it: a fifth to a quarter
-//! faster after another process freed its memory, up to a twentieth slower where huge pages
-//! come free (`bench/check/results-base-pages.md`, `bench/README.md`). `abgen build`, whose heap
-//! passes 100 MB, keeps them (4 % faster with them, measured after a `check`, as its benchmark
-//! runs it); `generate` and `inspect` keep them too, measured 8–10 % faster with them where
-//! huge pages come free and not yet measured after another process.
+//! Entry call: [`use_base_pages`], at the start of `check`, `generate` and `inspect`, whose
+//! heaps stay small. The binary's allocator (mimalloc) asks for transparent huge pages on its
+//! arena, and the first touch of any byte of a 2 MiB huge page makes the kernel find, perhaps
+//! compact, and zero all of it: `abgen check` of 1,000 routes touched 53 MB for a live heap of
+//! 16 MB. On base pages it touches 32 MB, and its time no longer depends on what ran before it.
+//! Measured at 1,000 routes (`bench/check/results-base-pages.md`, `bench/README.md`): right
+//! after another process freed its memory, `check` took 36.5 ms on base pages against 78.3 ms
+//! on huge pages and `generate` 44.5 against 105.1 ms; where huge pages come free, base pages
+//! cost up to a twentieth (`check`) or a tenth (`generate`, `inspect`). `abgen build`, whose
+//! heap passes 100 MB, keeps them: there the best case gains more (66 against 75 ms at the
+//! minimum, 25,000 fewer page faults) and the worst loses less (115 against 84 ms) than for
+//! the small heaps.
 
 /// Asks the kernel to back this process's memory from now on with base pages only.
 ///
