@@ -33,22 +33,19 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     abgen::stack::install_worker_stacks();
     let cli = Cli::parse();
+    // These read the project and write little: their heap stays small, and huge pages would
+    // cost more to find and zero than they save (`memory`).
+    if matches!(
+        cli.command,
+        Commands::Check(_) | Commands::Generate(_) | Commands::Inspect(_)
+    ) {
+        abgen::memory::use_base_pages();
+    }
     let outcome = match cli.command {
         Commands::Build(args) => build(&args),
-        // These read the project and write little: their heap stays small, and huge pages
-        // would cost more to find and zero than they save (`memory`).
-        Commands::Check(args) => {
-            abgen::memory::use_base_pages();
-            check(&args)
-        }
-        Commands::Generate(args) => {
-            abgen::memory::use_base_pages();
-            generate(&args)
-        }
-        Commands::Inspect(args) => {
-            abgen::memory::use_base_pages();
-            inspect(&args)
-        }
+        Commands::Check(args) => check(&args),
+        Commands::Generate(args) => generate(&args),
+        Commands::Inspect(args) => inspect(&args),
         Commands::Schema(args) => schema(&args),
         Commands::Init(args) => init(&args),
         Commands::Mcp(args) => mcp(&args),

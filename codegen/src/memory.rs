@@ -24,10 +24,13 @@
               touches no memory of this process"
 )]
 pub fn use_base_pages() {
+    // prctl is variadic and the kernel reads each argument as an unsigned long (and refuses
+    // the option unless the last three are zero), so they are passed at that width.
+    let (disable, unused): (libc::c_ulong, libc::c_ulong) = (1, 0);
     // SAFETY: see the reason above. A kernel without the option answers EINVAL, and the
     // process then goes on with huge pages, so the result is not checked.
     unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        libc::prctl(libc::PR_SET_THP_DISABLE, disable, unused, unused, unused);
     }
 }
 
