@@ -10,11 +10,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rayon::iter::ParallelBridge;
+
 use crate::diagnostics::{self, Code, Diagnostic, Location};
 use crate::graph::{RouteGraph, build_graph};
 use crate::project::{
-    ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceReader, discover_modules,
-    load_config, load_modules_reusing,
+    ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceReader, load_config,
+    load_modules_from, load_modules_reusing, walk_modules,
 };
 use crate::schema::{RouteSchemas, TranslateOptions, TranslationCache, translate_routes_reusing};
 
@@ -98,12 +100,22 @@ fn check_stages(
     let translation = cache.map(|cache| &cache.translation);
     let cache = cache.map(|cache| &cache.extraction);
     let root = options.root.as_path();
-    // The config and the walk of `src/` need nothing of each other.
-    let (config, discovered) = rayon::join(
-        || load_config(root, reader, options.targets.as_deref()),
-        || discover_modules(root),
+    // The config and the modules need nothing of each other. The modules are read and extracted
+    // as the walk of `src/` finds them, instead of after it: the walk is serial, and the reads
+    // keep both threads busy while it goes on. The host matrices, which the hook check needs
+    // at the end, are parsed beside the config, which takes less time than the walk.
+    let (config, (mut loaded, walk_diagnostics)) = rayon::join(
+        || {
+            let config = load_config(root, reader, options.targets.as_deref());
+            crate::matrix::hosts();
+            config
+        },
+        || {
+            let mut walk = walk_modules(root);
+            let loaded = load_modules_from(walk.by_ref().par_bridge(), reader, cache);
+            (loaded, walk.diagnostics)
+        },
     );
-    let mut loaded = load_modules_reusing(discovered.modules, reader, cache);
     crate::apps::split_view_modules(&mut loaded.modules, &mut loaded.diagnostics);
     // Apps declared in config load beside the discovered modules, as App modules of their server.
     let (declared, declared_diagnostics) =
@@ -123,7 +135,7 @@ fn check_stages(
     );
 
     let mut diagnostics = config.diagnostics;
-    diagnostics.extend(discovered.diagnostics);
+    diagnostics.extend(walk_diagnostics);
     diagnostics.extend(loaded.diagnostics);
     let fallback = crate::bundle::fallback_node_modules();
     let mut sources = loaded.texts;

@@ -1,15 +1,16 @@
 //! Discovery: walk `<root>/src` and classify files into [`ModuleKind`]s by path convention.
 //!
-//! Entry call: [`discover_modules`]. Invariant: the result is sorted by path and depends only
-//! on the project's files and its own `.gitignore` files (never on ignore files above the root
-//! or in the user's home), so two machines discover the same modules.
+//! Entry calls: [`discover_modules`], or [`walk_modules`] to read modules while the walk goes
+//! on. Invariant: the result, once sorted by path (which `discover_modules` does, and the loader
+//! for a walk), depends only on the project's files and its own `.gitignore` files (never on
+//! ignore files above the root or in the user's home), so two machines discover the same modules.
 //!
 //! Symlinks are never followed (they could lead out of the project). A symlink where discovery
 //! looks — `src` itself, or an entry whose path would be a module or a folder of modules — is an
 //! error (AB5343, [`symlink_not_followed`]): what it points at would be missing from the plugin
 //! without a word. Other symlinks under `src/` (helpers that routes import) are the bundler's.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ignore::WalkBuilder;
 
@@ -30,20 +31,38 @@ pub struct DiscoverReturn {
 /// and every path segment that starts with `_` or `.`) and keeps the files whose path makes them
 /// a module. A project without `src/` has no modules.
 pub fn discover_modules(root: &Path) -> DiscoverReturn {
-    let mut output = DiscoverReturn::default();
+    let mut walk = walk_modules(root);
+    let mut modules: Vec<SourceModule> = walk.by_ref().collect();
+    modules.sort();
+    DiscoverReturn {
+        modules,
+        diagnostics: walk.diagnostics,
+    }
+}
+
+/// The walk of [`discover_modules`], one module at a time in the order the walk meets them (not
+/// sorted), so that a reader can start on the first modules while the rest of `src/` is still
+/// being listed. What the walk could not read or follow is in [`ModuleWalk::diagnostics`] once
+/// it has ended.
+pub fn walk_modules(root: &Path) -> ModuleWalk {
+    let mut walk = ModuleWalk {
+        root: root.to_path_buf(),
+        entries: None,
+        diagnostics: Vec::new(),
+    };
     if is_symlink(&root.join("src")) {
-        output.diagnostics.push(symlink_not_followed(
+        walk.diagnostics.push(symlink_not_followed(
             "src",
             "so no route, provider or skill under it is discovered",
         ));
-        return output;
+        return walk;
     }
     if !root.join("src").is_dir() {
-        return output;
+        return walk;
     }
     // The walk starts at the root so that the root's `.gitignore` applies, but only `src` is
     // entered; `parents(false)` keeps ignore files above the project out of the decision.
-    let walk = WalkBuilder::new(root)
+    let entries = WalkBuilder::new(root)
         .standard_filters(false)
         .git_ignore(true)
         .require_git(false)
@@ -58,42 +77,59 @@ pub fn discover_modules(root: &Path) -> DiscoverReturn {
             }
         })
         .build();
-    for entry in walk {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(error) => {
-                let path = error_path(&error, root);
-                output
-                    .diagnostics
-                    .push(unreadable(&path, &std::io::Error::other(error)));
+    walk.entries = Some(entries);
+    walk
+}
+
+/// See [`walk_modules`].
+pub struct ModuleWalk {
+    root: PathBuf,
+    /// `None` when there is no `src/` to walk.
+    entries: Option<ignore::Walk>,
+    /// Directories or entries the walk could not read (AB5301), and symlinks it did not follow
+    /// where modules would be (AB5343).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Iterator for ModuleWalk {
+    type Item = SourceModule;
+
+    fn next(&mut self) -> Option<SourceModule> {
+        let root = self.root.as_path();
+        loop {
+            let entry = match self.entries.as_mut()?.next()? {
+                Ok(entry) => entry,
+                Err(error) => {
+                    let path = error_path(&error, root);
+                    self.diagnostics
+                        .push(unreadable(&path, &std::io::Error::other(error)));
+                    continue;
+                }
+            };
+            let Some(relative) = relative_path(root, entry.path()) else {
+                continue;
+            };
+            if entry.path_is_symlink() {
+                if classify(&relative).is_some() || holds_modules(&relative) {
+                    self.diagnostics.push(symlink_not_followed(
+                        &relative,
+                        "so the routes it points at are not discovered",
+                    ));
+                }
                 continue;
             }
-        };
-        let Some(relative) = relative_path(root, entry.path()) else {
-            continue;
-        };
-        if entry.path_is_symlink() {
-            if classify(&relative).is_some() || holds_modules(&relative) {
-                output.diagnostics.push(symlink_not_followed(
-                    &relative,
-                    "so the routes it points at are not discovered",
-                ));
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                continue;
             }
-            continue;
-        }
-        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-            continue;
-        }
-        if let Some(kind) = classify(&relative) {
-            output.modules.push(SourceModule {
-                path: relative,
-                absolute: entry.path().to_path_buf(),
-                kind,
-            });
+            if let Some(kind) = classify(&relative) {
+                return Some(SourceModule {
+                    path: relative,
+                    absolute: entry.path().to_path_buf(),
+                    kind,
+                });
+            }
         }
     }
-    output.modules.sort();
-    output
 }
 
 /// What a project-relative, `/`-separated path is, by convention alone; `None` for files that

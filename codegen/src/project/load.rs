@@ -93,11 +93,22 @@ pub fn load_modules_reusing(
     reader: &dyn SourceReader,
     cache: Option<&ExtractionCache>,
 ) -> LoadReturn {
+    load_modules_from(modules.into_par_iter(), reader, cache)
+}
+
+/// [`load_modules_reusing`] of modules as they come, e.g. from a walk that is still going
+/// ([`crate::project::walk_modules`] through `par_bridge`); the result is in path order whatever
+/// order they came in.
+pub fn load_modules_from(
+    modules: impl ParallelIterator<Item = SourceModule>,
+    reader: &dyn SourceReader,
+    cache: Option<&ExtractionCache>,
+) -> LoadReturn {
     let kept: Option<Kept> = cache.map(|cache| std::mem::take(&mut *cache.lock()));
-    let results: Vec<Loaded> = modules
-        .into_par_iter()
+    let mut results: Vec<Loaded> = modules
         .map(|module| load_one(module, reader, kept.as_ref()))
         .collect();
+    results.sort_unstable_by(|a, b| a.0.source.path.cmp(&b.0.source.path));
     let mut output = LoadReturn::default();
     output.modules.reserve(results.len());
     let mut kept = kept;
