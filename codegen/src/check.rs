@@ -13,12 +13,16 @@ use std::sync::Arc;
 use rayon::iter::ParallelBridge;
 
 use crate::diagnostics::{self, Code, Diagnostic, Location};
+use crate::extract::ExtractedModule;
 use crate::graph::{RouteGraph, build_graph};
 use crate::project::{
-    ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceReader, load_config,
-    load_modules_from, load_modules_reusing, walk_modules,
+    ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceModule, SourceReader,
+    load_config, load_modules_from, load_modules_reusing, load_modules_then, walk_modules,
 };
-use crate::schema::{RouteSchemas, TranslateOptions, TranslationCache, translate_routes_reusing};
+use crate::schema::{
+    ImportedModules, RouteSchemas, TranslateOptions, TranslationCache, collect_translations,
+    translate_in_task, translate_routes_reusing,
+};
 
 /// What to check.
 #[derive(Clone, Debug, Default)]
@@ -66,10 +70,20 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
 
 /// [`check_project`] for a caller that reads only the diagnostics (and the sources to render
 /// them with), as `abgen check` does: every schema is translated and checked, none is kept
-/// ([`CheckReturn::schemas`] is empty), so each route's schemas are freed in its own task and
-/// the next route reuses their memory.
+/// ([`CheckReturn::schemas`] is empty). Each route is translated in the task that extracts it,
+/// so neither its captured schema expressions nor its translated schemas outlive that task
+/// (the modules returned hold none, [`crate::extract::extract_module_then`]) and the next
+/// file reuses their memory.
 pub fn check_project_diagnostics(options: &CheckOptions) -> CheckReturn {
-    check_stages(options, &FsReader, None, true)
+    check_project_diagnostics_with(options, &FsReader)
+}
+
+/// [`check_project_diagnostics`], reading every file through `reader`.
+pub fn check_project_diagnostics_with(
+    options: &CheckOptions,
+    reader: &dyn SourceReader,
+) -> CheckReturn {
+    check_stages(options, reader, None, true)
 }
 
 /// What one check keeps for the next check of the same project (a watch loop's rebuild): each
@@ -100,11 +114,14 @@ fn check_stages(
     let translation = cache.map(|cache| &cache.translation);
     let cache = cache.map(|cache| &cache.extraction);
     let root = options.root.as_path();
+    // The modules schemas import from outside the route set, read once for the whole check.
+    let imported = ImportedModules::new(root, reader);
     // The config and the modules need nothing of each other. The modules are read and extracted
     // as the walk of `src/` finds them, instead of after it: the walk is serial, and the reads
     // keep both threads busy while it goes on. The host matrices, which the hook check needs
-    // at the end, are parsed beside the config, which takes less time than the walk.
-    let (config, (mut loaded, walk_diagnostics)) = rayon::join(
+    // at the end, are parsed beside the config, which takes less time than the walk. Without
+    // schemas to keep, each route is translated in the task that extracts it.
+    let (config, (mut loaded, translated, walk_diagnostics)) = rayon::join(
         || {
             let config = load_config(root, reader, options.targets.as_deref());
             crate::matrix::hosts();
@@ -112,8 +129,16 @@ fn check_stages(
         },
         || {
             let mut walk = walk_modules(root);
-            let loaded = load_modules_from(walk.by_ref().par_bridge(), reader, cache);
-            (loaded, walk.diagnostics)
+            let modules = walk.by_ref().par_bridge();
+            let (loaded, translated) = if discard_schemas {
+                let translate = |source: &SourceModule, module: &ExtractedModule, text: &str| {
+                    translate_in_task(&imported, source, module, text)
+                };
+                load_modules_then(modules, reader, &translate)
+            } else {
+                (load_modules_from(modules, reader, cache), Vec::new())
+            };
+            (loaded, translated, walk.diagnostics)
         },
     );
     crate::apps::split_view_modules(&mut loaded.modules, &mut loaded.diagnostics);
@@ -156,6 +181,9 @@ fn check_stages(
             rayon::join(
                 || crate::project::imports::check_imports(root, modules, fallback.as_deref()),
                 || {
+                    if discard_schemas {
+                        return collect_translations(translated, &targets, &imported);
+                    }
                     translate_routes_reusing(
                         root,
                         reader,

@@ -11,7 +11,7 @@ use std::io;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use abgen::check::{CheckOptions, CheckReturn, check_project_with};
+use abgen::check::{CheckOptions, CheckReturn, check_project_diagnostics_with, check_project_with};
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::project::{FsReader, SourceReader};
 
@@ -60,6 +60,16 @@ fn fixture_projects() {
         if let Err(message) = check_codes(&name, &result) {
             failures.push(format!("{name}: {message}"));
         }
+        // `abgen check` translates each route in the task that extracts it and keeps nothing
+        // of it: what it reports must be exactly what the whole check reports.
+        let diagnostics_only = check_project_diagnostics_with(&options, &DenyUnreadable);
+        if rendered(&diagnostics_only) != rendered(&result) {
+            failures.push(format!(
+                "{name}: `abgen check` reports otherwise than the whole check:\n{}\nagainst\n{}",
+                rendered(&diagnostics_only),
+                rendered(&result)
+            ));
+        }
         let mut settings = insta::Settings::clone_current();
         settings.set_snapshot_path(&case);
         settings.set_prepend_module_to_snapshot(false);
@@ -78,6 +88,12 @@ fn fixture_projects() {
         failures.len(),
         failures.join("\n  ")
     );
+}
+
+/// The diagnostics of `result` as `abgen check` prints them, and as JSON.
+fn rendered(result: &CheckReturn) -> String {
+    let pretty = render_pretty(&result.diagnostics, &result.sources, ColorChoice::Never);
+    format!("{pretty}\n{}", render_json(&result.diagnostics))
 }
 
 /// Codes only an MCP App's compilation reports (`abgen build`): their fixtures check clean, and

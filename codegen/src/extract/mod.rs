@@ -1,7 +1,8 @@
 //! Static extraction, one module at a time: parse with oxc, resolve the module scope's
 //! bindings, and read the route's definition, config, schema expressions and exports.
 //!
-//! Entry calls: [`extract_module`] (routes, layouts, providers) and [`extract_config_module`]
+//! Entry calls: [`extract_module`] (routes, layouts, providers; [`extract_module_then`] to read
+//! a module's schema expressions in its own task) and [`extract_config_module`]
 //! (`agent-bundle.config.*`). Reading order of the files: `module` and `config_module` drive the
 //! rest; `parse` (with the `nesting` guard), `scope` (bindings, and why not `oxc_semantic`),
 //! `exports`, `definition` (the `defineTool` / `events.*` forms), `route` (options and config
@@ -35,6 +36,7 @@ use std::collections::BTreeMap;
 pub use model::{
     Binding, BindingView, ConstBinding, DefaultExport, Expr, ExprId, ExprKind, Exprs,
     ExtractedModule, ImportBinding, Literal, ModuleRequest, Properties, RouteForm, SchemaNodes,
+    SchemaPresence,
 };
 pub use nesting::MAX_NESTING;
 use serde_json::{Map, Value};
@@ -52,6 +54,22 @@ pub struct ExtractReturn {
 /// Reads one route, layout or provider module whose path made it a `kind`.
 pub fn extract_module(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
     crate::stack::with_parse_stack(|| module::extract(path, kind, source))
+}
+
+/// [`extract_module`], then `then` on what it learned while the module's captured schema
+/// expressions are still in this thread's arena; the module returned keeps none of them
+/// ([`ExtractedModule::schemas`]). For a caller that reads all it needs of them in `then`, as
+/// `abgen check` translates each route in the task that extracted it: the next file reuses
+/// their memory instead of the run keeping every module's.
+pub fn extract_module_then<T>(
+    path: &str,
+    kind: &ModuleKind,
+    source: &str,
+    then: impl FnOnce(&ExtractReturn) -> T,
+) -> (ExtractReturn, T) {
+    crate::stack::with_parse_stack(|| {
+        module::extract_then(path, kind, source, module::Nodes::Released, then)
+    })
 }
 
 /// The output of [`extract_config_module`].

@@ -185,12 +185,17 @@ impl SchemaNodes {
             pairs: self.pairs.as_slice().to_vec(),
             text: self.text.as_str().to_owned(),
         };
+        self.clear();
+        compact
+    }
+
+    /// Empties these nodes, keeping their capacity for the next module.
+    pub(in crate::extract) fn clear(&mut self) {
         self.nodes.clear();
         self.links.clear();
         self.properties.clear();
         self.pairs.clear();
         self.text.clear();
-        compact
     }
 }
 
@@ -614,10 +619,19 @@ pub struct ExtractedModule {
     pub config_locations: BTreeMap<String, Location>,
     /// Where the definition call or `config` export stands.
     pub definition_location: Option<Location>,
+    /// The captured `inputSchema` expression; `None` when the route declares none, or when
+    /// the module's schema nodes were released (`input_presence` still says what it was).
     pub input_schema: Option<ExprId>,
+    /// The captured `resultSchema` expression, as `input_schema`.
     pub result_schema: Option<ExprId>,
+    /// What `input_schema` is at its root, kept when the schema nodes are released.
+    pub input_presence: SchemaPresence,
+    /// What `result_schema` is at its root, kept when the schema nodes are released.
+    pub result_presence: SchemaPresence,
     /// Every captured schema expression of the module (`input_schema`, `result_schema` and
-    /// `consts` index into it), its names spans of the module's source text.
+    /// `consts` index into it), its names spans of the module's source text. Empty, with
+    /// `input_schema`, `result_schema` and `consts`, once released
+    /// ([`crate::extract::extract_module_then`]).
     pub schemas: SchemaNodes,
     /// Top-level `const`s whose initializers are captured (for schema references).
     pub consts: BTreeMap<String, ConstBinding>,
@@ -642,6 +656,43 @@ impl ExtractedModule {
             id,
         }
     }
+
+    /// Reads what the schema expressions are at their roots into `input_presence` and
+    /// `result_presence` (the kind of a node needs no name, so no source text).
+    pub(in crate::extract) fn read_presence(&mut self) {
+        let presence = |schema: Option<ExprId>| match schema.map(|id| self.expr("", id)) {
+            None => SchemaPresence::Absent,
+            Some(expression) if expression.is_ident() => SchemaPresence::Reference,
+            Some(expression) if expression.is_unsupported() => SchemaPresence::Unsupported,
+            Some(_) => SchemaPresence::Expression,
+        };
+        let (input, result) = (presence(self.input_schema), presence(self.result_schema));
+        self.input_presence = input;
+        self.result_presence = result;
+    }
+
+    /// Drops every captured schema expression, leaving `input_presence` and `result_presence`:
+    /// for a caller that has read all it needs of them while the module was extracted.
+    pub(in crate::extract) fn release_schema_nodes(&mut self) {
+        self.schemas = SchemaNodes::default();
+        self.input_schema = None;
+        self.result_schema = None;
+        self.consts.clear();
+    }
+}
+
+/// Whether a route declares a schema, and as what kind of expression.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchemaPresence {
+    #[default]
+    Absent,
+    /// An inline expression (a zod call chain, a literal).
+    Expression,
+    /// An identifier naming a const or an import, resolved by the schema stage.
+    Reference,
+    /// An expression outside the static grammar.
+    Unsupported,
 }
 
 #[cfg(test)]

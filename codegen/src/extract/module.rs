@@ -72,37 +72,72 @@ thread_local! {
 }
 
 pub fn extract(path: &str, kind: &ModuleKind, source: &str) -> ExtractReturn {
+    extract_then(path, kind, source, Nodes::Kept, |_| ()).0
+}
+
+/// What becomes of a module's schema nodes once its extraction's `then` step has read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Nodes {
+    /// Copied out of the thread's arena at their exact size, into the returned module.
+    Kept,
+    /// Left in the arena for the next file: the returned module has none
+    /// ([`ExtractedModule::release_schema_nodes`]).
+    Released,
+}
+
+/// [`extract`], then `then` on the module while its schema nodes are still in this thread's
+/// arena (and in its caches), before they are kept or released as `nodes` says.
+pub(super) fn extract_then<T>(
+    path: &str,
+    kind: &ModuleKind,
+    source: &str,
+    nodes: Nodes,
+    then: impl FnOnce(&ExtractReturn) -> T,
+) -> (ExtractReturn, T) {
     ARENAS.with(|arenas| match arenas.try_borrow_mut() {
         Ok(mut arenas) => {
-            let (allocator, nodes) = &mut *arenas;
-            let extracted = extract_in(allocator, nodes, path, kind, source);
+            let (allocator, arena) = &mut *arenas;
+            let extracted = extract_in(allocator, arena, path, kind, source, nodes, then);
             allocator.reset();
             extracted
         }
-        // An extraction that runs inside another on this thread gets arenas of its own.
+        // An extraction that runs inside another on this thread (a `then` step that reads an
+        // imported module) gets arenas of its own.
         Err(_) => extract_in(
             &Allocator::default(),
             &mut SchemaNodes::default(),
             path,
             kind,
             source,
+            nodes,
+            then,
         ),
     })
 }
 
-/// [`extract`] with the AST in `allocator` and the schema expressions captured in `nodes`
+/// [`extract_then`] with the AST in `allocator` and the schema expressions captured in `arena`
 /// (left empty); nothing returned borrows from either.
-fn extract_in(
+fn extract_in<T>(
     allocator: &Allocator,
-    nodes: &mut SchemaNodes,
+    arena: &mut SchemaNodes,
     path: &str,
     kind: &ModuleKind,
     source: &str,
-) -> ExtractReturn {
-    let mut extracted = extract_module_in(allocator, std::mem::take(nodes), path, kind, source);
-    *nodes = std::mem::take(&mut extracted.module.schemas);
-    extracted.module.schemas = nodes.take_compact();
-    extracted
+    nodes: Nodes,
+    then: impl FnOnce(&ExtractReturn) -> T,
+) -> (ExtractReturn, T) {
+    let mut extracted = extract_module_in(allocator, std::mem::take(arena), path, kind, source);
+    extracted.module.read_presence();
+    let answer = then(&extracted);
+    *arena = std::mem::take(&mut extracted.module.schemas);
+    match nodes {
+        Nodes::Kept => extracted.module.schemas = arena.take_compact(),
+        Nodes::Released => {
+            arena.clear();
+            extracted.module.release_schema_nodes();
+        }
+    }
+    (extracted, answer)
 }
 
 /// [`extract_in`], capturing into `nodes`, which the returned module holds.

@@ -10,10 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::ids::{Identity, RouteIdentity, identify};
 use super::model::{
     FormName, LayoutNode, PlainScriptNode, PluginIdentity, ProviderNode, RouteGraph, RouteKind,
-    RouteNode, RouteSchemas, SchemaPresence, ServerModeState, ServerNode, ToolCliProjection,
+    RouteNode, RouteSchemas, ServerModeState, ServerNode, ToolCliProjection,
 };
 use crate::diagnostics::{Code, Diagnostic, Location, Span};
-use crate::extract::{ExprId, ExtractedModule, RouteForm};
+use crate::extract::RouteForm;
 use crate::project::config::escape_pointer;
 use crate::project::{LoadedModule, ProjectConfig, ServerMode};
 
@@ -414,8 +414,8 @@ fn route_node(module: &LoadedModule, route: &RouteIdentity) -> RouteNode {
         }),
         config: extracted.config.clone(),
         schemas: RouteSchemas {
-            input: presence(extracted, extracted.input_schema),
-            result: presence(extracted, extracted.result_schema),
+            input: extracted.input_presence,
+            result: extracted.result_presence,
         },
         cli_projection: None,
     }
@@ -456,16 +456,6 @@ fn attach_projections(
             path: path.clone(),
             config: module.extracted.config.clone(),
         });
-    }
-}
-
-fn presence(module: &ExtractedModule, schema: Option<ExprId>) -> SchemaPresence {
-    // The kind of the node needs no name, so no source text.
-    match schema.map(|id| module.expr("", id)) {
-        None => SchemaPresence::Absent,
-        Some(expression) if expression.is_ident() => SchemaPresence::Reference,
-        Some(expression) if expression.is_unsupported() => SchemaPresence::Unsupported,
-        Some(_) => SchemaPresence::Expression,
     }
 }
 

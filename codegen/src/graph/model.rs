@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use crate::extract::SchemaPresence;
 use crate::project::Target;
 
 /// Every route, layout and provider of a project, with its servers and their modes.
@@ -153,18 +154,6 @@ pub enum FormName {
 pub struct RouteSchemas {
     pub input: SchemaPresence,
     pub result: SchemaPresence,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SchemaPresence {
-    Absent,
-    /// An inline expression (a zod call chain, a literal).
-    Expression,
-    /// An identifier naming a const or an import, resolved by the schema stage.
-    Reference,
-    /// An expression outside the static grammar.
-    Unsupported,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

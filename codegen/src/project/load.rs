@@ -1,6 +1,7 @@
 //! Loading: read and extract every discovered module, one parallel task per file.
 //!
-//! Entry call: [`load_modules`]. Invariant: every discovered module yields one
+//! Entry calls: [`load_modules`], [`load_modules_then`] (each module's schema expressions read
+//! in its own task and not kept). Invariant: every discovered module yields one
 //! [`LoadedModule`] in discovery order, even when its file could not be read (its extraction
 //! is then empty and a diagnostic says why), so route identities never depend on file contents.
 //! [`load_modules_reusing`] takes an [`ExtractionCache`]: a watch loop's rebuild extracts only
@@ -15,7 +16,7 @@ use rayon::prelude::*;
 use super::model::SourceModule;
 use super::reader::{ReadFailure, SourceReader, read_text, unreadable};
 use crate::diagnostics::Diagnostic;
-use crate::extract::{ExtractedModule, extract_module};
+use crate::extract::{ExtractReturn, ExtractedModule, extract_module, extract_module_then};
 use crate::stamp::FileStamp;
 
 /// One discovered module together with what extraction learned from it.
@@ -104,16 +105,49 @@ pub fn load_modules_from(
     reader: &dyn SourceReader,
     cache: Option<&ExtractionCache>,
 ) -> LoadReturn {
+    let extract = |source: &SourceModule, text: &str| {
+        (extract_module(&source.path, &source.kind, text), None::<()>)
+    };
+    load_with(modules, reader, cache, &extract).0
+}
+
+/// [`load_modules_from`], running `then` in each file's task on the module it extracted (with
+/// the file's text) while the module's schema expressions are still in the thread's arena; the
+/// modules returned keep none of them ([`extract_module_then`]). `then`'s answers come in path
+/// order, one for each module that was read and answered.
+pub fn load_modules_then<T: Send>(
+    modules: impl ParallelIterator<Item = SourceModule>,
+    reader: &dyn SourceReader,
+    then: &(impl Fn(&SourceModule, &ExtractedModule, &str) -> Option<T> + Sync),
+) -> (LoadReturn, Vec<T>) {
+    let extract = |source: &SourceModule, text: &str| {
+        extract_module_then(&source.path, &source.kind, text, |extracted| {
+            then(source, &extracted.module, text)
+        })
+    };
+    load_with(modules, reader, None, &extract)
+}
+
+/// How a load extracts one file's text: the extraction, and what else its task answers.
+type Extract<'e, T> = dyn Fn(&SourceModule, &str) -> (ExtractReturn, Option<T>) + Sync + 'e;
+
+fn load_with<T: Send>(
+    modules: impl ParallelIterator<Item = SourceModule>,
+    reader: &dyn SourceReader,
+    cache: Option<&ExtractionCache>,
+    extract: &Extract<'_, T>,
+) -> (LoadReturn, Vec<T>) {
     let kept: Option<Kept> = cache.map(|cache| std::mem::take(&mut *cache.lock()));
-    let mut results: Vec<Loaded> = modules
-        .map(|module| load_one(module, reader, kept.as_ref()))
+    let mut results: Vec<(Loaded, Option<T>)> = modules
+        .map(|module| load_one(module, reader, kept.as_ref(), extract))
         .collect();
-    results.sort_unstable_by(|a, b| a.0.source.path.cmp(&b.0.source.path));
+    results.sort_unstable_by(|a, b| a.0.0.source.path.cmp(&b.0.0.source.path));
     let mut output = LoadReturn::default();
     output.modules.reserve(results.len());
+    let mut answers = Vec::new();
     let mut kept = kept;
     let mut next = Kept::with_capacity(if cache.is_some() { results.len() } else { 0 });
-    for (module, text, diagnostics, entry) in results {
+    for ((module, text, diagnostics, entry), answer) in results {
         if let Some(kept) = &mut kept {
             let entry = match entry {
                 Entry::Fresh(entry) => Some(*entry),
@@ -129,11 +163,12 @@ pub fn load_modules_from(
         }
         output.diagnostics.extend(diagnostics);
         output.modules.push(module);
+        answers.extend(answer);
     }
     if let Some(cache) = cache {
         *cache.lock() = next;
     }
-    output
+    (output, answers)
 }
 
 /// What a load keeps of one file for the next.
@@ -148,7 +183,12 @@ enum Entry {
 
 type Loaded = (LoadedModule, Option<String>, Vec<Diagnostic>, Entry);
 
-fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>) -> Loaded {
+fn load_one<T>(
+    source: SourceModule,
+    reader: &dyn SourceReader,
+    kept: Option<&Kept>,
+    extract: &Extract<'_, T>,
+) -> (Loaded, Option<T>) {
     // A file that could not be read: an empty extraction, and the diagnostic that says why.
     let unread = |source: SourceModule, diagnostic: Diagnostic| {
         let extracted = Arc::new(ExtractedModule {
@@ -156,7 +196,7 @@ fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>
             ..ExtractedModule::default()
         });
         let loaded = LoadedModule { source, extracted };
-        (loaded, None, vec![diagnostic], Entry::None)
+        ((loaded, None, vec![diagnostic], Entry::None), None)
     };
     let stamp = kept.and_then(|_| reader.settled_stamp(&source.absolute));
     let previous = kept.and_then(|kept| kept.get(&source.path));
@@ -165,23 +205,20 @@ fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>
     {
         let extracted = Arc::clone(&previous.module);
         let (text, diagnostics) = (previous.text.clone(), previous.diagnostics.clone());
-        return (
-            LoadedModule { source, extracted },
-            Some(text),
-            diagnostics,
-            Entry::Kept,
-        );
+        let loaded = LoadedModule { source, extracted };
+        return ((loaded, Some(text), diagnostics, Entry::Kept), None);
     }
     match read_text(reader, &source.absolute, &source.path) {
         Ok(text) => {
-            let (module, diagnostics) = match previous {
+            let (module, diagnostics, answer) = match previous {
                 // The same text: the extraction holds, under the stamp it was read with now.
                 Some(previous) if previous.kind == source.kind && previous.text == text => {
-                    (Arc::clone(&previous.module), previous.diagnostics.clone())
+                    let module = Arc::clone(&previous.module);
+                    (module, previous.diagnostics.clone(), None)
                 }
                 _ => {
-                    let extracted = extract_module(&source.path, &source.kind, &text);
-                    (Arc::new(extracted.module), extracted.diagnostics)
+                    let (extracted, answer) = extract(&source, &text);
+                    (Arc::new(extracted.module), extracted.diagnostics, answer)
                 }
             };
             let entry = match kept {
@@ -198,7 +235,7 @@ fn load_one(source: SourceModule, reader: &dyn SourceReader, kept: Option<&Kept>
                 source,
                 extracted: module,
             };
-            (loaded, Some(text), diagnostics, entry)
+            ((loaded, Some(text), diagnostics, entry), answer)
         }
         Err(ReadFailure::Rejected(diagnostic)) => unread(source, *diagnostic),
         // Discovered a moment ago and gone now: report it like any other unreadable file.

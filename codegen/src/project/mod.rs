@@ -21,7 +21,7 @@ pub use discover::{
 };
 pub use load::{
     ExtractionCache, LoadReturn, LoadedModule, load_modules, load_modules_from,
-    load_modules_reusing,
+    load_modules_reusing, load_modules_then,
 };
 pub use model::{LayoutScope, ModuleKind, SourceModule};
 pub use reader::{FsReader, ReadFailure, SourceReader, read_text};

@@ -2,7 +2,8 @@
 //! 2020-12 printer that reproduces zod 4.6.7's `z.toJSONSchema`, and the host projections.
 //!
 //! Entry calls: [`translate_routes`] (every tool of a checked project, with AB51xx fallback
-//! warnings), [`translate_const`] (one exported const of one module, for tests and tools),
+//! warnings; or [`translate_in_task`], one route in the task that extracts it, and
+//! [`collect_translations`] once all are), [`translate_const`] (one exported const of one module, for tests and tools),
 //! [`print_2020_12`] and [`profile::project`].
 //!
 //! Reading order: `ir`; `translate` (+ `zod_calls`, `methods`, `modules`); `print`
@@ -31,13 +32,13 @@ mod zod_calls;
 /// them to schemas computed at run time).
 pub use abgen_runtime::schema_profile as profile;
 
-pub use hosts::check_route_profiles;
 pub use ir::{Io, Kind, Schema};
-pub use modules::ModuleSet;
+pub use modules::{ImportedModules, ModuleSet};
 pub use print::{DRAFT_2020_12, Unrepresentable, print_2020_12};
 pub use routes::{
-    RouteSchema, RouteSchemas, SchemaReturn, StaticSchema, TranslateOptions, TranslationCache,
-    translate_const, translate_routes, translate_routes_reusing,
+    RouteSchema, RouteSchemas, RouteTranslation, SchemaReturn, StaticSchema, TranslateOptions,
+    TranslationCache, collect_translations, translate_const, translate_in_task, translate_routes,
+    translate_routes_reusing,
 };
 pub use select::{SelectError, select_schema};
 pub use shape::{printable, prints_object_root, root_combinator};

@@ -2,9 +2,11 @@
 //! relative modules outside the route set (`src/schemas/book.ts`), read and extracted on
 //! demand, each at most once.
 //!
-//! Entry calls: [`ModuleSet::new`], [`ModuleSet::get`], [`ModuleSet::resolve_import`].
-//! Invariant: a module is parsed once per check (route modules are never parsed again), and a
-//! specifier never resolves outside the project root.
+//! Entry calls: [`ImportedModules::new`], [`ModuleSet::new`] (or [`ModuleSet::of_module`]),
+//! [`ModuleSet::get`], [`ModuleSet::resolve_import`]. Invariant: a module outside the route set
+//! is parsed once per check, a route module is never parsed again when the set holds the
+//! route modules (a route translated in its own task reads one it imports as an imported
+//! module), and a specifier never resolves outside the project root.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
@@ -54,73 +56,42 @@ impl ModuleRef<'_> {
     }
 }
 
-/// Every module reachable from the route modules' schemas.
-pub struct ModuleSet<'a> {
+/// The modules outside the route set that translations read on demand, each at most once:
+/// one per check, shared by every route's translation.
+pub struct ImportedModules<'r> {
     root: PathBuf,
-    reader: &'a dyn SourceReader,
-    routes: HashMap<&'a str, (&'a ExtractedModule, &'a str)>,
-    /// Modules read on demand, by project-relative path; `None` when the file does not exist,
-    /// cannot be read or does not parse.
+    reader: &'r dyn SourceReader,
+    /// By project-relative path; `None` when the file does not exist, cannot be read or does
+    /// not parse.
     loaded: Mutex<HashMap<String, Option<Arc<ModuleSource>>>>,
 }
 
-impl<'a> ModuleSet<'a> {
-    pub fn new(
-        root: &Path,
-        reader: &'a dyn SourceReader,
-        modules: &'a [LoadedModule],
-        texts: &'a BTreeMap<String, String>,
-    ) -> Self {
-        let routes = modules
-            .iter()
-            .filter_map(|loaded| {
-                let path = loaded.source.path.as_str();
-                texts
-                    .get(path)
-                    .map(|text| (path, (&*loaded.extracted, text.as_str())))
-            })
-            .collect();
+impl<'r> ImportedModules<'r> {
+    /// Modules read through `reader` under `root`.
+    pub fn new(root: &Path, reader: &'r dyn SourceReader) -> Self {
         Self {
             root: root.to_path_buf(),
             reader,
-            routes,
             loaded: Mutex::new(HashMap::new()),
         }
     }
 
     /// The module at a project-relative path, extracting it on first use.
-    pub fn get(&self, path: &str) -> Option<ModuleRef<'a>> {
-        if let Some((module, text)) = self.routes.get(path) {
-            return Some(ModuleRef::Route(module, text));
-        }
+    fn get(&self, path: &str) -> Option<Arc<ModuleSource>> {
         // The lock is held while a module is read, so that two routes importing it at once
         // still parse it once.
         let mut loaded = lock(&self.loaded);
         if let Some(known) = loaded.get(path) {
-            return known.clone().map(ModuleRef::Loaded);
+            return known.clone();
         }
         let source = self.read(path).map(Arc::new);
         loaded.insert(path.to_owned(), source.clone());
-        source.map(ModuleRef::Loaded)
+        source
     }
 
-    /// The project-relative path a relative `specifier` in module `from` names: `.js`, `.mjs`
-    /// and `.jsx` map to their TypeScript sources, and a bare path tries `.ts`, `.tsx` and
-    /// `index.ts`. `None` when it leaves the project or names no readable module.
-    pub fn resolve_import(&self, from: &str, specifier: &str) -> Option<String> {
-        if !(specifier.starts_with("./") || specifier.starts_with("../")) {
-            return None;
-        }
-        let directory = from.rsplit_once('/').map_or("", |(directory, _)| directory);
-        let joined = normalize(&format!("{directory}/{specifier}"))?;
-        candidates(&joined)
-            .into_iter()
-            .find(|candidate| self.get(candidate).is_some())
-    }
-
-    /// The text of every module read on demand, by project-relative path, so that diagnostics
-    /// pointing into them render with their source.
-    pub fn loaded_texts(&self) -> Vec<(String, String)> {
+    /// The text of every module read, by project-relative path, so that diagnostics pointing
+    /// into them render with their source.
+    pub fn texts(&self) -> Vec<(String, String)> {
         lock(&self.loaded)
             .iter()
             .filter_map(|(path, source)| Some((path.clone(), source.as_ref()?.text.clone())))
@@ -142,6 +113,70 @@ impl<'a> ModuleSet<'a> {
             module: extracted.module,
             text,
         })
+    }
+}
+
+/// Every module a route's schemas may reach: the route modules the check extracted, and the
+/// others, read on demand through [`ImportedModules`].
+pub struct ModuleSet<'a> {
+    imported: &'a ImportedModules<'a>,
+    routes: HashMap<&'a str, (&'a ExtractedModule, &'a str)>,
+}
+
+impl<'a> ModuleSet<'a> {
+    /// `modules` (their texts in `texts`), and what `imported` reads.
+    pub fn new(
+        imported: &'a ImportedModules<'a>,
+        modules: &'a [LoadedModule],
+        texts: &'a BTreeMap<String, String>,
+    ) -> Self {
+        let routes = modules
+            .iter()
+            .filter_map(|loaded| {
+                let path = loaded.source.path.as_str();
+                texts
+                    .get(path)
+                    .map(|text| (path, (&*loaded.extracted, text.as_str())))
+            })
+            .collect();
+        Self { imported, routes }
+    }
+
+    /// One module, `module` extracted from `text` at `path`, and what `imported` reads: the
+    /// set of a route translated in the task that extracted it, before the others are loaded
+    /// (a route module it imports is then read as an imported one).
+    pub fn of_module(
+        imported: &'a ImportedModules<'a>,
+        path: &'a str,
+        module: &'a ExtractedModule,
+        text: &'a str,
+    ) -> Self {
+        Self {
+            imported,
+            routes: HashMap::from([(path, (module, text))]),
+        }
+    }
+
+    /// The module at a project-relative path, extracting it on first use.
+    pub fn get(&self, path: &str) -> Option<ModuleRef<'a>> {
+        if let Some((module, text)) = self.routes.get(path) {
+            return Some(ModuleRef::Route(module, text));
+        }
+        self.imported.get(path).map(ModuleRef::Loaded)
+    }
+
+    /// The project-relative path a relative `specifier` in module `from` names: `.js`, `.mjs`
+    /// and `.jsx` map to their TypeScript sources, and a bare path tries `.ts`, `.tsx` and
+    /// `index.ts`. `None` when it leaves the project or names no readable module.
+    pub fn resolve_import(&self, from: &str, specifier: &str) -> Option<String> {
+        if !(specifier.starts_with("./") || specifier.starts_with("../")) {
+            return None;
+        }
+        let directory = from.rsplit_once('/').map_or("", |(directory, _)| directory);
+        let joined = normalize(&format!("{directory}/{specifier}"))?;
+        candidates(&joined)
+            .into_iter()
+            .find(|candidate| self.get(candidate).is_some())
     }
 }
 

@@ -17,16 +17,16 @@ use abgen_runtime::manifest::{
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::hosts::check_route_profiles;
+use super::hosts::{ProfileRefusal, profile_refusal};
 use super::ir::{Io, Kind, Schema};
-use super::modules::{ModuleRef, ModuleSet};
+use super::modules::{ImportedModules, ModuleRef, ModuleSet};
 use super::print::print_2020_12;
 use super::profile::{Profile, check_input_root, differs_from_canonical, project_owned};
 use super::shape::{printable, prints_object_root};
 use super::translate::{Fallback, Translator};
 use crate::diagnostics::{Code, Diagnostic, Location};
 use crate::extract::ExtractedModule;
-use crate::project::{LoadedModule, ModuleKind, SourceReader};
+use crate::project::{LoadedModule, ModuleKind, SourceModule, SourceReader};
 
 /// The options key whose literal JSON Schema replaces the translated input schema.
 pub const LITERAL_INPUT_KEY: &str = "inputJsonSchema";
@@ -98,8 +98,8 @@ pub struct TranslateOptions<'t> {
 ///
 /// Invariant: a kept translation is reused only for the same extraction of its module (the
 /// [`crate::project::ExtractionCache`] hands out one `Arc` while the file's text and kind are
-/// unchanged), the same targets and keep/discard choice, and while every relative import the
-/// translator followed resolves to the same module with the same text (or still to none).
+/// unchanged), the same keep/discard choice, and while every relative import the translator
+/// followed resolves to the same module with the same text (or still to none).
 #[derive(Debug, Default)]
 pub struct TranslationCache {
     kept: Mutex<HashMap<String, KeptTranslation>>,
@@ -108,24 +108,25 @@ pub struct TranslationCache {
 #[derive(Debug)]
 struct KeptTranslation {
     extracted: Arc<ExtractedModule>,
-    options: (Vec<String>, bool),
+    discard: bool,
     /// Each followed import, `(importing module, specifier)`, with the path it resolved to and
     /// that module's text.
     imports: Vec<(Import, Option<(String, String)>)>,
-    translated: Translated,
+    translated: RouteTranslation,
 }
 
 /// A relative import the translator followed: `(importing module, specifier)`.
 type Import = (String, String);
 
 /// One route's translation: its id, its schemas (unless discarded), its fallback warnings and
-/// its host-profile diagnostics.
-type Translated = (
-    String,
-    Option<Arc<RouteSchemas>>,
-    Vec<Diagnostic>,
-    Vec<Diagnostic>,
-);
+/// why host profiles refuse its input schema, if they do.
+#[derive(Clone, Debug)]
+pub struct RouteTranslation {
+    id: String,
+    schemas: Option<Arc<RouteSchemas>>,
+    diagnostics: Vec<Diagnostic>,
+    refusal: Option<ProfileRefusal>,
+}
 
 impl TranslationCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, KeptTranslation>> {
@@ -162,27 +163,20 @@ pub fn translate_routes_reusing(
     options: TranslateOptions<'_>,
     cache: Option<&TranslationCache>,
 ) -> SchemaReturn {
-    let set = ModuleSet::new(root, reader, modules, texts);
-    let kept_options = (
-        options
-            .targets
-            .iter()
-            .map(|target| (*target).to_owned())
-            .collect::<Vec<_>>(),
-        options.discard,
-    );
+    let imported = ImportedModules::new(root, reader);
+    let set = ModuleSet::new(&imported, modules, texts);
     let mut kept = cache
         .map(|cache| std::mem::take(&mut *cache.lock()))
         .unwrap_or_default();
     // One task per tool, as extraction does; shared modules are read once behind a lock.
     // Each route's translation, and what to keep of it: `None` when the kept one was reused.
-    let translated: Vec<(&str, Translated, Option<KeptTranslation>)> = modules
+    let translated: Vec<(&str, RouteTranslation, Option<KeptTranslation>)> = modules
         .par_iter()
         .filter_map(|loaded| {
             let path = loaded.source.path.as_str();
             if let Some(previous) = kept.get(path)
                 && Arc::ptr_eq(&previous.extracted, &loaded.extracted)
-                && previous.options == kept_options
+                && previous.discard == options.discard
                 && previous
                     .imports
                     .iter()
@@ -190,17 +184,11 @@ pub fn translate_routes_reusing(
             {
                 return Some((path, previous.translated.clone(), None));
             }
-            let (id, schemas, diagnostics, followed) = translate_route(&set, loaded)?;
-            let profiles = check_route_profiles(&id, &schemas, options.targets);
-            let translated = (
-                id,
-                (!options.discard).then(|| Arc::new(schemas)),
-                diagnostics,
-                profiles,
-            );
+            let (translated, followed) =
+                translate_route(&set, &loaded.source.kind, path, options.discard)?;
             let fresh = cache.is_some().then(|| KeptTranslation {
                 extracted: Arc::clone(&loaded.extracted),
-                options: kept_options.clone(),
+                discard: options.discard,
                 imports: followed
                     .into_iter()
                     .map(|import| {
@@ -213,17 +201,10 @@ pub fn translate_routes_reusing(
             Some((path, translated, fresh))
         })
         .collect();
-    let mut output = SchemaReturn::default();
-    // Of two routes with one id (AB4802), the later one's schemas stand, and only they are
-    // checked against the host profiles.
-    let mut profiles_by_id = BTreeMap::new();
     let mut next = HashMap::new();
-    for (path, (id, schemas, diagnostics, profiles), fresh) in translated {
-        output.diagnostics.extend(diagnostics);
-        profiles_by_id.insert(id.clone(), profiles);
-        if let Some(schemas) = schemas {
-            output.routes.insert(id, schemas);
-        }
+    let mut in_order = Vec::with_capacity(translated.len());
+    for (path, translated, fresh) in translated {
+        in_order.push(translated);
         if cache.is_some()
             && let Some(entry) = fresh.or_else(|| kept.remove(path))
         {
@@ -233,20 +214,60 @@ pub fn translate_routes_reusing(
     if let Some(cache) = cache {
         *cache.lock() = next;
     }
-    output
-        .diagnostics
-        .extend(profiles_by_id.into_values().flatten());
-    output.sources = set.loaded_texts().into_iter().collect();
+    collect_translations(in_order, options.targets, &imported)
+}
+
+/// [`translate_routes`] of the one module `module`, extracted from `text` as `source` says,
+/// in the task that extracted it (the route modules of the check are not all loaded yet, so
+/// one it imports is read as an imported module). Its schemas are checked and not kept.
+pub fn translate_in_task(
+    imported: &ImportedModules<'_>,
+    source: &SourceModule,
+    module: &ExtractedModule,
+    text: &str,
+) -> Option<RouteTranslation> {
+    let set = ModuleSet::of_module(imported, &source.path, module, text);
+    translate_route(&set, &source.kind, &source.path, true).map(|(translated, _)| translated)
+}
+
+/// The [`SchemaReturn`] of every route's translation, in module path order: their fallback
+/// warnings, the AB5210 of each route id for every one of `targets` with a schema profile, and
+/// the text of every module `imported` read.
+pub fn collect_translations(
+    translated: impl IntoIterator<Item = RouteTranslation>,
+    targets: &[&str],
+    imported: &ImportedModules<'_>,
+) -> SchemaReturn {
+    let mut output = SchemaReturn::default();
+    // Of two routes with one id (AB4802), the later one's schemas stand, and only they are
+    // checked against the host profiles.
+    let mut refusals = BTreeMap::new();
+    for translated in translated {
+        output.diagnostics.extend(translated.diagnostics);
+        refusals.insert(translated.id.clone(), translated.refusal);
+        if let Some(schemas) = translated.schemas {
+            output.routes.insert(translated.id, schemas);
+        }
+    }
+    for (id, refusal) in refusals {
+        if let Some(refusal) = refusal {
+            output.diagnostics.extend(refusal.diagnostics(&id, targets));
+        }
+    }
+    output.sources = imported.texts().into_iter().collect();
     output
 }
 
-/// The schemas of one MCP route module (a tool, a resource or a prompt), with its fallback
-/// warnings; `None` for other modules.
+/// The translation of the MCP route module (a tool, a resource or a prompt; or a rendered
+/// command or script) at `path`, whose path made it a `kind`, with the imports the translator
+/// followed; `None` for other modules. Its schemas are kept unless `discard`.
 fn translate_route(
     set: &ModuleSet<'_>,
-    loaded: &LoadedModule,
-) -> Option<(String, RouteSchemas, Vec<Diagnostic>, Vec<Import>)> {
-    let (id, server) = match &loaded.source.kind {
+    kind: &ModuleKind,
+    path: &str,
+    discard: bool,
+) -> Option<(RouteTranslation, Vec<Import>)> {
+    let (id, server) = match kind {
         ModuleKind::Tool { server, name } => (format!("tool:{server}/{name}"), server.as_str()),
         ModuleKind::Resource { server, name } => {
             (format!("resource:{server}/{name}"), server.as_str())
@@ -260,8 +281,8 @@ fn translate_route(
         } => (format!("script:{name}"), ""),
         _ => return None,
     };
-    loaded.extracted.form.as_ref()?;
-    let module = set.get(&loaded.source.path)?;
+    let module = set.get(path)?;
+    module.module().form.as_ref()?;
     let mut diagnostics = Vec::new();
     let mut translator = Translator::new(set);
     let mut route = RouteContext {
@@ -281,7 +302,13 @@ fn translate_route(
         input,
         output,
     };
-    Some((id, schemas, diagnostics, translator.followed_imports))
+    let translated = RouteTranslation {
+        refusal: profile_refusal(&schemas),
+        schemas: (!discard).then(|| Arc::new(schemas)),
+        id,
+        diagnostics,
+    };
+    Some((translated, translator.followed_imports))
 }
 
 /// Translates the exported const `name` of the module at `path` (project-relative) whose text
@@ -296,7 +323,8 @@ pub fn translate_const(
     let kind = ModuleKind::Imported;
     let extracted = crate::extract::extract_module(path, &kind, text).module;
     let no_texts = BTreeMap::new();
-    let set = ModuleSet::new(root, reader, &[], &no_texts);
+    let imported = ImportedModules::new(root, reader);
+    let set = ModuleSet::new(&imported, &[], &no_texts);
     let module = ModuleRef::Route(&extracted, text);
     let init = match extracted.consts.get(name) {
         Some(binding) => binding.init,
