@@ -78,6 +78,33 @@ pub(in crate::extract) fn overflow_beyond(source: &str, jsx: bool, limit: usize)
 /// branch on each byte's class, the form before, mispredicted at nearly every word's start and
 /// end: `abgen check` of 1,000 routes took 16% more CPU time with it.
 pub(in crate::extract) fn nesting_bound(bytes: &[u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return nesting_bound_avx2(bytes);
+    }
+    count_bound(bytes)
+}
+
+/// [`count_bound`] compiled for AVX2, whose comparisons take 32 bytes at a time where the
+/// baseline x86-64 takes 16: the classes of a block cost half the instructions.
+#[cfg(target_arch = "x86_64")]
+#[expect(
+    unsafe_code,
+    reason = "a function compiled for a CPU feature may only be called where the feature is \
+              known to be there"
+)]
+fn nesting_bound_avx2(bytes: &[u8]) -> usize {
+    #[target_feature(enable = "avx2")]
+    fn compiled_for_avx2(bytes: &[u8]) -> usize {
+        count_bound(bytes)
+    }
+    // SAFETY: the only caller, `nesting_bound`, detected AVX2 on this CPU first.
+    unsafe { compiled_for_avx2(bytes) }
+}
+
+/// [`nesting_bound`], inlined into each of its compilations.
+#[inline(always)]
+fn count_bound(bytes: &[u8]) -> usize {
     let mut steps = 0;
     let mut dots = 0;
     let mut dotted_names = false;
@@ -138,6 +165,7 @@ struct BlockClasses {
 }
 
 impl BlockClasses {
+    #[inline(always)]
     fn of(block: &[u8; BLOCK]) -> BlockClasses {
         // One byte per byte of the block, 0 or 1, written without branches so that the loops
         // compile to vector comparisons; packed into bits below.
@@ -161,6 +189,7 @@ impl BlockClasses {
 }
 
 /// Bit `i` set where `flags[i]` is 1 (every flag is 0 or 1).
+#[inline(always)]
 fn pack_bits(flags: &[u8; BLOCK]) -> u64 {
     let (eights, _) = flags.as_chunks::<8>();
     let mut bits = 0;
@@ -175,6 +204,7 @@ fn pack_bits(flags: &[u8; BLOCK]) -> u64 {
 
 /// `(`, `[`, `{`, a backtick, `<`, `!`, `~`, `+`, `-`, `?`, `=`, `*` or `:`: a byte that may open a
 /// level or take a chain step by itself.
+#[inline(always)]
 fn opens_by_itself(byte: u8) -> bool {
     (byte == b'(')
         | (byte == b'[')
@@ -194,6 +224,7 @@ fn opens_by_itself(byte: u8) -> bool {
 /// Whether a word [`bound_word`] counts may start with `byte`: the initials of [`BOUND_WORDS`],
 /// spelled as comparisons rather than read from a table built from it, since a table look-up
 /// per byte does not vectorise (a test holds every initial of the list here).
+#[inline(always)]
 fn is_counted_initial(byte: u8) -> bool {
     (byte == b'a')
         | (byte == b'd')
@@ -925,6 +956,7 @@ impl Scan<'_> {
 /// Identifier, keyword and number bytes (non-ASCII bytes belong to identifiers; `\` starts a
 /// unicode escape in one, `#` a private name).
 /// Written without branches: [`nesting_bound`] classifies every byte of every file with it.
+#[inline(always)]
 const fn is_word_byte(byte: u8) -> bool {
     ((byte | 0x20).wrapping_sub(b'a') < 26)
         | (byte.wrapping_sub(b'0') < 10)
@@ -1119,7 +1151,7 @@ mod tests {
     }
 
     /// The bound read in blocks of 64 bytes counts what the plain count does, whatever the
-    /// length and wherever a word meets a block's edge.
+    /// length and wherever a word meets a block's edge, compiled for AVX2 or not.
     #[test]
     fn the_bound_in_blocks_is_the_plain_count() {
         let pieces: [&[u8]; 24] = [
@@ -1164,12 +1196,15 @@ mod tests {
             }
             for cut in [source.len(), source.len() - 1, 63.min(source.len())] {
                 let bytes = &source[..cut];
-                assert_eq!(
-                    super::nesting_bound(bytes),
-                    bound_by_words(bytes),
-                    "{:?}",
-                    String::from_utf8_lossy(bytes)
-                );
+                // Both compilations: the one this CPU runs, and the baseline one.
+                for bound in [super::nesting_bound(bytes), super::count_bound(bytes)] {
+                    assert_eq!(
+                        bound,
+                        bound_by_words(bytes),
+                        "{:?}",
+                        String::from_utf8_lossy(bytes)
+                    );
+                }
             }
         }
     }
