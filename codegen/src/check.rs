@@ -40,7 +40,10 @@ pub struct CheckReturn {
     pub config: Option<ProjectConfig>,
     /// The route graph; `None` exactly when `config` is.
     pub graph: Option<RouteGraph>,
-    /// Every discovered module with its extraction, in path order.
+    /// Every discovered module with its extraction, in path order. Its captured schema
+    /// expressions are kept only for a check with a [`CheckCache`], which translates after the
+    /// load; any other check translates each route in the task that extracted it and releases
+    /// them there ([`crate::extract::extract_module_then`]).
     pub modules: Vec<LoadedModule>,
     /// The text of every file read (modules, config, package.json), by project-relative path.
     pub sources: BTreeMap<String, String>,
@@ -70,10 +73,8 @@ pub fn check_project_with(options: &CheckOptions, reader: &dyn SourceReader) -> 
 
 /// [`check_project`] for a caller that reads only the diagnostics (and the sources to render
 /// them with), as `abgen check` does: every schema is translated and checked, none is kept
-/// ([`CheckReturn::schemas`] is empty). Each route is translated in the task that extracts it,
-/// so neither its captured schema expressions nor its translated schemas outlive that task
-/// (the modules returned hold none, [`crate::extract::extract_module_then`]) and the next
-/// file reuses their memory.
+/// ([`CheckReturn::schemas`] is empty), so a route's translated schemas do not outlive the
+/// task that extracts and translates it, and the next file reuses their memory.
 pub fn check_project_diagnostics(options: &CheckOptions) -> CheckReturn {
     check_project_diagnostics_with(options, &FsReader)
 }
@@ -119,8 +120,10 @@ fn check_stages(
     // The config and the modules need nothing of each other. The modules are read and extracted
     // as the walk of `src/` finds them, instead of after it: the walk is serial, and the reads
     // keep both threads busy while it goes on. The host matrices, which the hook check needs
-    // at the end, are parsed beside the config, which takes less time than the walk. Without
-    // schemas to keep, each route is translated in the task that extracts it.
+    // at the end, are parsed beside the config, which takes less time than the walk. Unless a
+    // watch loop keeps translations for its next check (which needs every route module loaded
+    // to key them), each route is translated in the task that extracts it.
+    let in_task = translation.is_none();
     let (config, (mut loaded, translated, walk_diagnostics)) = rayon::join(
         || {
             let config = load_config(root, reader, options.targets.as_deref());
@@ -130,9 +133,9 @@ fn check_stages(
         || {
             let mut walk = walk_modules(root);
             let modules = walk.by_ref().par_bridge();
-            let (loaded, translated) = if discard_schemas {
+            let (loaded, translated) = if in_task {
                 let translate = |source: &SourceModule, module: &ExtractedModule, text: &str| {
-                    translate_in_task(&imported, source, module, text)
+                    translate_in_task(&imported, source, module, text, discard_schemas)
                 };
                 load_modules_then(modules, reader, &translate)
             } else {
@@ -181,7 +184,7 @@ fn check_stages(
             rayon::join(
                 || crate::project::imports::check_imports(root, modules, fallback.as_deref()),
                 || {
-                    if discard_schemas {
+                    if in_task {
                         return collect_translations(translated, &targets, &imported);
                     }
                     translate_routes_reusing(

@@ -11,7 +11,10 @@ use std::io;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use abgen::check::{CheckOptions, CheckReturn, check_project_diagnostics_with, check_project_with};
+use abgen::check::{
+    CheckCache, CheckOptions, CheckReturn, check_project_diagnostics_with, check_project_reusing,
+    check_project_with,
+};
 use abgen::diagnostics::render::{ColorChoice, render_json, render_pretty};
 use abgen::project::{FsReader, SourceReader};
 
@@ -60,14 +63,28 @@ fn fixture_projects() {
         if let Err(message) = check_codes(&name, &result) {
             failures.push(format!("{name}: {message}"));
         }
-        // `abgen check` translates each route in the task that extracts it and keeps nothing
-        // of it: what it reports must be exactly what the whole check reports.
+        // A check translates each route in the task that extracts it, unless a watch loop's
+        // cache asks for the translation after the load (which keys what it keeps on every
+        // route module); `abgen check` keeps no schema. All three must report the same, and
+        // the two that keep schemas must keep the same ones.
+        let after_load =
+            check_project_reusing(&options, &DenyUnreadable, Some(&CheckCache::default()));
         let diagnostics_only = check_project_diagnostics_with(&options, &DenyUnreadable);
-        if rendered(&diagnostics_only) != rendered(&result) {
+        for (other, how) in [
+            (&after_load, "translating after the load"),
+            (&diagnostics_only, "keeping no schema"),
+        ] {
+            if rendered(other) != rendered(&result) {
+                failures.push(format!(
+                    "{name}: the check {how} reports otherwise:\n{}\nagainst\n{}",
+                    rendered(other),
+                    rendered(&result)
+                ));
+            }
+        }
+        if after_load.schemas != result.schemas {
             failures.push(format!(
-                "{name}: `abgen check` reports otherwise than the whole check:\n{}\nagainst\n{}",
-                rendered(&diagnostics_only),
-                rendered(&result)
+                "{name}: the check translating after the load keeps other schemas"
             ));
         }
         let mut settings = insta::Settings::clone_current();

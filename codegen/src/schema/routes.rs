@@ -219,15 +219,16 @@ pub fn translate_routes_reusing(
 
 /// [`translate_routes`] of the one module `module`, extracted from `text` as `source` says,
 /// in the task that extracted it (the route modules of the check are not all loaded yet, so
-/// one it imports is read as an imported module). Its schemas are checked and not kept.
+/// one it imports is read as an imported module). Its schemas are kept unless `discard`.
 pub fn translate_in_task(
     imported: &ImportedModules<'_>,
     source: &SourceModule,
     module: &ExtractedModule,
     text: &str,
+    discard: bool,
 ) -> Option<RouteTranslation> {
     let set = ModuleSet::of_module(imported, &source.path, module, text);
-    translate_route(&set, &source.kind, &source.path, true).map(|(translated, _)| translated)
+    translate_route(&set, &source.kind, &source.path, discard).map(|(translated, _)| translated)
 }
 
 /// The [`SchemaReturn`] of every route's translation, in module path order: their fallback
