@@ -94,53 +94,36 @@ pub(super) fn extract_then<T>(
     nodes: Nodes,
     then: impl FnOnce(&ExtractReturn) -> T,
 ) -> (ExtractReturn, T) {
+    // With the AST in `allocator` and the schema expressions captured in `arena` (left empty
+    // for the next file); nothing returned borrows from either.
+    let extract = |allocator: &Allocator, arena: &mut SchemaNodes| {
+        let mut extracted = extract_module_in(allocator, std::mem::take(arena), path, kind, source);
+        extracted.module.read_presence();
+        let answer = then(&extracted);
+        *arena = std::mem::take(&mut extracted.module.schemas);
+        match nodes {
+            Nodes::Kept => extracted.module.schemas = arena.take_compact(),
+            Nodes::Released => {
+                arena.clear();
+                extracted.module.release_schema_nodes();
+            }
+        }
+        (extracted, answer)
+    };
     ARENAS.with(|arenas| match arenas.try_borrow_mut() {
         Ok(mut arenas) => {
             let (allocator, arena) = &mut *arenas;
-            let extracted = extract_in(allocator, arena, path, kind, source, nodes, then);
+            let extracted = extract(allocator, arena);
             allocator.reset();
             extracted
         }
         // An extraction that runs inside another on this thread (a `then` step that reads an
         // imported module) gets arenas of its own.
-        Err(_) => extract_in(
-            &Allocator::default(),
-            &mut SchemaNodes::default(),
-            path,
-            kind,
-            source,
-            nodes,
-            then,
-        ),
+        Err(_) => extract(&Allocator::default(), &mut SchemaNodes::default()),
     })
 }
 
-/// [`extract_then`] with the AST in `allocator` and the schema expressions captured in `arena`
-/// (left empty); nothing returned borrows from either.
-fn extract_in<T>(
-    allocator: &Allocator,
-    arena: &mut SchemaNodes,
-    path: &str,
-    kind: &ModuleKind,
-    source: &str,
-    nodes: Nodes,
-    then: impl FnOnce(&ExtractReturn) -> T,
-) -> (ExtractReturn, T) {
-    let mut extracted = extract_module_in(allocator, std::mem::take(arena), path, kind, source);
-    extracted.module.read_presence();
-    let answer = then(&extracted);
-    *arena = std::mem::take(&mut extracted.module.schemas);
-    match nodes {
-        Nodes::Kept => extracted.module.schemas = arena.take_compact(),
-        Nodes::Released => {
-            arena.clear();
-            extracted.module.release_schema_nodes();
-        }
-    }
-    (extracted, answer)
-}
-
-/// [`extract_in`], capturing into `nodes`, which the returned module holds.
+/// [`extract_then`]'s extraction, capturing into `nodes`, which the returned module holds.
 fn extract_module_in(
     allocator: &Allocator,
     nodes: SchemaNodes,
