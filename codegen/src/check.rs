@@ -187,14 +187,7 @@ fn check_stages(
                     if in_task {
                         return collect_translations(translated, &targets, &imported);
                     }
-                    translate_routes_reusing(
-                        root,
-                        reader,
-                        modules,
-                        &sources,
-                        translate,
-                        translation,
-                    )
+                    translate_routes_reusing(&imported, modules, &sources, translate, translation)
                 },
             )
         },

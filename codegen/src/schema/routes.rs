@@ -150,21 +150,21 @@ pub fn translate_routes(
     texts: &BTreeMap<String, String>,
     options: TranslateOptions<'_>,
 ) -> SchemaReturn {
-    translate_routes_reusing(root, reader, modules, texts, options, None)
+    let imported = ImportedModules::new(root, reader);
+    translate_routes_reusing(&imported, modules, texts, options, None)
 }
 
-/// [`translate_routes`], reusing `cache`'s translation of every route whose module and followed
-/// imports are unchanged, and keeping this check's.
+/// [`translate_routes`] with the modules outside the route set read through `imported`,
+/// reusing `cache`'s translation of every route whose module and followed imports are
+/// unchanged, and keeping this check's.
 pub fn translate_routes_reusing(
-    root: &Path,
-    reader: &dyn SourceReader,
+    imported: &ImportedModules<'_>,
     modules: &[LoadedModule],
     texts: &BTreeMap<String, String>,
     options: TranslateOptions<'_>,
     cache: Option<&TranslationCache>,
 ) -> SchemaReturn {
-    let imported = ImportedModules::new(root, reader);
-    let set = ModuleSet::new(&imported, modules, texts);
+    let set = ModuleSet::new(imported, modules, texts);
     let mut kept = cache
         .map(|cache| std::mem::take(&mut *cache.lock()))
         .unwrap_or_default();
@@ -214,7 +214,7 @@ pub fn translate_routes_reusing(
     if let Some(cache) = cache {
         *cache.lock() = next;
     }
-    collect_translations(in_order, options.targets, &imported)
+    collect_translations(in_order, options.targets, imported)
 }
 
 /// [`translate_routes`] of the one module `module`, extracted from `text` as `source` says,
