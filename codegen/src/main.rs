@@ -30,16 +30,33 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Base pages from the first allocation on, which the Rust runtime makes before `main`
+/// (`memory`); `main` allows huge pages again for the commands whose heaps grow large.
+#[cfg(target_os = "linux")]
+#[expect(
+    unsafe_code,
+    reason = "an `.init_array` entry runs before the Rust runtime; the function it names \
+              allocates nothing and cannot panic"
+)]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static BASE_PAGES_FROM_START: extern "C" fn() = {
+    extern "C" fn base_pages_from_start() {
+        abgen::memory::use_base_pages_from_start();
+    }
+    base_pages_from_start
+};
+
 fn main() -> ExitCode {
     abgen::stack::install_worker_stacks();
     let cli = Cli::parse();
     // These read the project and write little: their heap stays small, and huge pages would
-    // cost more to find and zero than they save (`memory`).
-    if matches!(
+    // cost more to find and zero than they save (`memory`). The others get them back.
+    if !matches!(
         cli.command,
         Commands::Check(_) | Commands::Generate(_) | Commands::Inspect(_)
     ) {
-        abgen::memory::use_base_pages();
+        abgen::memory::restore_huge_pages();
     }
     let outcome = match cli.command {
         Commands::Build(args) => build(&args),
