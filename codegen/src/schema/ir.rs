@@ -26,21 +26,47 @@ pub struct Schema {
     pub meta: Meta,
 }
 
-/// A node's metadata. Most nodes have none, so it takes one pointer until the first key.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Meta(Option<Box<Map<String, Value>>>);
+/// A node's metadata. Most nodes have none, so it takes one pointer until the first key; the
+/// few keys a node has are found by a scan, in the order first written (a key written again
+/// keeps its place, as in a JavaScript object).
+#[derive(Clone, Debug, Default)]
+pub struct Meta(Option<Box<[(String, Value)]>>);
+
+/// Equal when they hold the same keys with the same values, in any order (as maps compare).
+impl PartialEq for Meta {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().count() == other.iter().count()
+            && self
+                .iter()
+                .all(|(key, value)| other.get(key) == Some(value))
+    }
+}
 
 impl Meta {
     pub fn insert(&mut self, key: String, value: Value) {
-        self.0.get_or_insert_default().insert(key, value);
+        let mut slots = self.0.iter_mut().flat_map(|entries| entries.iter_mut());
+        if let Some((_, slot)) = slots.find(|(name, _)| *name == key) {
+            *slot = value;
+            return;
+        }
+        let earlier = self.0.take().unwrap_or_default();
+        let mut entries = Vec::with_capacity(earlier.len() + 1);
+        entries.extend(earlier);
+        entries.push((key, value));
+        self.0 = Some(entries.into_boxed_slice());
     }
 
     pub fn extend(&mut self, entries: Map<String, Value>) {
-        self.0.get_or_insert_default().extend(entries);
+        for (key, value) in entries {
+            self.insert(key, value);
+        }
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.as_ref()?.get(key)
+        let entries = self.0.as_ref()?;
+        entries
+            .iter()
+            .find_map(|(name, value)| (name == key).then_some(value))
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -48,11 +74,13 @@ impl Meta {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.as_ref().is_none_or(|map| map.is_empty())
+        self.0.as_ref().is_none_or(|entries| entries.is_empty())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.0.iter().flat_map(|map| map.iter())
+        self.0
+            .iter()
+            .flat_map(|entries| entries.iter().map(|(key, value)| (key, value)))
     }
 }
 
