@@ -16,8 +16,9 @@ use crate::diagnostics::{self, Code, Diagnostic, Location};
 use crate::extract::ExtractedModule;
 use crate::graph::{RouteGraph, build_graph};
 use crate::project::{
-    ExtractionCache, FsReader, LoadedModule, ProjectConfig, SourceModule, SourceReader,
-    load_config, load_modules_from, load_modules_reusing, load_modules_then, walk_modules,
+    ExtractionCache, FsReader, KeepTexts, LoadedModule, ProjectConfig, SourceModule, SourceReader,
+    load_config, load_modules_from, load_modules_reusing, load_modules_then, read_released_again,
+    walk_modules,
 };
 use crate::schema::{
     ImportedModules, RouteSchemas, TranslateOptions, TranslationCache, collect_translations,
@@ -45,7 +46,9 @@ pub struct CheckReturn {
     /// load; any other check translates each route in the task that extracted it and releases
     /// them there ([`crate::extract::extract_module_then`]).
     pub modules: Vec<LoadedModule>,
-    /// The text of every file read (modules, config, package.json), by project-relative path.
+    /// The text of every file read (modules, config, package.json), by project-relative path;
+    /// of the MCP routes, a check that keeps no schemas ([`check_project_diagnostics`]) holds
+    /// only the texts of files its diagnostics point into.
     pub sources: BTreeMap<String, String>,
     /// Sorted by file, position, then code.
     pub diagnostics: Vec<Diagnostic>,
@@ -122,8 +125,15 @@ fn check_stages(
     // keep both threads busy while it goes on. The host matrices, which the hook check needs
     // at the end, are parsed beside the config, which takes less time than the walk. Unless a
     // watch loop keeps translations for its next check (which needs every route module loaded
-    // to key them), each route is translated in the task that extracts it.
+    // to key them), each route is translated in the task that extracts it. A check that keeps no
+    // schemas reports diagnostics only, so it keeps no MCP route's text either: it reads back
+    // the few its diagnostics point into (`project::texts`).
     let in_task = translation.is_none();
+    let keep = if discard_schemas {
+        KeepTexts::NotOfMcpRoutes
+    } else {
+        KeepTexts::All
+    };
     let (config, (mut loaded, translated, walk_diagnostics)) = rayon::join(
         || {
             let config = load_config(root, reader, options.targets.as_deref());
@@ -137,7 +147,7 @@ fn check_stages(
                 let translate = |source: &SourceModule, module: &ExtractedModule, text: &str| {
                     translate_in_task(&imported, source, module, text, discard_schemas)
                 };
-                load_modules_then(modules, reader, &translate)
+                load_modules_then(modules, reader, keep, &translate)
             } else {
                 (load_modules_from(modules, reader, cache), Vec::new())
             };
@@ -233,6 +243,7 @@ fn check_stages(
     }
     diagnostics::sort(&mut diagnostics);
     diagnostics.dedup();
+    read_released_again(root, reader, &loaded.released, &diagnostics, &mut sources);
 
     CheckReturn {
         graph: named.then_some(graph.graph),

@@ -118,7 +118,11 @@ mod tests {
         use_base_pages_from_start();
         assert_eq!(thp_enabled().as_deref(), Some("0"));
         restore_huge_pages();
-        assert_eq!(thp_enabled(), at_start, "restored to what the process started with");
+        assert_eq!(
+            thp_enabled(),
+            at_start,
+            "restored to what the process started with"
+        );
         use_base_pages();
         assert_eq!(thp_enabled().as_deref(), Some("0"));
         // Off before the first call, so the restore leaves it off.

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use super::model::SourceModule;
 use super::reader::{ReadFailure, SourceReader, read_text, unreadable};
+use super::texts::{KeepTexts, ReleasedTexts, TextDigest};
 use crate::diagnostics::Diagnostic;
 use crate::extract::{ExtractReturn, ExtractedModule, extract_module, extract_module_then};
 use crate::stamp::FileStamp;
@@ -34,8 +35,11 @@ pub struct LoadedModule {
 pub struct LoadReturn {
     /// One per discovered module, in discovery (path) order.
     pub modules: Vec<LoadedModule>,
-    /// The text of every module that could be read, by project-relative path.
+    /// The text of every module that could be read and whose text the load keeps
+    /// ([`KeepTexts`]), by project-relative path.
     pub texts: BTreeMap<String, String>,
+    /// The digest of every text the load read and did not keep.
+    pub released: ReleasedTexts,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -108,16 +112,18 @@ pub fn load_modules_from(
     let extract = |source: &SourceModule, text: &str| {
         (extract_module(&source.path, &source.kind, text), None::<()>)
     };
-    load_with(modules, reader, cache, &extract).0
+    load_with(modules, reader, cache, KeepTexts::All, &extract).0
 }
 
 /// [`load_modules_from`], running `then` in each file's task on the module it extracted (with
 /// the file's text) while the module's schema expressions are still in the thread's arena; the
-/// modules returned keep none of them ([`extract_module_then`]). `then`'s answers come in path
-/// order, one for each module that was read and answered.
+/// modules returned keep none of them ([`extract_module_then`]), and the texts `keep` leaves
+/// out are released there too. `then`'s answers come in path order, one for each module that
+/// was read and answered.
 pub fn load_modules_then<T: Send>(
     modules: impl ParallelIterator<Item = SourceModule>,
     reader: &dyn SourceReader,
+    keep: KeepTexts,
     then: &(impl Fn(&SourceModule, &ExtractedModule, &str) -> Option<T> + Sync),
 ) -> (LoadReturn, Vec<T>) {
     let extract = |source: &SourceModule, text: &str| {
@@ -125,7 +131,7 @@ pub fn load_modules_then<T: Send>(
             then(source, &extracted.module, text)
         })
     };
-    load_with(modules, reader, None, &extract)
+    load_with(modules, reader, None, keep, &extract)
 }
 
 /// How a load extracts one file's text: the extraction, and what else its task answers.
@@ -135,11 +141,12 @@ fn load_with<T: Send>(
     modules: impl ParallelIterator<Item = SourceModule>,
     reader: &dyn SourceReader,
     cache: Option<&ExtractionCache>,
+    keep: KeepTexts,
     extract: &Extract<'_, T>,
 ) -> (LoadReturn, Vec<T>) {
     let kept: Option<Kept> = cache.map(|cache| std::mem::take(&mut *cache.lock()));
     let mut results: Vec<(Loaded, Option<T>)> = modules
-        .map(|module| load_one(module, reader, kept.as_ref(), extract))
+        .map(|module| load_one(module, reader, kept.as_ref(), keep, extract))
         .collect();
     results.sort_unstable_by(|a, b| a.0.0.source.path.cmp(&b.0.0.source.path));
     let mut output = LoadReturn::default();
@@ -158,8 +165,14 @@ fn load_with<T: Send>(
                 next.insert(module.source.path.clone(), entry);
             }
         }
-        if let Some(text) = text {
-            output.texts.insert(module.source.path.clone(), text);
+        match text {
+            LoadedText::Kept(text) => {
+                output.texts.insert(module.source.path.clone(), text);
+            }
+            LoadedText::Released(digest) => {
+                output.released.insert(module.source.path.clone(), digest);
+            }
+            LoadedText::Unread => {}
         }
         output.diagnostics.extend(diagnostics);
         output.modules.push(module);
@@ -181,12 +194,21 @@ enum Entry {
     None,
 }
 
-type Loaded = (LoadedModule, Option<String>, Vec<Diagnostic>, Entry);
+/// What a load holds of one file's text once its task is done.
+enum LoadedText {
+    Kept(String),
+    Released(TextDigest),
+    /// The file could not be read.
+    Unread,
+}
+
+type Loaded = (LoadedModule, LoadedText, Vec<Diagnostic>, Entry);
 
 fn load_one<T>(
     source: SourceModule,
     reader: &dyn SourceReader,
     kept: Option<&Kept>,
+    keep: KeepTexts,
     extract: &Extract<'_, T>,
 ) -> (Loaded, Option<T>) {
     // A file that could not be read: an empty extraction, and the diagnostic that says why.
@@ -196,7 +218,10 @@ fn load_one<T>(
             ..ExtractedModule::default()
         });
         let loaded = LoadedModule { source, extracted };
-        ((loaded, None, vec![diagnostic], Entry::None), None)
+        (
+            (loaded, LoadedText::Unread, vec![diagnostic], Entry::None),
+            None,
+        )
     };
     let stamp = kept.and_then(|_| reader.settled_stamp(&source.absolute));
     let previous = kept.and_then(|kept| kept.get(&source.path));
@@ -206,7 +231,10 @@ fn load_one<T>(
         let extracted = Arc::clone(&previous.module);
         let (text, diagnostics) = (previous.text.clone(), previous.diagnostics.clone());
         let loaded = LoadedModule { source, extracted };
-        return ((loaded, Some(text), diagnostics, Entry::Kept), None);
+        return (
+            (loaded, LoadedText::Kept(text), diagnostics, Entry::Kept),
+            None,
+        );
     }
     match read_text(reader, &source.absolute, &source.path) {
         Ok(text) => {
@@ -231,11 +259,16 @@ fn load_one<T>(
                 })),
                 None => Entry::None,
             };
+            let text = if keep.keeps(&source.kind) {
+                LoadedText::Kept(text)
+            } else {
+                LoadedText::Released(TextDigest::of(&text))
+            };
             let loaded = LoadedModule {
                 source,
                 extracted: module,
             };
-            ((loaded, Some(text), diagnostics, entry), answer)
+            ((loaded, text, diagnostics, entry), answer)
         }
         Err(ReadFailure::Rejected(diagnostic)) => unread(source, *diagnostic),
         // Discovered a moment ago and gone now: report it like any other unreadable file.

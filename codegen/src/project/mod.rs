@@ -13,6 +13,7 @@ mod load;
 mod model;
 mod reader;
 pub mod support;
+mod texts;
 
 pub use config::{ConfigReturn, ProjectConfig, ServerMode, Target, load_config};
 pub(crate) use discover::is_symlink;
@@ -25,3 +26,4 @@ pub use load::{
 };
 pub use model::{LayoutScope, ModuleKind, SourceModule};
 pub use reader::{FsReader, ReadFailure, SourceReader, read_text};
+pub use texts::{KeepTexts, ReleasedTexts, TextDigest, read_released_again};
