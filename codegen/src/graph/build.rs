@@ -29,7 +29,8 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
     let mut diagnostics = Vec::new();
     let mut entries: BTreeMap<String, &LoadedModule> = BTreeMap::new();
     let mut owners: BTreeMap<String, &LoadedModule> = BTreeMap::new();
-    let mut unique: Vec<(&LoadedModule, Identity)> = Vec::new();
+    // Sized up front: most modules are routes, and each growth would copy them all again.
+    let mut unique: Vec<(&LoadedModule, Identity)> = Vec::with_capacity(modules.len());
     let mut projections: Vec<(&LoadedModule, String)> = Vec::new();
     for module in modules {
         let (identity, found) = identify(&module.source.path, &module.source.kind);
@@ -69,7 +70,7 @@ pub fn build_graph(config: &ProjectConfig, modules: &[LoadedModule]) -> GraphRet
                 )
         })
     };
-    let mut routes = Vec::new();
+    let mut routes = Vec::with_capacity(unique.len());
     let mut layouts = Vec::new();
     let mut providers = Vec::new();
     let mut plain_scripts = Vec::new();
