@@ -96,7 +96,7 @@ pub fn apply_app_declarations(
             continue;
         };
         let extracted = std::sync::Arc::make_mut(&mut module.extracted);
-        extracted.config = declared_config(config, server, app);
+        extracted.config = std::sync::Arc::new(declared_config(config, server, app));
         extracted.config_locations.clear();
         if let Some(location) = config.location(&format!("{}/resourceUri", app.pointer)) {
             extracted

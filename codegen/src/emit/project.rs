@@ -700,7 +700,7 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
             server: route.server.clone(),
             wire_name: route.wire_name.clone(),
             event: route.event.clone(),
-            config: route.config.clone(),
+            config: route.config.as_ref().clone(),
         })
         .collect();
     let plugin = &config.plugin;

@@ -2,6 +2,7 @@
 //! parallel task so that no later stage parses a file again.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
@@ -613,7 +614,8 @@ pub struct ExtractedModule {
     pub form: Option<RouteForm>,
     /// The static options object (the `defineTool` / `events.*` first argument or the
     /// `config` export) without `inputSchema`/`resultSchema`. Empty when absent or rejected.
-    pub config: Map<String, Value>,
+    /// Shared with the route graph's node of the module, which reads it as it is.
+    pub config: Arc<Map<String, Value>>,
     /// Where every value of `config` was written, keyed by JSON Pointer (`/resourceUri`,
     /// `/tools/0`), for diagnostics of later stages.
     pub config_locations: BTreeMap<String, Location>,

@@ -5,8 +5,10 @@
 //! Entry call: [`read_route`]. Invariant: a rejected config (AB4805/AB4806) leaves `config` and
 //! `config_locations` empty; schemas are captured regardless, since they are judged later.
 
+use std::sync::Arc;
+
 use oxc_ast::ast::{Expression, ObjectExpression, ObjectPropertyKind};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::definition::{DefaultAnalysis, Definition};
 use super::exports::{ConfigExport, ModuleExports, SchemaSource};
@@ -87,7 +89,7 @@ fn read_config_value<'a>(
     match reader.read(value, "") {
         Ok(Value::Object(config)) => {
             reader.locations.remove("");
-            module.config = config;
+            module.config = Arc::new(config);
             module.config_locations = reader.locations;
             ConfigState::Read
         }
@@ -130,6 +132,7 @@ fn read_options<'a>(
 ) -> (ConfigState, Option<Rejected>) {
     let mut reader = LiteralReader::new(Some(top), positions);
     let mut first_rejection = None;
+    let mut config = Map::new();
     for property in &options.properties {
         let property = match property {
             ObjectPropertyKind::ObjectProperty(property) => property,
@@ -165,15 +168,15 @@ fn read_options<'a>(
         });
         match read {
             Ok((key, value)) => {
-                module.config.insert(key, value);
+                config.insert(key, value);
             }
             Err(rejected) => first_rejection = Some(rejected),
         }
     }
     if first_rejection.is_some() {
-        module.config.clear();
         return (ConfigState::Rejected, first_rejection);
     }
+    module.config = Arc::new(config);
     module.config_locations = reader.locations;
     (ConfigState::Read, None)
 }

@@ -455,7 +455,7 @@ fn attach_projections(
         }
         route.cli_projection = Some(ToolCliProjection {
             path: path.clone(),
-            config: module.extracted.config.clone(),
+            config: module.extracted.config.as_ref().clone(),
         });
     }
 }

@@ -2,6 +2,8 @@
 //! `schemas/route-graph.schema.json`). Every list is sorted by id, so equal projects give
 //! byte-equal graphs.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -123,8 +125,8 @@ pub struct RouteNode {
     pub event: Option<String>,
     /// How the module declares itself; `None` when extraction recognised no form.
     pub form: Option<FormName>,
-    /// The static options object, without schemas.
-    pub config: Map<String, Value>,
+    /// The static options object, without schemas: the module's extracted one, shared.
+    pub config: Arc<Map<String, Value>>,
     pub schemas: RouteSchemas,
     /// A tool's colocated `<tool>.cli.ts`: how it appears as a command. Read by the command
     /// plan (`commands.rs`) into the manifest's `cli.commands`; not part of the graph's JSON.

@@ -152,8 +152,8 @@ fn apps_of_different_servers_may_share_a_uri() {
         "src/mcp/b/apps/y.tsx",
     ]);
     for module in &mut modules {
-        std::sync::Arc::make_mut(&mut module.extracted)
-            .config
+        let extracted = std::sync::Arc::make_mut(&mut module.extracted);
+        std::sync::Arc::make_mut(&mut extracted.config)
             .insert("resourceUri".into(), json!("ui://x"));
     }
     assert_eq!(

@@ -85,7 +85,7 @@ fn check_keys(event: &str, context: &CheckContext<'_>, diagnostics: &mut Vec<Dia
             Diagnostic::new(code, message, recovery).at(context.value_location(&format!("/{key}"))),
         );
     };
-    for (key, value) in config {
+    for (key, value) in config.iter() {
         match key.as_str() {
             "tools" if !TOOL_EVENTS.contains(&event) => report(
                 Code::AB4201,

@@ -28,7 +28,7 @@ export default defineTool(
     assert_eq!(module.form, Some(RouteForm::DefineTool));
     assert_eq!(module.default_export, DefaultExport::Definition);
     assert_eq!(
-        serde_json::Value::Object(module.config.clone()),
+        serde_json::Value::Object(module.config.as_ref().clone()),
         json!({"title": "Search", "annotations": {"readOnlyHint": true}})
     );
     let pointers: Vec<&str> = module.config_locations.keys().map(String::as_str).collect();
@@ -136,7 +136,7 @@ export default Search;
     assert_eq!(module.form, Some(RouteForm::ConfigExport));
     assert_eq!(module.default_export, DefaultExport::AsyncFunction);
     assert_eq!(
-        serde_json::Value::Object(module.config.clone()),
+        serde_json::Value::Object(module.config.as_ref().clone()),
         json!({"description": "Finds things"})
     );
     assert_eq!(

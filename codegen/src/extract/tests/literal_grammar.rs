@@ -14,7 +14,7 @@ fn config_of(prelude: &str, value: &str) -> (serde_json::Value, String) {
     let source = format!("{prelude}\nexport const config = {value};\n");
     let extracted = extract(&kind, &source);
     (
-        serde_json::Value::Object(extracted.module.config),
+        serde_json::Value::Object(extracted.module.config.as_ref().clone()),
         render_diagnostics(&extracted.diagnostics),
     )
 }
