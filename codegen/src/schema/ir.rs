@@ -165,8 +165,10 @@ pub enum Kind {
     },
     Optional(Box<Schema>),
     Nullable(Box<Schema>),
-    Default(Box<Schema>, Value),
-    Catch(Box<Schema>, Value),
+    /// The value boxed, as every large payload here: a `Value` is 80 bytes, and the largest
+    /// variant sets the size of every node, which translation moves by value level by level.
+    Default(Box<Schema>, Box<Value>),
+    Catch(Box<Schema>, Box<Value>),
     Readonly(Box<Schema>),
     /// A property made required by `.required()`.
     NonOptional(Box<Schema>),

@@ -64,8 +64,8 @@ impl<'a> Translator<'_, 'a> {
                     }
                 };
                 return Ok(match name {
-                    "catch" => base.wrap(|inner| Kind::Catch(inner, value)),
-                    _ => base.wrap(|inner| Kind::Default(inner, value)),
+                    "catch" => base.wrap(|inner| Kind::Catch(inner, Box::new(value))),
+                    _ => base.wrap(|inner| Kind::Default(inner, Box::new(value))),
                 });
             }
             "describe" => {

@@ -92,7 +92,7 @@ fn print_node_here(schema: &Schema, io: Io) -> Result<Map<String, Value>, Unrepr
         }
         Kind::Default(inner, value) | Kind::Catch(inner, value) => {
             let mut out = print_node(inner, io)?;
-            out.insert("default".to_owned(), value.clone());
+            out.insert("default".to_owned(), Value::clone(value));
             out
         }
         Kind::Readonly(inner) => {
