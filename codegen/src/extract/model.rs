@@ -448,7 +448,7 @@ impl<'m> Expr<'m> {
         self.node().span
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn kind(&self) -> ExprKind<'m> {
         let schemas = &self.module.schemas;
         match self.node().kind {
