@@ -27,7 +27,7 @@ fn route(id: &str, kind: RouteKind, source: &str, config: Value) -> EmitRoute {
         server,
         wire_name,
         event,
-        config: config.as_object().unwrap().clone(),
+        config: std::sync::Arc::new(config.as_object().unwrap().clone()),
     }
 }
 

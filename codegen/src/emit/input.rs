@@ -140,8 +140,9 @@ pub struct EmitRoute {
     pub wire_name: Option<String>,
     /// Event routes: the canonical event (`tool/after`).
     pub event: Option<String>,
-    /// The static options (without `inputSchema`/`resultSchema`).
-    pub config: Map<String, Value>,
+    /// The static options (without `inputSchema`/`resultSchema`), shared with the route graph's
+    /// node: a build reads them, never changes them.
+    pub config: Arc<Map<String, Value>>,
 }
 
 /// One generated MCP server, with what a declaration beside it adds.

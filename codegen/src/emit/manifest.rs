@@ -79,7 +79,7 @@ pub fn manifest_route(route: &EmitRoute, translated: Option<RouteSchemas>) -> Ro
         input: translated_input,
         result: translated_result,
     } = translated.unwrap_or_default();
-    let mut config = route.config.clone();
+    let mut config = route.config.as_ref().clone();
     let literal_input = config
         .shift_remove(LITERAL_INPUT_SCHEMA_KEY)
         .filter(|schema| schema.is_object() || schema.is_boolean());

@@ -700,7 +700,7 @@ pub fn emit_input(root: &std::path::Path, config: &ProjectConfig, graph: &RouteG
             server: route.server.clone(),
             wire_name: route.wire_name.clone(),
             event: route.event.clone(),
-            config: route.config.as_ref().clone(),
+            config: Arc::clone(&route.config),
         })
         .collect();
     let plugin = &config.plugin;
