@@ -26,7 +26,7 @@ use super::platform::{PlatformBinary, platform_binary_path, platform_launcher};
 use super::report::BuiltApp;
 use super::reuse::{EmitCache, ManifestCheck, StagedRoute};
 use super::route_check::RouteForCheck;
-use super::stage::stage_artifact_reusing;
+use super::stage::{check_written_route, stage_artifact_reusing};
 use super::worker_files::{SplitWorker, WORKER_COMMONJS_PATH, split_worker};
 use crate::diagnostics::Severity;
 use crate::matrix::{EventRoute, HostMatrix, resolve};
@@ -241,8 +241,10 @@ fn plan_artifact_reusing(
 
 /// Every route of the manifest, sorted by id and without its schemas, with its canonical text:
 /// the one `cache` kept for an equal route in the manifest in place, else written now. Each
-/// route is made, written and its schema forms dropped in one task, in parallel: the routes
-/// are nearly all of the manifest, and their forms never all exist at once.
+/// route is made, written, checked as the staged manifest's check in parts reads it
+/// ([`check_written_route`]) and its schema forms dropped in one task, in parallel: the routes
+/// are nearly all of the manifest, their forms never all exist at once, and each is checked
+/// while it is in cache.
 fn written_routes(
     input: &EmitInput,
     mut schemas: BTreeMap<String, EmitSchemas>,
@@ -254,9 +256,14 @@ fn written_routes(
         .map(|route| (route, schemas.remove(&route.id)))
         .collect();
     pending.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+    let serialize = |source| EmitError::Serialize {
+        what: "the manifest",
+        source,
+    };
     let written: Vec<WrittenRoute> = pending
         .into_par_iter()
-        .map(|(route, schemas)| {
+        .enumerate()
+        .map(|(index, (route, schemas))| {
             let mut route = manifest_route(route, schemas.map(EmitSchemas::into_projected));
             let (fragment, staged) = match cache.and_then(|cache| cache.kept_fragment(&route)) {
                 Some(text) => {
@@ -264,15 +271,16 @@ fn written_routes(
                     (Fragment::Kept(text), Some(staged))
                 }
                 None => {
-                    let item = canonical_member_item(&route)?;
+                    let item = canonical_member_item(&route).map_err(serialize)?;
                     // A watch loop keeps each new route whole, to know an equal one in the
                     // next build.
                     let staged = cache.map(|_| {
                         StagedRoute::Written(Box::new(route.clone()), item.text.as_str().into())
                     });
-                    let check = RouteForCheck::taking_forms(&mut route, item.depth)?;
-                    let text = item.text;
-                    (Fragment::Written { text, check }, staged)
+                    let check =
+                        RouteForCheck::taking_forms(&mut route, item.depth).map_err(serialize)?;
+                    check_written_route(MANIFEST_FILE_NAME, index, &check)?;
+                    (Fragment::Written(item.text), staged)
                 }
             };
             route.schemas = Default::default();
@@ -282,11 +290,7 @@ fn written_routes(
                 staged,
             })
         })
-        .collect::<Result<_, serde_json::Error>>()
-        .map_err(|source| EmitError::Serialize {
-            what: "the manifest",
-            source,
-        })?;
+        .collect::<Result<_, EmitError>>()?;
     let mut routes = Vec::with_capacity(written.len());
     let mut fragments = Vec::with_capacity(written.len());
     let mut kept = Vec::new();
@@ -346,20 +350,10 @@ impl ManifestText {
     /// How many routes' texts were written for this manifest; the others were kept from the
     /// manifest in place (a watch loop's rebuild).
     pub fn written_route_count(&self) -> usize {
-        self.written_routes().len()
-    }
-
-    /// Each route whose text was written for this manifest (not kept from the one in place),
-    /// with its index in `routes`, as its schema check reads it.
-    fn written_routes(&self) -> Vec<(usize, &RouteForCheck)> {
         self.routes
             .iter()
-            .enumerate()
-            .filter_map(|(index, fragment)| match fragment {
-                Fragment::Written { check, .. } => Some((index, check)),
-                Fragment::Kept(_) => None,
-            })
-            .collect()
+            .filter(|fragment| matches!(fragment, Fragment::Written(_)))
+            .count()
     }
 }
 
@@ -373,19 +367,19 @@ impl std::fmt::Display for ManifestText {
     }
 }
 
-/// A route's canonical text in the manifest: kept from the manifest in place, or written now,
-/// with what its schema check reads.
+/// A route's canonical text in the manifest: kept from the manifest in place, or written (and
+/// checked) now.
 #[derive(Debug)]
 enum Fragment {
     Kept(Arc<str>),
-    Written { text: String, check: RouteForCheck },
+    Written(String),
 }
 
 impl Fragment {
     fn text(&self) -> &str {
         match self {
             Fragment::Kept(text) => text,
-            Fragment::Written { text, .. } => text,
+            Fragment::Written(text) => text,
         }
     }
 }
@@ -485,7 +479,6 @@ fn stage_planned(
 ) -> Result<EmitReturn, EmitError> {
     let check = ManifestCheck {
         without_routes: &artifact.manifest_without_routes,
-        new_routes: artifact.manifest_text.written_routes(),
     };
     stage_artifact_reusing(
         &artifact.files,

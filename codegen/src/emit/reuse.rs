@@ -27,7 +27,6 @@ use serde_json::Value;
 
 use super::error::EmitError;
 use super::plan::{FilePlan, sha256_hex};
-use super::route_check::RouteForCheck;
 pub(super) use crate::stamp::FileStamp;
 
 /// One file of the artifact in place.
@@ -88,15 +87,14 @@ pub(super) enum StagedRoute {
     Written(Box<Route>, Arc<str>),
 }
 
-/// What the schema check of a manifest covers: the manifest with no routes, and each route
-/// whose fragment was written for it. A kept fragment belongs to a route that passed the check
-/// in a manifest verified before, and the manifest schema judges each route alone (see
+/// What the schema check of a staged manifest covers: the manifest with no routes. Each route
+/// whose fragment was written for it was checked in the task that wrote it
+/// (`stage::check_written_route`), a kept fragment belongs to a route that passed the check in
+/// a manifest verified before, and the manifest schema judges each route alone (see
 /// [`super::stage`]), so the verdict is that of checking the whole manifest.
 #[derive(Debug)]
 pub(super) struct ManifestCheck<'a> {
     pub without_routes: &'a Value,
-    /// Each newly written route as its check reads it, with its index in `routes`.
-    pub new_routes: Vec<(usize, &'a RouteForCheck)>,
 }
 
 #[derive(Debug, Default)]

@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use abgen_runtime::manifest::{
     FileEntry, HookRoute, HookView, MANIFEST_FILE_NAME, MANIFEST_VERSION,
 };
-use rayon::prelude::*;
 use serde::Deserialize as _;
 
 use super::error::EmitError;
@@ -26,7 +25,7 @@ use super::failpoint::Failpoint;
 use super::output::{ASIDE_TAG, OutputClaim, STAGING_TAG, check_owned, has_manifest, sibling};
 use super::plan::FilePlan;
 use super::reuse::{EmitCache, FileStamp, InPlace, ManifestCheck};
-use super::route_check::SERDE_JSON_MAX_DEPTH;
+use super::route_check::{RouteForCheck, SERDE_JSON_MAX_DEPTH};
 
 /// Writes `plan` and then `manifest` (its bytes, under `manifest_path`) into a staging sibling
 /// of the claimed output, and swaps it in. The manifest staged is checked against its schema
@@ -403,31 +402,25 @@ fn check_manifest_file(manifest_path: &str, manifest_file: &Path) -> Result<(), 
 }
 
 /// The manifest being staged, checked in parts with `check`, as the hook client reads it and
-/// against its schema: the manifest without its routes, then each route whose fragment is new
-/// (every route, but for a rebuild) against `#/$defs/route`. That is the whole check's verdict
-/// because the schema judges each route alone: `routes` is `{"type": "array", "items":
-/// {"$ref": "#/$defs/route"}}`, and no keyword anywhere looks across items or through a dynamic
+/// against its schema: here the manifest without its routes; each route whose fragment is new
+/// (every route, but for a rebuild) was checked against `#/$defs/route` by
+/// [`check_written_route`] in the task that wrote it. That is the whole check's verdict because
+/// the schema judges each route alone: `routes` is `{"type": "array", "items": {"$ref":
+/// "#/$defs/route"}}`, and no keyword anywhere looks across items or through a dynamic
 /// reference (`uniqueItems`, `contains`, `unevaluatedItems`, `$dynamicRef`;
 /// `manifest_schema_judges_each_route_alone` keeps it so), while every kept fragment is the
 /// text of a route equal to one that passed in a manifest verified before. The hook client's
 /// read is checked the same way: the manifest without its routes read as its hook view, and
-/// each new route as a hook route. Each new route is read as [`super::route_check`] says: the
-/// nesting its writer counted, and the route itself with its schema forms emptied. JSON
-/// composes: an array of values that each parse is a value, and the staged bytes are those
-/// pieces (`canonical_json_tests` holds the pieces equal to the whole document), so that is the
-/// verdict of reading the staged file whole, which a build without a check still does.
+/// each new route as a hook route. JSON composes: an array of values that each parse is a
+/// value, and the staged bytes are those pieces (`canonical_json_tests` holds the pieces equal
+/// to the whole document), so that is the verdict of reading the staged file whole, which a
+/// build without a check still does.
 fn check_manifest_parts(manifest_path: &str, check: &ManifestCheck<'_>) -> Result<(), EmitError> {
-    let broken = |error: jsonschema::ValidationError<'_>, at: &str| {
-        manifest_schema_broken(manifest_path, &error, at)
-    };
-    let unreadable = |error: &dyn std::fmt::Display| {
-        EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
-    };
     if let Some(error) = manifest_validator()
         .iter_errors(check.without_routes)
         .next()
     {
-        return Err(broken(error, ""));
+        return Err(manifest_schema_broken(manifest_path, &error, ""));
     }
     let view = HookView::deserialize(check.without_routes).map_err(|e| unreadable(&e))?;
     if view.manifest_version != MANIFEST_VERSION {
@@ -436,24 +429,39 @@ fn check_manifest_parts(manifest_path: &str, check: &ManifestCheck<'_>) -> Resul
             view.manifest_version
         )));
     }
-    check
-        .new_routes
-        .par_iter()
-        .map(|(index, route)| {
-            if !route.readable() {
-                return Err(EmitError::StagedTreeMismatch(format!(
-                    "{manifest_path} nests `/routes/{index}` {} arrays and objects deep, and its reader reads at most {SERDE_JSON_MAX_DEPTH}",
-                    route.depth
-                )));
-            }
-            if let Some(error) = route_validator().iter_errors(&route.value).next() {
-                return Err(broken(error, &format!("/routes/{index}")));
-            }
-            // What the hook client reads of a route: its id and config (no schema form).
-            HookRoute::deserialize(&route.value).map_err(|e| unreadable(&e))?;
-            Ok(())
-        })
-        .collect()
+    Ok(())
+}
+
+/// The route at `/routes/<index>` of the manifest at `manifest_path`, newly written, as the
+/// manifest's check in parts reads it ([`check_manifest_parts`]): read as
+/// [`super::route_check`] says (the nesting its writer counted, and the route itself with its
+/// schema forms emptied), against `#/$defs/route` and as the hook client reads a route.
+pub(super) fn check_written_route(
+    manifest_path: &str,
+    index: usize,
+    route: &RouteForCheck,
+) -> Result<(), EmitError> {
+    if !route.readable() {
+        return Err(EmitError::StagedTreeMismatch(format!(
+            "{manifest_path} nests `/routes/{index}` {} arrays and objects deep, and its reader reads at most {SERDE_JSON_MAX_DEPTH}",
+            route.depth
+        )));
+    }
+    if let Some(error) = route_validator().iter_errors(&route.value).next() {
+        return Err(manifest_schema_broken(
+            manifest_path,
+            &error,
+            &format!("/routes/{index}"),
+        ));
+    }
+    // What the hook client reads of a route: its id and config (no schema form).
+    HookRoute::deserialize(&route.value).map_err(|e| unreadable(&e))?;
+    Ok(())
+}
+
+/// The staged manifest fails the hook client's reading of it.
+fn unreadable(error: &dyn std::fmt::Display) -> EmitError {
+    EmitError::StagedTreeMismatch(format!("the hook client cannot read the manifest: {error}"))
 }
 
 /// The manifest's own schema, compiled once: the run-time contract is checked before any

@@ -206,27 +206,26 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
         value: serde_json::json!({ "id": 3 }),
         depth: 3,
     };
-    let check = crate::emit::reuse::ManifestCheck {
-        without_routes: &without_routes,
-        new_routes: vec![(7, &route)],
-    };
-    let plan = FilePlan::default();
-    let verify = |check: Option<&crate::emit::reuse::ManifestCheck<'_>>| match check {
-        Some(check) => super::check_manifest_parts("abgen.manifest.json", check),
-        None => super::verify_documents(&plan, "abgen.manifest.json", temp.path(), false),
-    };
-    let error = verify(Some(&check)).unwrap_err();
+    let error = super::check_written_route("abgen.manifest.json", 7, &route).unwrap_err();
     assert!(
         error
             .to_string()
             .contains("breaks schemas/abgen-manifest.schema.json at `/routes/7"),
         "{error}"
     );
+    let plan = FilePlan::default();
+    let verify = |check: Option<&crate::emit::reuse::ManifestCheck<'_>>| match check {
+        Some(check) => super::check_manifest_parts("abgen.manifest.json", check),
+        None => super::verify_documents(&plan, "abgen.manifest.json", temp.path(), false),
+    };
+    let check = crate::emit::reuse::ManifestCheck {
+        without_routes: &without_routes,
+    };
+    assert!(verify(Some(&check)).is_ok());
     let mut broken = without_routes.clone();
     broken["react"] = "next".into();
     let check = crate::emit::reuse::ManifestCheck {
         without_routes: &broken,
-        new_routes: Vec::new(),
     };
     let error = verify(Some(&check)).unwrap_err();
     assert!(error.to_string().contains("at `/react`"), "{error}");
@@ -236,11 +235,7 @@ fn a_manifest_checked_in_parts_names_the_route_that_breaks_its_schema() {
         value: serde_json::json!({ "id": 3 }),
         depth: 128,
     };
-    let check = crate::emit::reuse::ManifestCheck {
-        without_routes: &without_routes,
-        new_routes: vec![(2, &deep)],
-    };
-    let error = verify(Some(&check)).unwrap_err();
+    let error = super::check_written_route("abgen.manifest.json", 2, &deep).unwrap_err();
     assert!(
         error
             .to_string()
