@@ -30,8 +30,7 @@
 //! keys did not come sorted is reordered once its last member is written (the text of a member
 //! does not depend on where it stands among its siblings).
 
-use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -103,10 +102,24 @@ type Error = serde_json::Error;
 
 /// Writes any serializable value as canonical JSON followed by a newline.
 pub fn serialize_canonical<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    let mut out = String::new();
-    value.serialize(Writer::new(&mut out, 0, Position::Data, None))?;
+    let mut out = write_document(value, 0, Position::Data, None)?.text;
     out.push('\n');
     Ok(out)
+}
+
+/// Writes `value` standing in `position` at `depth`.
+fn write_document<T: Serialize + ?Sized>(
+    value: &T,
+    depth: usize,
+    position: Position,
+    splice: Option<&Splice>,
+) -> Result<Output, Error> {
+    let mut output = Output {
+        deepest: depth,
+        ..Output::default()
+    };
+    value.serialize(Writer::new(&mut output, depth, position, splice))?;
+    Ok(output)
 }
 
 /// Writes `value` as canonical JSON followed by a newline.
@@ -117,10 +130,9 @@ pub fn to_canonical_json(value: &Value) -> String {
 /// Writes a JSON Schema document (its `properties` kept in order) as canonical JSON followed by
 /// a newline.
 pub fn schema_to_canonical_json(schema: &Value) -> String {
-    let mut out = String::new();
-    schema
-        .serialize(Writer::new(&mut out, 0, Position::Schema, None))
-        .expect("a JSON value has string keys");
+    let mut out = write_document(schema, 0, Position::Schema, None)
+        .expect("a JSON value has string keys")
+        .text;
     out.push('\n');
     out
 }
@@ -129,13 +141,12 @@ pub fn schema_to_canonical_json(schema: &Value) -> String {
 /// written as [`serialize_canonical`] writes it there: a fragment for
 /// [`serialize_canonical_spliced`].
 pub fn canonical_member_item<T: Serialize + ?Sized>(item: &T) -> Result<WrittenItem, Error> {
-    let mut text = String::new();
     const ITEM_DEPTH: usize = 2;
-    let outer = DEEPEST.replace(ITEM_DEPTH);
-    let written = item.serialize(Writer::new(&mut text, ITEM_DEPTH, Position::Data, None));
-    let depth = DEEPEST.replace(outer);
-    written?;
-    Ok(WrittenItem { text, depth })
+    let written = write_document(item, ITEM_DEPTH, Position::Data, None)?;
+    Ok(WrittenItem {
+        text: written.text,
+        depth: written.deepest,
+    })
 }
 
 /// An item written by [`canonical_member_item`].
@@ -157,12 +168,11 @@ pub fn serialize_canonical_spliced<T: Serialize + ?Sized>(
     member: &'static str,
 ) -> Result<Spliced, Error> {
     debug_assert!(!SCHEMA_ROOT_KEYS.contains(&member), "a data member");
-    let mut text = String::new();
     let splice = Splice {
         member,
         at: Cell::new(None),
     };
-    document.serialize(Writer::new(&mut text, 0, Position::Data, Some(&splice)))?;
+    let mut text = write_document(document, 0, Position::Data, Some(&splice))?.text;
     let Some(items_at) = splice.at.get() else {
         return Err(Error::custom(format!(
             "the spliced document has no member `{member}`"
@@ -262,11 +272,17 @@ impl Position {
 
 /// Starts a member or item of a container at `depth`: a line of its own, indented.
 fn new_line(out: &mut String, depth: usize) {
-    out.push('\n');
-    let mut width = depth * INDENT.len();
+    let width = depth * INDENT.len();
+    // One copy for the line break and the indentation of any depth up to 64.
+    if let Some(line) = NEW_LINE.get(..=width) {
+        out.push_str(line);
+        return;
+    }
+    out.push_str(NEW_LINE);
+    let mut width = width - (NEW_LINE.len() - 1);
     while width > 0 {
-        let run = width.min(SPACES.len());
-        out.push_str(&SPACES[..run]);
+        let run = width.min(NEW_LINE.len() - 1);
+        out.push_str(&NEW_LINE[1..=run]);
         width -= run;
     }
 }
@@ -274,17 +290,26 @@ fn new_line(out: &mut String, depth: usize) {
 /// One level of indentation.
 const INDENT: &str = "  ";
 
-/// Spaces to indent with, written a run at a time.
-const SPACES: &str = match std::str::from_utf8(&[b' '; 64]) {
-    Ok(spaces) => spaces,
-    Err(_) => panic!("spaces are UTF-8"),
+/// A line break and the spaces to indent the next line with, written a run at a time.
+const NEW_LINE: &str = match std::str::from_utf8(&NEW_LINE_BYTES) {
+    Ok(line) => line,
+    Err(_) => panic!("a line break and spaces are UTF-8"),
 };
 
-fn write_string(out: &mut String, text: &str) {
+const NEW_LINE_BYTES: [u8; 129] = {
+    let mut line = [b' '; 129];
+    line[0] = b'\n';
+    line
+};
+
+/// Writes `text` as a JSON string; whether any of its characters was escaped.
+fn write_string(out: &mut String, text: &str) -> bool {
     out.reserve(text.len() + 2);
     out.push('"');
     let mut rest = text;
+    let mut escaped = false;
     while let Some(stop) = string_stop(rest.as_bytes()) {
+        escaped = true;
         // Every byte that stops the plain text is ASCII, so `stop` lies on a character boundary.
         out.push_str(&rest[..stop]);
         let byte = rest.as_bytes()[stop];
@@ -304,6 +329,7 @@ fn write_string(out: &mut String, text: &str) {
     }
     out.push_str(rest);
     out.push('"');
+    escaped
 }
 
 /// 2^53: above it not every integer is a representable float, so the float form is kept.
@@ -315,7 +341,7 @@ fn write_float(out: &mut String, float: f64) {
     } else if float.fract() == 0.0 && float.abs() < MAX_SAFE_FLOAT_INTEGER {
         #[expect(clippy::cast_possible_truncation, reason = "integral and below 2^53")]
         let integral = float as i64;
-        let _ = write!(out, "{integral}");
+        out.push_str(itoa::Buffer::new().format(integral));
     } else if let Some(number) = Number::from_f64(float) {
         // serde_json prints the shortest representation that reads back to the same f64.
         let _ = write!(out, "{number}");
@@ -324,7 +350,7 @@ fn write_float(out: &mut String, float: f64) {
 
 /// Writes one value at `depth`, standing in `position`.
 struct Writer<'a> {
-    out: &'a mut String,
+    out: &'a mut Output,
     depth: usize,
     position: Position,
     /// Set only for the top-level document of [`serialize_canonical_spliced`].
@@ -333,7 +359,7 @@ struct Writer<'a> {
 
 impl<'a> Writer<'a> {
     fn new(
-        out: &'a mut String,
+        out: &'a mut Output,
         depth: usize,
         position: Position,
         splice: Option<&'a Splice>,
@@ -346,23 +372,23 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// An object of about `len` members.
-    fn object(self, len: usize) -> Object<'a> {
-        opened_at(self.depth);
+    fn object(self) -> Object<'a> {
+        self.out.opened_at(self.depth);
         Object {
-            start: self.out.len(),
+            start: self.out.text.len(),
+            base: self.out.members.len(),
             out: self.out,
             depth: self.depth,
             position: self.position,
             splice: self.splice,
-            members: Vec::with_capacity(len),
+            len: 0,
             sorted: true,
             key: None,
         }
     }
 
     fn array(self) -> Array<'a> {
-        opened_at(self.depth);
+        self.out.opened_at(self.depth);
         Array {
             out: self.out,
             depth: self.depth,
@@ -374,11 +400,11 @@ impl<'a> Writer<'a> {
     /// The writer of the value of a variant that is not a unit, inside the object of one
     /// member `{ "<variant>": … }` that [`close_variant`] closes.
     fn open_variant(self, variant: &'static str) -> Writer<'a> {
-        opened_at(self.depth);
-        self.out.push('{');
-        new_line(self.out, self.depth + 1);
-        write_string(self.out, variant);
-        self.out.push_str(": ");
+        self.out.opened_at(self.depth);
+        self.out.text.push('{');
+        new_line(&mut self.out.text, self.depth + 1);
+        write_string(&mut self.out.text, variant);
+        self.out.text.push_str(": ");
         Writer::new(
             self.out,
             self.depth + 1,
@@ -406,7 +432,7 @@ impl<'a> ser::Serializer for Writer<'a> {
     type SerializeStructVariant = Variant<Object<'a>>;
 
     fn serialize_bool(self, value: bool) -> Result<(), Error> {
-        self.out.push_str(if value { "true" } else { "false" });
+        self.out.text.push_str(if value { "true" } else { "false" });
         Ok(())
     }
 
@@ -423,7 +449,7 @@ impl<'a> ser::Serializer for Writer<'a> {
     }
 
     fn serialize_i64(self, value: i64) -> Result<(), Error> {
-        let _ = write!(self.out, "{value}");
+        self.out.text.push_str(itoa::Buffer::new().format(value));
         Ok(())
     }
 
@@ -447,7 +473,7 @@ impl<'a> ser::Serializer for Writer<'a> {
     }
 
     fn serialize_u64(self, value: u64) -> Result<(), Error> {
-        let _ = write!(self.out, "{value}");
+        self.out.text.push_str(itoa::Buffer::new().format(value));
         Ok(())
     }
 
@@ -460,7 +486,7 @@ impl<'a> ser::Serializer for Writer<'a> {
     }
 
     fn serialize_f64(self, value: f64) -> Result<(), Error> {
-        write_float(self.out, value);
+        write_float(&mut self.out.text, value);
         Ok(())
     }
 
@@ -469,7 +495,7 @@ impl<'a> ser::Serializer for Writer<'a> {
     }
 
     fn serialize_str(self, value: &str) -> Result<(), Error> {
-        write_string(self.out, value);
+        write_string(&mut self.out.text, value);
         Ok(())
     }
 
@@ -490,7 +516,7 @@ impl<'a> ser::Serializer for Writer<'a> {
     }
 
     fn serialize_unit(self) -> Result<(), Error> {
-        self.out.push_str("null");
+        self.out.text.push_str("null");
         Ok(())
     }
 
@@ -526,7 +552,7 @@ impl<'a> ser::Serializer for Writer<'a> {
         let inner = self.open_variant(variant);
         let (position, out) = (inner.position, inner.out);
         value.serialize(Writer::new(&mut *out, depth + 1, position, None))?;
-        close_variant(out, depth);
+        close_variant(&mut out.text, depth);
         Ok(())
     }
 
@@ -556,12 +582,12 @@ impl<'a> ser::Serializer for Writer<'a> {
         })
     }
 
-    fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>, Error> {
-        Ok(self.object(len.unwrap_or(0)))
+    fn serialize_map(self, _len: Option<usize>) -> Result<Object<'a>, Error> {
+        Ok(self.object())
     }
 
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Object<'a>, Error> {
-        Ok(self.object(len))
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Object<'a>, Error> {
+        Ok(self.object())
     }
 
     fn serialize_struct_variant(
@@ -569,11 +595,11 @@ impl<'a> ser::Serializer for Writer<'a> {
         _name: &'static str,
         _index: u32,
         variant: &'static str,
-        len: usize,
+        _len: usize,
     ) -> Result<Variant<Object<'a>>, Error> {
         let depth = self.depth;
         Ok(Variant {
-            inner: self.open_variant(variant).object(len),
+            inner: self.open_variant(variant).object(),
             depth,
         })
     }
@@ -585,7 +611,7 @@ fn out_of_range<E>(_: E) -> Error {
 
 /// The items of an array, each on a line of its own.
 struct Array<'a> {
-    out: &'a mut String,
+    out: &'a mut Output,
     depth: usize,
     /// Where every item stands.
     position: Position,
@@ -594,9 +620,9 @@ struct Array<'a> {
 
 impl<'a> Array<'a> {
     fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.out.push(if self.empty { '[' } else { ',' });
+        self.out.text.push(if self.empty { '[' } else { ',' });
         self.empty = false;
-        new_line(self.out, self.depth + 1);
+        new_line(&mut self.out.text, self.depth + 1);
         value.serialize(Writer::new(
             &mut *self.out,
             self.depth + 1,
@@ -606,12 +632,12 @@ impl<'a> Array<'a> {
     }
 
     /// Closes the array; hands back the output.
-    fn finish(self) -> &'a mut String {
+    fn finish(self) -> &'a mut Output {
         if self.empty {
-            self.out.push_str("[]");
+            self.out.text.push_str("[]");
         } else {
-            new_line(self.out, self.depth);
-            self.out.push(']');
+            new_line(&mut self.out.text, self.depth);
+            self.out.text.push(']');
         }
         self.out
     }
@@ -662,118 +688,222 @@ impl ser::SerializeTupleStruct for Array<'_> {
 /// One member written into [`Object::out`]: its key and where its text (from the line break
 /// before the key to the end of the value) lies.
 struct Member {
-    key: Cow<'static, str>,
+    key: MemberKey,
     start: usize,
     end: usize,
     /// The member [`Splice`] writes; nothing of it is in `out` until the object is finished.
     spliced: bool,
 }
 
+/// A member's key, for ordering the members: a struct's field name, or a map's key.
+enum MemberKey {
+    Field(&'static str),
+    /// A map key written without an escape: the key is the text `out[at..at + len]`, so it is
+    /// not copied.
+    Written {
+        at: usize,
+        len: usize,
+    },
+    /// A map key with an escaped character, or the key of the member the splice leaves out of
+    /// `out`.
+    Owned(String),
+}
+
+impl MemberKey {
+    /// The key, read from `out` if it was written there.
+    fn text<'k>(&'k self, out: &'k str) -> &'k str {
+        match self {
+            MemberKey::Field(key) => key,
+            MemberKey::Written { at, len } => &out[*at..*at + *len],
+            MemberKey::Owned(key) => key,
+        }
+    }
+}
+
 /// The members of an object, written as they come and sorted by key at the end unless the
-/// object keeps its insertion order.
+/// object keeps its insertion order. Its [`Member`]s are the top of [`Output::members`], from
+/// `base` on.
 struct Object<'a> {
-    out: &'a mut String,
+    out: &'a mut Output,
     depth: usize,
     /// Where the object stands (its members' positions follow from it).
     position: Position,
     splice: Option<&'a Splice>,
     /// Where the object's text begins in `out`.
     start: usize,
-    members: Vec<Member>,
+    /// Where the object's members begin in [`Output::members`].
+    base: usize,
+    /// How many members it has so far.
+    len: usize,
     /// The members came in key order so far.
     sorted: bool,
-    /// A map's key, between `serialize_key` and `serialize_value`.
-    key: Option<String>,
+    /// A map's key, written between `serialize_key` and `serialize_value`.
+    key: Option<(usize, MemberKey, bool)>,
 }
 
 impl<'a> Object<'a> {
-    fn member<T: Serialize + ?Sized>(
-        &mut self,
-        key: Cow<'static, str>,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.out
-            .push(if self.members.is_empty() { '{' } else { ',' });
-        let start = self.out.len();
+    /// Writes what comes before a member's key: `{` or `,`; where the member's text starts.
+    fn open_member(&mut self) -> usize {
+        self.out.text.push(if self.len == 0 { '{' } else { ',' });
+        self.out.text.len()
+    }
+
+    /// A struct field.
+    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        let start = self.open_member();
         let spliced = self.splice.is_some_and(|splice| splice.member == key);
         if !spliced {
-            new_line(self.out, self.depth + 1);
-            write_string(self.out, &key);
-            self.out.push_str(": ");
-            value.serialize(Writer::new(
-                &mut *self.out,
-                self.depth + 1,
-                self.position.of_member(&key),
-                None,
-            ))?;
+            new_line(&mut self.out.text, self.depth + 1);
+            write_string(&mut self.out.text, key);
+            self.out.text.push_str(": ");
+            self.value(key, value)?;
         }
-        if let Some(last) = self.members.last() {
-            self.sorted &= last.key < key;
+        let key = if spliced {
+            MemberKey::Owned(key.to_owned())
+        } else {
+            MemberKey::Field(key)
+        };
+        self.push(key, start, spliced);
+        Ok(())
+    }
+
+    /// A map key: written at once, so that it need not be kept apart from the text.
+    fn map_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        let start = self.open_member();
+        new_line(&mut self.out.text, self.depth + 1);
+        let at = self.out.text.len() + 1;
+        let escaped = key.serialize(KeyWriter(&mut self.out.text))?;
+        let mut key = match escaped {
+            Some(key) => MemberKey::Owned(key),
+            None => MemberKey::Written {
+                at,
+                len: self.out.text.len() - 1 - at,
+            },
+        };
+        let spliced = self
+            .splice
+            .is_some_and(|splice| splice.member == key.text(&self.out.text));
+        if spliced {
+            key = MemberKey::Owned(key.text(&self.out.text).to_owned());
+            self.out.text.truncate(start);
+        } else {
+            self.out.text.push_str(": ");
         }
-        self.members.push(Member {
+        self.key = Some((start, key, spliced));
+        Ok(())
+    }
+
+    /// The value of the map key written last.
+    fn map_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let (start, key, spliced) = self
+            .key
+            .take()
+            .ok_or_else(|| Error::custom("a map value without a key"))?;
+        if !spliced {
+            let position = self.position.of_member(key.text(&self.out.text));
+            self.write_value(position, value)?;
+        }
+        self.push(key, start, spliced);
+        Ok(())
+    }
+
+    fn value<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
+        self.write_value(self.position.of_member(key), value)
+    }
+
+    fn write_value<T: Serialize + ?Sized>(
+        &mut self,
+        position: Position,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(Writer::new(&mut *self.out, self.depth + 1, position, None))
+    }
+
+    /// Records the member that starts at `start` and ends here.
+    fn push(&mut self, key: MemberKey, start: usize, spliced: bool) {
+        let Output { text, members, .. } = &mut *self.out;
+        if self.len > 0
+            && let Some(last) = members.last()
+        {
+            self.sorted &= last.key.text(text) < key.text(text);
+        }
+        members.push(Member {
             key,
             start,
-            end: self.out.len(),
+            end: text.len(),
             spliced,
         });
-        Ok(())
+        self.len += 1;
     }
 
     /// Sorts the members unless the object keeps its order or they came sorted, writes the
     /// spliced member (left out until now, so that the order of the others is settled without
     /// moving it), closes the object and hands back the output.
-    fn finish(self) -> &'a mut String {
-        let out = self.out;
-        if self.members.is_empty() {
-            out.push_str("{}");
-            return out;
+    fn finish(self) -> &'a mut Output {
+        let output = self.out;
+        if self.len == 0 {
+            output.text.push_str("{}");
+            return output;
         }
-        let spliced = self.members.iter().any(|member| member.spliced);
+        let Output {
+            text: out,
+            members,
+            scratch,
+            ..
+        } = &mut *output;
+        let mine = &mut members[self.base..];
+        let spliced = mine.iter().any(|member| member.spliced);
         if spliced || !(self.sorted || self.position.keeps_order()) {
-            let mut members = self.members;
             if !self.position.keeps_order() {
-                members.sort_by(|a, b| a.key.cmp(&b.key));
+                let text: &str = out;
+                mine.sort_by(|a, b| a.key.text(text).cmp(b.key.text(text)));
             }
             // `{` and then the members, each but the first after a comma.
             let body = self.start + 1;
-            SCRATCH.with_borrow_mut(|scratch| {
-                scratch.clear();
-                scratch.push_str(&out[body..]);
-                out.truncate(body);
-                for (index, member) in members.iter().enumerate() {
-                    if index > 0 {
-                        out.push(',');
-                    }
-                    match self.splice {
-                        Some(splice) if member.spliced => {
-                            new_line(out, self.depth + 1);
-                            write_string(out, &member.key);
-                            out.push_str(": ");
-                            splice.write(out);
-                        }
-                        _ => out.push_str(&scratch[member.start - body..member.end - body]),
-                    }
+            scratch.clear();
+            scratch.push_str(&out[body..]);
+            out.truncate(body);
+            for (index, member) in mine.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
                 }
-            });
+                match (self.splice, &member.key) {
+                    (Some(splice), MemberKey::Owned(key)) if member.spliced => {
+                        new_line(out, self.depth + 1);
+                        write_string(out, key);
+                        out.push_str(": ");
+                        splice.write(out);
+                    }
+                    _ => out.push_str(&scratch[member.start - body..member.end - body]),
+                }
+            }
         }
+        members.truncate(self.base);
         new_line(out, self.depth);
         out.push('}');
-        out
+        output
     }
 }
 
-thread_local! {
-    /// The members of the object being reordered: one buffer per thread, reused.
-    static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
-    /// The most containers open at once in the item [`canonical_member_item`] is writing on
-    /// this thread.
-    static DEEPEST: Cell<usize> = const { Cell::new(0) };
+/// What a writer writes into: the text, and what it keeps while writing it.
+#[derive(Default)]
+struct Output {
+    text: String,
+    /// The members of the objects being written, innermost last: objects nest, so one stack
+    /// serves all of them without an allocation per object.
+    members: Vec<Member>,
+    /// The members of the object being reordered.
+    scratch: String,
+    /// The most containers open at once so far.
+    deepest: usize,
 }
 
-/// Notes an array or object opened by a writer at `depth`: `depth` containers are open around
-/// it.
-fn opened_at(depth: usize) {
-    DEEPEST.set(DEEPEST.get().max(depth + 1));
+impl Output {
+    /// Notes an array or object opened by a writer at `depth`: `depth` containers are open
+    /// around it.
+    fn opened_at(&mut self, depth: usize) {
+        self.deepest = self.deepest.max(depth + 1);
+    }
 }
 
 impl ser::SerializeMap for Object<'_> {
@@ -781,16 +911,11 @@ impl ser::SerializeMap for Object<'_> {
     type Error = Error;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.key = Some(map_key(key)?);
-        Ok(())
+        self.map_key(key)
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        let key = self
-            .key
-            .take()
-            .ok_or_else(|| Error::custom("a map value without a key"))?;
-        self.member(Cow::Owned(key), value)
+        self.map_value(value)
     }
 
     fn end(self) -> Result<(), Error> {
@@ -808,7 +933,7 @@ impl ser::SerializeStruct for Object<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.member(Cow::Borrowed(key), value)
+        self.field(key, value)
     }
 
     fn end(self) -> Result<(), Error> {
@@ -834,7 +959,7 @@ impl ser::SerializeTupleVariant for Variant<Array<'_>> {
     }
 
     fn end(self) -> Result<(), Error> {
-        close_variant(self.inner.finish(), self.depth);
+        close_variant(&mut self.inner.finish().text, self.depth);
         Ok(())
     }
 }
@@ -848,22 +973,206 @@ impl ser::SerializeStructVariant for Variant<Object<'_>> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.inner.member(Cow::Borrowed(key), value)
+        self.inner.field(key, value)
     }
 
     fn end(self) -> Result<(), Error> {
-        close_variant(self.inner.finish(), self.depth);
+        close_variant(&mut self.inner.finish().text, self.depth);
         Ok(())
     }
 }
 
-/// A map key as `serde_json::to_value` writes it: a string, or a number or `bool` as its text.
-fn map_key<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
-    match key.serialize(serde_json::value::Serializer)? {
-        Value::String(key) => Ok(key),
-        Value::Number(number) => Ok(number.to_string()),
-        Value::Bool(value) => Ok(value.to_string()),
-        _ => Err(Error::custom("a map key must be a string")),
+/// Writes a map key as `serde_json::to_value` reads it: a string, or a number or `bool` as its
+/// text, in quotes. Gives the key back only if an escape makes the written text differ from
+/// it.
+struct KeyWriter<'a>(&'a mut String);
+
+impl KeyWriter<'_> {
+    fn text(self, text: &str) -> Result<Option<String>, Error> {
+        Ok(write_string(self.0, text).then(|| text.to_owned()))
+    }
+
+    fn plain(self, text: &str) -> Result<Option<String>, Error> {
+        self.0.push('"');
+        self.0.push_str(text);
+        self.0.push('"');
+        Ok(None)
+    }
+}
+
+fn not_a_string_key() -> Error {
+    Error::custom("a map key must be a string")
+}
+
+impl ser::Serializer for KeyWriter<'_> {
+    type Ok = Option<String>;
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<Option<String>, Error>;
+    type SerializeTuple = ser::Impossible<Option<String>, Error>;
+    type SerializeTupleStruct = ser::Impossible<Option<String>, Error>;
+    type SerializeTupleVariant = ser::Impossible<Option<String>, Error>;
+    type SerializeMap = ser::Impossible<Option<String>, Error>;
+    type SerializeStruct = ser::Impossible<Option<String>, Error>;
+    type SerializeStructVariant = ser::Impossible<Option<String>, Error>;
+
+    fn serialize_str(self, value: &str) -> Result<Option<String>, Error> {
+        self.text(value)
+    }
+
+    fn serialize_char(self, value: char) -> Result<Option<String>, Error> {
+        self.text(value.encode_utf8(&mut [0; 4]))
+    }
+
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<Option<String>, Error> {
+        self.text(variant)
+    }
+
+    fn serialize_bool(self, value: bool) -> Result<Option<String>, Error> {
+        self.plain(if value { "true" } else { "false" })
+    }
+
+    fn serialize_i8(self, value: i8) -> Result<Option<String>, Error> {
+        self.serialize_i64(value.into())
+    }
+
+    fn serialize_i16(self, value: i16) -> Result<Option<String>, Error> {
+        self.serialize_i64(value.into())
+    }
+
+    fn serialize_i32(self, value: i32) -> Result<Option<String>, Error> {
+        self.serialize_i64(value.into())
+    }
+
+    fn serialize_i64(self, value: i64) -> Result<Option<String>, Error> {
+        self.plain(itoa::Buffer::new().format(value))
+    }
+
+    fn serialize_i128(self, value: i128) -> Result<Option<String>, Error> {
+        match i64::try_from(value) {
+            Ok(value) => self.serialize_i64(value),
+            Err(_) => self.serialize_u128(u128::try_from(value).map_err(out_of_range)?),
+        }
+    }
+
+    fn serialize_u8(self, value: u8) -> Result<Option<String>, Error> {
+        self.serialize_u64(value.into())
+    }
+
+    fn serialize_u16(self, value: u16) -> Result<Option<String>, Error> {
+        self.serialize_u64(value.into())
+    }
+
+    fn serialize_u32(self, value: u32) -> Result<Option<String>, Error> {
+        self.serialize_u64(value.into())
+    }
+
+    fn serialize_u64(self, value: u64) -> Result<Option<String>, Error> {
+        self.plain(itoa::Buffer::new().format(value))
+    }
+
+    fn serialize_u128(self, value: u128) -> Result<Option<String>, Error> {
+        self.serialize_u64(u64::try_from(value).map_err(out_of_range)?)
+    }
+
+    fn serialize_f32(self, value: f32) -> Result<Option<String>, Error> {
+        self.serialize_f64(value.into())
+    }
+
+    fn serialize_f64(self, value: f64) -> Result<Option<String>, Error> {
+        // `to_value` makes a number of a finite float, and `null` (no key) of any other.
+        let number = Number::from_f64(value).ok_or_else(not_a_string_key)?;
+        self.plain(&number.to_string())
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Option<String>, Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<Option<String>, Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_bytes(self, _value: &[u8]) -> Result<Option<String>, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_none(self) -> Result<Option<String>, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_unit(self) -> Result<Option<String>, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<Option<String>, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result<Option<String>, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_struct(
+        self,
+        _name: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStruct, Error> {
+        Err(not_a_string_key())
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(not_a_string_key())
     }
 }
 

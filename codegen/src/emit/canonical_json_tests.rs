@@ -314,3 +314,48 @@ fn a_typed_value_is_written_as_its_json_value_is() {
     assert!(written.starts_with("{\n  \"alpha\": [\n    \"Unit\",\n    {\n      \"Newtype\""));
     assert!(written.contains("\"properties\": {\n      \"z\": {},\n      \"a\": {}\n    }"));
 }
+
+/// Map keys of every kind `serde_json::to_value` takes are written as it writes them (sorted
+/// by their text), and a key it refuses is refused here too.
+#[test]
+fn map_keys_are_written_as_their_json_value_is() {
+    use std::collections::BTreeMap;
+
+    use super::serialize_canonical;
+
+    fn same<K: serde::Serialize + Ord>(keys: Vec<K>) {
+        let map: BTreeMap<K, u8> = keys.into_iter().zip(0..).collect();
+        assert_eq!(
+            serialize_canonical(&map).unwrap(),
+            to_canonical_json(&serde_json::to_value(&map).unwrap())
+        );
+    }
+    same(vec![true, false]);
+    same(vec!['b', 'a', '"', '\u{7}']);
+    same(vec![-1_i64, 10, 2, i64::MIN]);
+    same(vec![u128::from(u64::MAX), 0]);
+    same(vec![
+        "a\\b".to_owned(),
+        "a".to_owned(),
+        "a\"".to_owned(),
+        String::new(),
+    ]);
+    // Float keys, which a `BTreeMap` cannot hold: a finite one is a key, `NaN` is refused.
+    struct FloatKeys(Vec<f64>);
+    impl serde::Serialize for FloatKeys {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_map(self.0.iter().map(|key| (key, 0)))
+        }
+    }
+    let floats = FloatKeys(vec![2.5, -0.5, 1e300]);
+    assert_eq!(
+        serialize_canonical(&floats).unwrap(),
+        to_canonical_json(&serde_json::to_value(&floats).unwrap())
+    );
+    let nan = FloatKeys(vec![f64::NAN]);
+    assert!(serde_json::to_value(&nan).is_err());
+    assert!(serialize_canonical(&nan).is_err());
+    let unit_key = BTreeMap::from([((), 1)]);
+    assert!(serde_json::to_value(&unit_key).is_err());
+    assert!(serialize_canonical(&unit_key).is_err());
+}

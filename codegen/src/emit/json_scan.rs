@@ -25,18 +25,30 @@ fn words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
 pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
     let mut count = 0;
     for word in words(bytes) {
-        let stops = lanes_below(word ^ (LANES * u64::from(b'"')), 1)
-            | lanes_below(word ^ (LANES * u64::from(b'\\')), 1)
-            | lanes_below(word, 0x20);
+        let stops = stop_lanes(word);
         if stops != 0 {
             return Some(count + (stops.trailing_zeros() / 8) as usize);
         }
         count += 8;
     }
-    let tail = bytes[count..]
-        .iter()
-        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
-    Some(count + tail)
+    // The last bytes as one more word, filled up with a byte that never stops a run (a lane
+    // above a stop is never read, and a plain lane borrows nothing), rather than a byte loop.
+    let tail = &bytes[count..];
+    let mut last = [PLAIN; 8];
+    last[..tail.len()].copy_from_slice(tail);
+    let stops = stop_lanes(u64::from_le_bytes(last));
+    (stops != 0).then(|| count + (stops.trailing_zeros() / 8) as usize)
+}
+
+/// A byte that is not `"`, `\\` or a control character.
+const PLAIN: u8 = b'a';
+
+/// The high bit of the lanes of `word` that stop a string's plain text (only the lowest one is
+/// sure, as [`lanes_below`] says).
+fn stop_lanes(word: u64) -> u64 {
+    lanes_below(word ^ (LANES * u64::from(b'"')), 1)
+        | lanes_below(word ^ (LANES * u64::from(b'\\')), 1)
+        | lanes_below(word, 0x20)
 }
 
 #[cfg(test)]
