@@ -30,7 +30,7 @@
 //! keys did not come sorted is reordered once its last member is written (the text of a member
 //! does not depend on where it stands among its siblings).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -142,11 +142,28 @@ pub fn schema_to_canonical_json(schema: &Value) -> String {
 /// [`serialize_canonical_spliced`].
 pub fn canonical_member_item<T: Serialize + ?Sized>(item: &T) -> Result<WrittenItem, Error> {
     const ITEM_DEPTH: usize = 2;
-    let written = write_document(item, ITEM_DEPTH, Position::Data, None)?;
-    Ok(WrittenItem {
-        text: written.text,
-        depth: written.deepest,
+    let write = |output: &mut Output| {
+        output.text.clear();
+        output.members.clear();
+        output.deepest = ITEM_DEPTH;
+        item.serialize(Writer::new(output, ITEM_DEPTH, Position::Data, None))?;
+        Ok(WrittenItem {
+            text: output.text.as_str().to_owned(),
+            depth: output.deepest,
+        })
+    };
+    ITEM_OUTPUT.with(|output| match output.try_borrow_mut() {
+        Ok(mut output) => write(&mut output),
+        // An item written while another is (by a `Serialize` of the outer one).
+        Err(_) => write(&mut Output::default()),
     })
+}
+
+thread_local! {
+    /// The output [`canonical_member_item`] writes into on this thread, kept between items: its
+    /// buffers grow to the largest item once, and each item's text is copied out at its size,
+    /// instead of growing (and copying) a new text by doubling for every item.
+    static ITEM_OUTPUT: RefCell<Output> = RefCell::new(Output::default());
 }
 
 /// An item written by [`canonical_member_item`].
