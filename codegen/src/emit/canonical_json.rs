@@ -114,12 +114,23 @@ fn write_document<T: Serialize + ?Sized>(
     position: Position,
     splice: Option<&Splice>,
 ) -> Result<Output, Error> {
-    let mut output = Output {
-        deepest: depth,
-        ..Output::default()
-    };
-    value.serialize(Writer::new(&mut output, depth, position, splice))?;
+    let mut output = Output::default();
+    write_into(&mut output, value, depth, position, splice)?;
     Ok(output)
+}
+
+/// Writes `value` into `output`, emptied first (its buffers kept).
+fn write_into<T: Serialize + ?Sized>(
+    output: &mut Output,
+    value: &T,
+    depth: usize,
+    position: Position,
+    splice: Option<&Splice>,
+) -> Result<(), Error> {
+    output.text.clear();
+    output.members.clear();
+    output.deepest = depth;
+    value.serialize(Writer::new(output, depth, position, splice))
 }
 
 /// Writes `value` as canonical JSON followed by a newline.
@@ -143,10 +154,7 @@ pub fn schema_to_canonical_json(schema: &Value) -> String {
 pub fn canonical_member_item<T: Serialize + ?Sized>(item: &T) -> Result<WrittenItem, Error> {
     const ITEM_DEPTH: usize = 2;
     let write = |output: &mut Output| {
-        output.text.clear();
-        output.members.clear();
-        output.deepest = ITEM_DEPTH;
-        item.serialize(Writer::new(output, ITEM_DEPTH, Position::Data, None))?;
+        write_into(output, item, ITEM_DEPTH, Position::Data, None)?;
         Ok(WrittenItem {
             text: output.text.as_str().to_owned(),
             depth: output.deepest,
@@ -398,7 +406,6 @@ impl<'a> Writer<'a> {
             depth: self.depth,
             position: self.position,
             splice: self.splice,
-            len: 0,
             sorted: true,
             key: None,
         }
@@ -750,8 +757,6 @@ struct Object<'a> {
     start: usize,
     /// Where the object's members begin in [`Output::members`].
     base: usize,
-    /// How many members it has so far.
-    len: usize,
     /// The members came in key order so far.
     sorted: bool,
     /// A map's key, written between `serialize_key` and `serialize_value`.
@@ -761,7 +766,8 @@ struct Object<'a> {
 impl<'a> Object<'a> {
     /// Writes what comes before a member's key: `{` or `,`; where the member's text starts.
     fn open_member(&mut self) -> usize {
-        self.out.text.push(if self.len == 0 { '{' } else { ',' });
+        let first = self.out.members.len() == self.base;
+        self.out.text.push(if first { '{' } else { ',' });
         self.out.text.len()
     }
 
@@ -839,7 +845,8 @@ impl<'a> Object<'a> {
     /// Records the member that starts at `start` and ends here.
     fn push(&mut self, key: MemberKey, start: usize, spliced: bool) {
         let Output { text, members, .. } = &mut *self.out;
-        if self.len > 0
+        // Nested objects have taken their members off the stack: the top is this one's.
+        if members.len() > self.base
             && let Some(last) = members.last()
         {
             self.sorted &= last.key.text(text) < key.text(text);
@@ -850,7 +857,6 @@ impl<'a> Object<'a> {
             end: text.len(),
             spliced,
         });
-        self.len += 1;
     }
 
     /// Sorts the members unless the object keeps its order or they came sorted, writes the
@@ -858,7 +864,7 @@ impl<'a> Object<'a> {
     /// moving it), closes the object and hands back the output.
     fn finish(self) -> &'a mut Output {
         let output = self.out;
-        if self.len == 0 {
+        if output.members.len() == self.base {
             output.text.push_str("{}");
             return output;
         }
