@@ -447,7 +447,11 @@ pub(super) fn check_written_route(
             route.depth
         )));
     }
-    if let Some(error) = route_validator().iter_errors(&route.value).next() {
+    // A valid route is the rule: `is_valid` stops at nothing and builds no error.
+    let validator = route_validator();
+    if !validator.is_valid(&route.value)
+        && let Some(error) = validator.iter_errors(&route.value).next()
+    {
         return Err(manifest_schema_broken(
             manifest_path,
             &error,

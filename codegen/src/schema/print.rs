@@ -113,8 +113,12 @@ fn print_node_here(schema: &Schema, io: Io) -> Result<Map<String, Value>, Unrepr
         out.insert(key.clone(), value.clone());
     }
     // Keywords in key order, the order the canonical writer puts them in: a form written as it
-    // comes, not reordered (a schema's `properties` keep theirs: they are another map).
-    out.sort_keys();
+    // comes, not reordered (a schema's `properties` keep theirs: they are another map). Most
+    // nodes come in that order already (each printer inserts its keywords so), and sorting
+    // would rebuild the map's index for nothing.
+    if !out.keys().is_sorted() {
+        out.sort_keys();
+    }
     Ok(out)
 }
 
@@ -183,7 +187,7 @@ fn any_of(options: Vec<Map<String, Value>>) -> Map<String, Value> {
 }
 
 fn print_object(shape: &ObjectShape, io: Io) -> Result<Map<String, Value>, Unrepresentable> {
-    let mut properties = Map::new();
+    let mut properties = Map::with_capacity(shape.properties.len());
     let mut required = Vec::new();
     for (name, schema) in &shape.properties {
         properties.insert(name.clone(), Value::Object(print_node(schema, io)?));
@@ -191,22 +195,22 @@ fn print_object(shape: &ObjectShape, io: Io) -> Result<Map<String, Value>, Unrep
             required.push(json!(name));
         }
     }
-    let mut out = object([
-        ("type", json!("object")),
-        ("properties", Value::Object(properties)),
-    ]);
-    if !required.is_empty() {
-        out.insert("required".to_owned(), Value::Array(required));
-    }
     let additional = match (&shape.unknown_keys, io) {
         (UnknownKeys::Strip, Io::Input) => None,
         (UnknownKeys::Strip | UnknownKeys::Strict, _) => Some(json!(false)),
         (UnknownKeys::Passthrough, _) => Some(json!({})),
         (UnknownKeys::Catchall(schema), _) => Some(Value::Object(print_node(schema, io)?)),
     };
+    // In key order.
+    let mut out = Map::with_capacity(4);
     if let Some(additional) = additional {
         out.insert("additionalProperties".to_owned(), additional);
     }
+    out.insert("properties".to_owned(), Value::Object(properties));
+    if !required.is_empty() {
+        out.insert("required".to_owned(), Value::Array(required));
+    }
+    out.insert("type".to_owned(), json!("object"));
     Ok(out)
 }
 
@@ -227,15 +231,16 @@ fn print_array(
             }
         }
     }
-    let mut out = Map::new();
-    if let Some(min) = min {
-        out.insert("minItems".to_owned(), json!(min));
-    }
+    // In key order.
+    let mut out = Map::with_capacity(4);
+    out.insert("items".to_owned(), Value::Object(print_node(item, io)?));
     if let Some(max) = max {
         out.insert("maxItems".to_owned(), json!(max));
     }
+    if let Some(min) = min {
+        out.insert("minItems".to_owned(), json!(min));
+    }
     out.insert("type".to_owned(), json!("array"));
-    out.insert("items".to_owned(), Value::Object(print_node(item, io)?));
     Ok(out)
 }
 

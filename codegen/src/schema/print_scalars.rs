@@ -33,27 +33,32 @@ pub fn print_string(checks: &[StringCheck]) -> Map<String, Value> {
             }
         }
     }
-    let mut out = Map::new();
-    out.insert("type".to_owned(), json!("string"));
-    if let Some(min) = min {
-        out.insert("minLength".to_owned(), json!(min));
-    }
-    if let Some(max) = max {
-        out.insert("maxLength".to_owned(), json!(max));
+    // In key order (the order `print` leaves keywords in).
+    let mut out = Map::with_capacity(5);
+    let (pattern, all_of) = match patterns.as_slice() {
+        [] => (None, None),
+        [pattern] => (Some(json!(pattern)), None),
+        many => {
+            let all: Vec<Value> = many.iter().map(|p| json!({ "pattern": p })).collect();
+            (None, Some(Value::Array(all)))
+        }
+    };
+    if let Some(all_of) = all_of {
+        out.insert("allOf".to_owned(), all_of);
     }
     if let Some(format) = format.filter(|format| !format.is_empty()) {
         out.insert("format".to_owned(), json!(format));
     }
-    match patterns.as_slice() {
-        [] => {}
-        [pattern] => {
-            out.insert("pattern".to_owned(), json!(pattern));
-        }
-        many => {
-            let all: Vec<Value> = many.iter().map(|p| json!({ "pattern": p })).collect();
-            out.insert("allOf".to_owned(), Value::Array(all));
-        }
+    if let Some(max) = max {
+        out.insert("maxLength".to_owned(), json!(max));
     }
+    if let Some(min) = min {
+        out.insert("minLength".to_owned(), json!(min));
+    }
+    if let Some(pattern) = pattern {
+        out.insert("pattern".to_owned(), pattern);
+    }
+    out.insert("type".to_owned(), json!("string"));
     out
 }
 
@@ -109,13 +114,13 @@ pub fn print_number(integer: bool, checks: &[NumberCheck]) -> Map<String, Value>
         }
     }
     let kind = if integer { "integer" } else { "number" };
-    let mut out = Map::new();
-    out.insert("type".to_owned(), json!(kind));
+    // In key order (the order `print` leaves keywords in).
+    let mut out = Map::with_capacity(4);
     for (key, bound) in [
-        ("minimum", minimum),
+        ("exclusiveMaximum", exclusive_maximum),
         ("exclusiveMinimum", exclusive_minimum),
         ("maximum", maximum),
-        ("exclusiveMaximum", exclusive_maximum),
+        ("minimum", minimum),
     ] {
         if let Some(bound) = bound {
             out.insert(key.to_owned(), number(bound));
@@ -124,6 +129,7 @@ pub fn print_number(integer: bool, checks: &[NumberCheck]) -> Map<String, Value>
     if let Some(value) = multiple_of {
         out.insert("multipleOf".to_owned(), value.clone());
     }
+    out.insert("type".to_owned(), json!(kind));
     out
 }
 
