@@ -170,7 +170,10 @@ fn with_draft(mut schema: Value, profile: Profile) -> Value {
 fn form_value(canonical: &Value, profile: Profile, edits: Edits) -> Value {
     SchemaView {
         value: canonical,
-        edits,
+        form: Form {
+            edits,
+            marks_unchanged: false,
+        },
         root: Some(profile.draft()),
     }
     .serialize(serde_json::value::Serializer)
@@ -180,6 +183,12 @@ fn form_value(canonical: &Value, profile: Profile, edits: Edits) -> Value {
 /// A host profile's form of a schema, written from the schema's canonical form as it is
 /// serialized: what [`project_canonical_form`] gives, with no tree made (the root rule aside,
 /// which the caller checks with [`check_input_root`]). The manifest writes host forms this way.
+///
+/// Each subschema below the root that the profile leaves as it is in the canonical form is
+/// handed to the serializer as the newtype struct [`UNCHANGED_SUBSCHEMA`] of that very value of
+/// the canonical tree. A newtype is its value to every serializer, so the text is the same; one
+/// that has just written the canonical form (the manifest's writer) may copy what it wrote for
+/// the value instead of writing it again.
 #[derive(Clone, Copy, Debug)]
 pub struct ProfileForm<'a> {
     canonical: &'a Value,
@@ -196,7 +205,10 @@ impl Serialize for ProfileForm<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         SchemaView {
             value: self.canonical,
-            edits: Edits::of(self.profile).unwrap_or_default(),
+            form: Form {
+                edits: Edits::of(self.profile).unwrap_or_default(),
+                marks_unchanged: true,
+            },
             root: Some(self.profile.draft()),
         }
         .serialize(serializer)
@@ -239,32 +251,64 @@ impl Edits {
         };
         Some(edits)
     }
+
+    /// Whether these edits change `node` itself (not its subschemas); a root's `$schema` aside.
+    fn change(self, node: &Map<String, Value>) -> bool {
+        (self.drop_formats && member(node, "format").is_some_and(Value::is_string))
+            || (self.split_type_lists && member(node, "type").is_some_and(Value::is_array))
+            || (self.add_missing_properties && lacks_properties(node))
+    }
 }
 
-/// A value standing where a schema stands, serialized with `edits` made; `root` is the
+/// The name of the newtype struct a [`ProfileForm`] hands its serializer a subschema in when
+/// the profile leaves the subschema as the canonical form has it; the newtype's value is that
+/// subschema of the canonical tree itself, so a serializer may know it by its address.
+pub const UNCHANGED_SUBSCHEMA: &str = "$abgen::schema_profile::UnchangedSubschema";
+
+/// How a [`SchemaView`] writes: the edits it makes, and whether it hands the serializer each
+/// subschema the edits leave as it is as an [`UNCHANGED_SUBSCHEMA`].
+#[derive(Clone, Copy, Debug)]
+struct Form {
+    edits: Edits,
+    marks_unchanged: bool,
+}
+
+/// A value standing where a schema stands, serialized as `form` says; `root` is the
 /// `$schema` the document's root gets. Subschemas are found as [`for_each_schema`] finds them.
 struct SchemaView<'a> {
     value: &'a Value,
-    edits: Edits,
+    form: Form,
     root: Option<&'static str>,
 }
 
 impl SchemaView<'_> {
-    fn child(value: &Value, edits: Edits) -> SchemaView<'_> {
+    fn child(value: &Value, form: Form) -> SchemaView<'_> {
         SchemaView {
             value,
-            edits,
+            form,
             root: None,
         }
+    }
+
+    /// Whether this view is written as the canonical form writes its value: below the root
+    /// (whose `$schema` is the profile's), a container none of whose subschemas the edits
+    /// change.
+    fn is_unchanged(&self) -> bool {
+        self.root.is_none()
+            && matches!(self.value, Value::Object(_) | Value::Array(_))
+            && !any_schema(self.value, &mut |node| self.form.edits.change(node))
     }
 }
 
 impl Serialize for SchemaView<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.form.marks_unchanged && self.is_unchanged() {
+            return serializer.serialize_newtype_struct(UNCHANGED_SUBSCHEMA, self.value);
+        }
         match self.value {
             Value::Object(node) => crate::stack::recurse(|| self.node(node, serializer)),
             Value::Array(items) => crate::stack::recurse(|| {
-                serializer.collect_seq(items.iter().map(|item| Self::child(item, self.edits)))
+                serializer.collect_seq(items.iter().map(|item| Self::child(item, self.form)))
             }),
             scalar => scalar.serialize(serializer),
         }
@@ -277,7 +321,7 @@ impl SchemaView<'_> {
         node: &Map<String, Value>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        let edits = self.edits;
+        let edits = self.form.edits;
         let type_list = match member(node, "type") {
             Some(Value::Array(kinds)) if edits.split_type_lists => Some(kinds),
             _ => None,
@@ -293,13 +337,13 @@ impl SchemaView<'_> {
                 "type" if type_list.is_some() => {
                     let branches = TypeBranches {
                         kinds: type_list.map_or(&[][..], Vec::as_slice),
-                        edits,
+                        form: self.form,
                     };
                     if joins_all_of {
                         let all_of = AllOfWithBranches {
                             all_of: member(node, "allOf"),
                             branches,
-                            edits,
+                            form: self.form,
                         };
                         map.serialize_entry("allOf", &all_of)?;
                     } else {
@@ -311,11 +355,15 @@ impl SchemaView<'_> {
                 "const" | "enum" | "default" | "examples" => map.serialize_entry(key, value)?,
                 "properties" => match value {
                     Value::Object(properties) => {
-                        map.serialize_entry(key, &Properties { properties, edits })?;
+                        let properties = Properties {
+                            properties,
+                            form: self.form,
+                        };
+                        map.serialize_entry(key, &properties)?;
                     }
                     _ => map.serialize_entry(key, value)?,
                 },
-                _ => map.serialize_entry(key, &Self::child(value, edits))?,
+                _ => map.serialize_entry(key, &Self::child(value, self.form))?,
             }
         }
         if let Some(draft) = self.root
@@ -333,7 +381,7 @@ impl SchemaView<'_> {
 /// A `properties` map: each value a subschema.
 struct Properties<'a> {
     properties: &'a Map<String, Value>,
-    edits: Edits,
+    form: Form,
 }
 
 impl Serialize for Properties<'_> {
@@ -341,7 +389,7 @@ impl Serialize for Properties<'_> {
         serializer.collect_map(
             self.properties
                 .iter()
-                .map(|(name, property)| (name, SchemaView::child(property, self.edits))),
+                .map(|(name, property)| (name, SchemaView::child(property, self.form))),
         )
     }
 }
@@ -350,15 +398,20 @@ impl Serialize for Properties<'_> {
 #[derive(Clone, Copy)]
 struct TypeBranches<'a> {
     kinds: &'a [Value],
-    edits: Edits,
+    form: Form,
 }
 
 impl Serialize for TypeBranches<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.kinds.len()))?;
+        // A branch is made here, so it is in no canonical tree: it is written, never marked.
+        let form = Form {
+            marks_unchanged: false,
+            ..self.form
+        };
         for kind in self.kinds {
             let branch = json!({ "type": kind });
-            seq.serialize_element(&SchemaView::child(&branch, self.edits))?;
+            seq.serialize_element(&SchemaView::child(&branch, form))?;
         }
         seq.end()
     }
@@ -368,7 +421,7 @@ impl Serialize for TypeBranches<'_> {
 struct AllOfWithBranches<'a> {
     all_of: Option<&'a Value>,
     branches: TypeBranches<'a>,
-    edits: Edits,
+    form: Form,
 }
 
 impl Serialize for AllOfWithBranches<'_> {
@@ -376,7 +429,7 @@ impl Serialize for AllOfWithBranches<'_> {
         let mut seq = serializer.serialize_seq(None)?;
         if let Some(Value::Array(all_of)) = self.all_of {
             for schema in all_of {
-                seq.serialize_element(&SchemaView::child(schema, self.edits))?;
+                seq.serialize_element(&SchemaView::child(schema, self.form))?;
             }
         }
         seq.serialize_element(&AnyOf(self.branches))?;

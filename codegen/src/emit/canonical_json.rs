@@ -29,10 +29,22 @@
 //! [`Value`] first. Each object's members are written in the order they come; an object whose
 //! keys did not come sorted is reordered once its last member is written (the text of a member
 //! does not depend on where it stands among its siblings).
+//!
+//! A host profile's form of a schema (`schema_profile::ProfileForm`) names each subschema it
+//! leaves as the canonical form has it (the newtype [`UNCHANGED_SUBSCHEMA`] of that canonical
+//! value). The writer keeps where it wrote every array and object of a schema in the document's
+//! text, by the address of its [`Value`], and writes such a subschema by copying that text,
+//! re-indented for where the copy stands. Invariants: the values named outlive the writing of
+//! the document (the manifest's routes hold their canonical forms), and an object whose members
+//! are reordered drops what was kept of the text it moves. With debug assertions every copy is
+//! compared with the writing it replaces.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
 
+use abgen_runtime::schema_profile::UNCHANGED_SUBSCHEMA;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde::ser::{self, Error as _};
 use serde_json::{Number, Value};
@@ -129,6 +141,7 @@ fn write_into<T: Serialize + ?Sized>(
 ) -> Result<(), Error> {
     output.text.clear();
     output.members.clear();
+    output.forms.clear();
     output.deepest = depth;
     value.serialize(Writer::new(output, depth, position, splice))
 }
@@ -303,8 +316,12 @@ fn new_line(out: &mut String, depth: usize) {
         out.push_str(line);
         return;
     }
-    out.push_str(NEW_LINE);
-    let mut width = width - (NEW_LINE.len() - 1);
+    out.push('\n');
+    indent(out, width);
+}
+
+/// Writes `width` spaces, a run at a time.
+fn indent(out: &mut String, mut width: usize) {
     while width > 0 {
         let run = width.min(NEW_LINE.len() - 1);
         out.push_str(&NEW_LINE[1..=run]);
@@ -438,6 +455,34 @@ impl<'a> Writer<'a> {
     }
 }
 
+impl Writer<'_> {
+    /// [`Output::copy_form`] of `value`, in a build with debug assertions: the value is also
+    /// written as it would be without the copy, and the two texts must be the same (every test
+    /// that writes a host form checks the copy so).
+    fn copy_form_checked<T: Serialize + ?Sized>(
+        self,
+        form: WrittenForm,
+        value: &T,
+    ) -> Result<(), Error> {
+        let (depth, position) = (self.depth, self.position);
+        let out = self.out;
+        let at = out.text.len();
+        let deepest_around = out.deepest;
+        value.serialize(Writer::new(&mut *out, depth, position, None))?;
+        let written = out.text.split_off(at);
+        let deepest_written = std::mem::replace(&mut out.deepest, deepest_around);
+        // What the writing recorded lies past the text kept.
+        out.forms.retain(|_, recorded| recorded.end <= at);
+        out.copy_form(form, depth);
+        assert_eq!(out.text[at..], written, "a copied form is the form written");
+        assert_eq!(
+            out.deepest, deepest_written,
+            "a copied form nests as written"
+        );
+        Ok(())
+    }
+}
+
 /// Closes the object [`Writer::open_variant`] opened at `depth`.
 fn close_variant(out: &mut String, depth: usize) {
     new_line(out, depth);
@@ -559,9 +604,19 @@ impl<'a> ser::Serializer for Writer<'a> {
 
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
-        _name: &'static str,
+        name: &'static str,
         value: &T,
     ) -> Result<(), Error> {
+        if name == UNCHANGED_SUBSCHEMA
+            && self.position == Position::Schema
+            && let Some(form) = self.out.forms.get(&address_of(value)).copied()
+        {
+            if cfg!(debug_assertions) {
+                return self.copy_form_checked(form, value);
+            }
+            self.out.copy_form(form, self.depth);
+            return Ok(());
+        }
         value.serialize(self)
     }
 
@@ -647,12 +702,7 @@ impl<'a> Array<'a> {
         self.out.text.push(if self.empty { '[' } else { ',' });
         self.empty = false;
         new_line(&mut self.out.text, self.depth + 1);
-        value.serialize(Writer::new(
-            &mut *self.out,
-            self.depth + 1,
-            self.position,
-            None,
-        ))
+        write_value(&mut *self.out, self.depth + 1, self.position, value)
     }
 
     /// Closes the array; hands back the output.
@@ -839,7 +889,7 @@ impl<'a> Object<'a> {
         position: Position,
         value: &T,
     ) -> Result<(), Error> {
-        value.serialize(Writer::new(&mut *self.out, self.depth + 1, position, None))
+        write_value(&mut *self.out, self.depth + 1, position, value)
     }
 
     /// Records the member that starts at `start` and ends here.
@@ -872,6 +922,7 @@ impl<'a> Object<'a> {
             text: out,
             members,
             scratch,
+            forms,
             ..
         } = &mut *output;
         let mine = &mut members[self.base..];
@@ -880,6 +931,10 @@ impl<'a> Object<'a> {
             if !self.position.keeps_order() {
                 let text: &str = out;
                 mine.sort_by(|a, b| a.key.text(text).cmp(b.key.text(text)));
+            }
+            // The members' texts move: what was recorded of them no longer stands there.
+            if !forms.is_empty() {
+                forms.retain(|_, form| form.end <= self.start);
             }
             // `{` and then the members, each but the first after a comma.
             let body = self.start + 1;
@@ -919,6 +974,10 @@ struct Output {
     scratch: String,
     /// The most containers open at once so far.
     deepest: usize,
+    /// Where each JSON value written in a schema position as an array or object lies in `text`,
+    /// by the value's address: a host profile's form copies the text of each subschema its
+    /// profile leaves unchanged from the canonical form written before it.
+    forms: FxHashMap<usize, WrittenForm>,
 }
 
 impl Output {
@@ -927,6 +986,84 @@ impl Output {
     fn opened_at(&mut self, depth: usize) {
         self.deepest = self.deepest.max(depth + 1);
     }
+
+    /// Writes the value written as `form` again, here at `depth`: its text with each of its
+    /// lines indented for `depth` (the text of a value differs from one depth to another only
+    /// there: every line break in it is one the layout put there, as a string's are escaped).
+    fn copy_form(&mut self, form: WrittenForm, depth: usize) {
+        let Output { text, scratch, .. } = self;
+        scratch.clear();
+        scratch.push_str(&text[form.start..form.end]);
+        let (line_break, skipped) = match depth.checked_sub(form.depth) {
+            Some(deeper) => match NEW_LINE.get(..=deeper * INDENT.len()) {
+                Some(line_break) => (Cow::Borrowed(line_break), 0),
+                None => {
+                    let mut line_break = String::new();
+                    new_line(&mut line_break, deeper);
+                    (Cow::Owned(line_break), 0)
+                }
+            },
+            // Each line after the first is indented at least as deep as the value stands.
+            None => (Cow::Borrowed("\n"), (form.depth - depth) * INDENT.len()),
+        };
+        let mut from = 0;
+        for line_end in memchr::memchr_iter(b'\n', scratch.as_bytes()) {
+            text.push_str(&scratch[from..line_end]);
+            text.push_str(&line_break);
+            from = line_end + 1 + skipped;
+        }
+        text.push_str(&scratch[from..]);
+        self.deepest = self.deepest.max(depth + form.nesting);
+    }
+}
+
+/// A value written into [`Output::text`] that may be written again ([`Output::copy_form`]).
+#[derive(Clone, Copy, Debug)]
+struct WrittenForm {
+    start: usize,
+    end: usize,
+    /// The depth it was written at.
+    depth: usize,
+    /// The most containers open at once within it, itself counted.
+    nesting: usize,
+}
+
+/// Writes `value` at `depth`, standing in `position`; a JSON value standing in a schema
+/// position is recorded in [`Output::forms`] if it is an array or object.
+fn write_value<T: Serialize + ?Sized>(
+    out: &mut Output,
+    depth: usize,
+    position: Position,
+    value: &T,
+) -> Result<(), Error> {
+    if position != Position::Schema || !is_json_value::<T>() {
+        return value.serialize(Writer::new(out, depth, position, None));
+    }
+    let start = out.text.len();
+    let deepest_around = std::mem::replace(&mut out.deepest, depth);
+    value.serialize(Writer::new(out, depth, position, None))?;
+    let deepest = out.deepest;
+    out.deepest = deepest_around.max(deepest);
+    if deepest > depth {
+        let form = WrittenForm {
+            start,
+            end: out.text.len(),
+            depth,
+            nesting: deepest - depth,
+        };
+        out.forms.insert(address_of(value), form);
+    }
+    Ok(())
+}
+
+/// Whether `T` is [`Value`]: the only type whose address [`UNCHANGED_SUBSCHEMA`] names.
+fn is_json_value<T: ?Sized>() -> bool {
+    std::any::type_name::<T>() == std::any::type_name::<Value>()
+}
+
+/// The address of `value`, which names it among the values alive while one document is written.
+fn address_of<T: ?Sized>(value: &T) -> usize {
+    std::ptr::from_ref(value).cast::<()>().addr()
 }
 
 impl ser::SerializeMap for Object<'_> {

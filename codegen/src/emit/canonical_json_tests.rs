@@ -359,3 +359,81 @@ fn map_keys_are_written_as_their_json_value_is() {
     assert!(serde_json::to_value(&unit_key).is_err());
     assert!(serialize_canonical(&unit_key).is_err());
 }
+
+/// A host profile's form written after its canonical form copies the text of each subschema
+/// its profile leaves unchanged (`UNCHANGED_SUBSCHEMA`): the document is the one written from
+/// the forms as trees, whether the host form stands deeper than the canonical one (as in a
+/// manifest) or shallower, and after an object whose members were reordered (which moves the
+/// canonical text the copies would come from).
+#[test]
+fn a_host_form_copied_from_its_canonical_form_is_the_form_written() {
+    use abgen_runtime::schema_profile::{DRAFT_2020_12, Profile, ProfileForm};
+    use serde::Serialize;
+
+    use super::serialize_canonical;
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Projection<'a> {
+        json_schema: &'a Value,
+        profiles: Profiles<'a>,
+    }
+    #[derive(Serialize)]
+    struct Profiles<'a> {
+        codex: Form<'a>,
+        cursor: Form<'a>,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Form<'a> {
+        json_schema: ProfileForm<'a>,
+    }
+    /// A canonical form deep in a first member, its host forms shallower in the next.
+    #[derive(Serialize)]
+    struct Shallower<'a> {
+        a: &'a Value,
+        b: Profiles<'a>,
+    }
+    fn same<T: Serialize>(document: &T) {
+        let written = serialize_canonical(document).unwrap();
+        let from_trees = to_canonical_json(&serde_json::to_value(document).unwrap());
+        assert_eq!(written, from_trees);
+    }
+    let forms = |canonical| Profiles {
+        codex: Form {
+            json_schema: ProfileForm::new(canonical, Profile::Codex),
+        },
+        cursor: Form {
+            json_schema: ProfileForm::new(canonical, Profile::Cursor),
+        },
+    };
+
+    // Keys in the order the printer leaves them (the writer's), properties in theirs.
+    let canonical = json!({
+        "$schema": DRAFT_2020_12,
+        "properties": {
+            "z": {"format": "email", "type": ["string", "null"]},
+            "plain": {"properties": {"n": {"minimum": 0, "type": "integer"}}, "required": ["n"], "type": "object"},
+            "tags": {"additionalProperties": {"format": "uri", "type": "string"}, "type": "object"},
+            "list": {"items": {"anyOf": [{"type": "string"}, {"properties": {}, "type": "object"}]}, "type": "array"},
+            "d": {"const": {"type": ["x"], "format": "kept"}, "default": {"type": "object"}}
+        },
+        "required": ["z", "plain"],
+        "type": "object"
+    });
+    same(&Projection {
+        json_schema: &canonical,
+        profiles: forms(&canonical),
+    });
+    let deep = json!({"x": {"y": {"jsonSchema": canonical}}});
+    same(&Shallower {
+        a: &deep,
+        b: forms(&deep["x"]["y"]["jsonSchema"]),
+    });
+    // Members out of key order: the object is reordered once written, its text moved.
+    let moved = json!({"b": {"jsonSchema": canonical}, "a": 1});
+    same(&Shallower {
+        a: &moved,
+        b: forms(&moved["b"]["jsonSchema"]),
+    });
+}
