@@ -874,21 +874,14 @@ impl<'a> Object<'a> {
             .ok_or_else(|| Error::custom("a map value without a key"))?;
         if !spliced {
             let position = self.position.of_member(key.text(&self.out.text));
-            self.write_value(position, value)?;
+            write_value(&mut *self.out, self.depth + 1, position, value)?;
         }
         self.push(key, start, spliced);
         Ok(())
     }
 
     fn value<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
-        self.write_value(self.position.of_member(key), value)
-    }
-
-    fn write_value<T: Serialize + ?Sized>(
-        &mut self,
-        position: Position,
-        value: &T,
-    ) -> Result<(), Error> {
+        let position = self.position.of_member(key);
         write_value(&mut *self.out, self.depth + 1, position, value)
     }
 
