@@ -167,6 +167,32 @@ fn one_server_owns_a_socket_and_a_stale_one_is_replaced() {
 }
 
 #[test]
+fn a_stopped_server_leaves_nothing_in_the_socket_directory() {
+    let base = tempfile::tempdir().unwrap();
+    let path = paths(base.path());
+    let listed = || {
+        let mut names: Vec<String> = std::fs::read_dir(&path.directory)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let server = serve(base.path(), Source::Small);
+    assert_eq!(listed().len(), 2, "{:?}", listed());
+    drop(server);
+    assert!(listed().is_empty(), "{:?}", listed());
+    // A killed server leaves its lock file and its socket file; the next owner takes them over,
+    // and removes both when it stops.
+    std::fs::File::create(&path.lock).unwrap();
+    drop(std::os::unix::net::UnixListener::bind(&path.socket).unwrap());
+    let next = serve(base.path(), Source::Small);
+    assert!(warm::request(next.path(), &request(DIGEST), soon()).is_ok());
+    drop(next);
+    assert!(listed().is_empty(), "{:?}", listed());
+}
+
+#[test]
 fn a_directory_open_to_others_or_owned_by_someone_else_is_refused() {
     let base = tempfile::tempdir().unwrap();
     let path = paths(base.path());

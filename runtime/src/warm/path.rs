@@ -4,7 +4,9 @@
 //! is 0700 and must be owned by the current user (a directory someone else made in `/tmp`, or one
 //! opened to others, is refused, never used). In it, `<hash>.sock` and `<hash>.lock`, where
 //! `<hash>` is 16 hex digits of sha256 over the plugin root and the artifact digest: short enough
-//! for the 108-byte socket path limit, distinct per installed artifact.
+//! for the 108-byte socket path limit, distinct per installed artifact. Both exist while a server
+//! of that artifact runs (or after one was killed): a server that stops removes them
+//! (`super::server`), and the directory itself stays.
 //!
 //! A server binds in the first of those two directories its environment names. A host may start
 //! its MCP servers with a filtered environment while its hooks see the whole one (Codex passes an

@@ -3,8 +3,10 @@
 //! Entry: [`WarmServer::bind`] (or [`WarmServer::bind_with`] and its [`ServeLimits`]).
 //! Invariants: one server per socket (an exclusive flock on the lock file, held for the server's
 //! life; whoever holds it replaces a stale socket file, anyone else gets [`BindError::Busy`] and
-//! leaves the socket alone); a peer of another uid gets one refusal frame and nothing else; each
-//! connection renders one request, bounded by its deadline.
+//! leaves the socket alone); a lock counts only on the file that is at the lock path when it is
+//! taken (an owner removes its lock file as it stops, so a lock taken on a file opened before
+//! that is taken again on the path's new file); a peer of another uid gets one refusal frame and
+//! nothing else; each connection renders one request, bounded by its deadline.
 //!
 //! Connections are bounded, so idle or slow clients cannot make the server grow: a fixed number
 //! of handler threads take accepted connections from a bounded backlog; a connection accepted
@@ -17,10 +19,12 @@
 //! Who starts and ends what: `bind` starts the accept thread and the handlers. Dropping the
 //! server stops the accept thread (joined), which closes the backlog; each handler then ends
 //! after the connection it serves, whose render stops once its client is gone or its deadline
-//! passes. The socket file is removed by its owner only: by the server that holds the lock, when
-//! it is dropped or when its process ends on a signal ([`remove_owned_sockets`], called by
-//! `abgen-host`'s exit-signal path: Claude Code ends its MCP servers with SIGINT), or by the next
-//! owner, which replaces the file a killed one left behind.
+//! passes. The socket file and the lock file are removed by their owner only: by the server that
+//! holds the lock, when it is dropped or when its process ends on a signal
+//! ([`remove_owned_sockets`], called by `abgen-host`'s exit-signal path: Claude Code ends its MCP
+//! servers with SIGINT), so a server that stops leaves nothing in the socket directory. A killed
+//! server leaves both; the next owner takes that lock file, replaces the socket file, and removes
+//! both when it stops.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -116,16 +120,72 @@ impl Drop for HeldSlot {
     }
 }
 
-/// The socket files this process's servers own now (each server's lock held).
-static OWNED: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
+/// The socket and lock files this process's servers own now (each server's lock held).
+static OWNED: Mutex<Vec<SocketPath>> = Mutex::new(Vec::new());
 
-/// Removes the socket file of every server of this process, for a process about to end without
-/// dropping them (on an exit signal). Each is removed while its lock is still held, so it is this
-/// process's file, never a successor's; later hooks find no socket rather than a dead one.
+/// Removes the socket file and the lock file of every server of this process, for a process
+/// about to end without dropping them (on an exit signal). Each is removed while its lock is
+/// still held, so it is this process's file, never a successor's; later hooks find no socket
+/// rather than a dead one.
 pub fn remove_owned_sockets() {
     let owned = OWNED.lock().unwrap_or_else(PoisonError::into_inner);
-    for socket in owned.iter() {
-        let _ = std::fs::remove_file(socket);
+    for path in owned.iter() {
+        remove_owned_files(path);
+    }
+}
+
+/// Removes the socket file, then the lock file, of a server that holds the lock of `path`.
+fn remove_owned_files(path: &SocketPath) {
+    let _ = std::fs::remove_file(&path.socket);
+    let _ = std::fs::remove_file(&path.lock);
+}
+
+/// How many times [`take_lock`] opens the lock path again after taking a lock on a file that
+/// its owner removed meanwhile: each time, an owner started and stopped within one open and one
+/// flock call, so a few mean a path that keeps changing rather than a race.
+const LOCK_ATTEMPTS: usize = 8;
+
+/// The lock of `path`, taken on the file at `path.lock` (made if missing), or `Busy` while
+/// another server holds it.
+fn take_lock(path: &SocketPath) -> Result<File, BindError> {
+    let io_error = |source| BindError::Io {
+        path: path.lock.clone(),
+        source,
+    };
+    for _ in 0..LOCK_ATTEMPTS {
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&path.lock)
+            .map_err(io_error)?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(BindError::Busy(path.socket.clone()));
+            }
+            Err(std::fs::TryLockError::Error(error)) => return Err(io_error(error)),
+        }
+        if holds_file_at(&lock, &path.lock).map_err(io_error)? {
+            return Ok(lock);
+        }
+        // The file was opened just before its owner removed it as it stopped: a lock on it
+        // excludes no one who opens the path now.
+    }
+    Err(io_error(io::Error::other(format!(
+        "the lock file changed under each of {LOCK_ATTEMPTS} attempts to lock it"
+    ))))
+}
+
+/// Whether `file` is the file at `path` now (not one removed or replaced since it was opened).
+fn holds_file_at(file: &File, path: &std::path::Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt as _;
+    let held = file.metadata()?;
+    match std::fs::metadata(path) {
+        Ok(now) => Ok(now.dev() == held.dev() && now.ino() == held.ino()),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(error),
     }
 }
 
@@ -148,56 +208,19 @@ impl WarmServer {
         limits: ServeLimits,
     ) -> Result<Self, BindError> {
         path.prepare_directory()?;
-        let io_error = |source| BindError::Io {
-            path: path.socket.clone(),
-            source,
-        };
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&path.lock)
-            .map_err(io_error)?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => return Err(BindError::Busy(path.socket)),
-            Err(std::fs::TryLockError::Error(error)) => return Err(io_error(error)),
-        }
-        // Holding the lock, any socket file left here belongs to a server that is gone.
-        match std::fs::remove_file(&path.socket) {
-            Ok(()) => {}
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => return Err(io_error(error)),
-        }
-        let listener = UnixListener::bind(&path.socket).map_err(io_error)?;
-        std::fs::set_permissions(&path.socket, std::fs::Permissions::from_mode(0o600))
-            .map_err(io_error)?;
-        let stopping = Arc::new(AtomicBool::new(false));
-        let capacity = limits.handlers.max(1) + limits.backlog;
-        // Room for every held connection, so handing one over never fails: the bound is `held`.
-        let (backlog, waiting) = mpsc::sync_channel::<Accepted>(capacity);
-        let waiting = Arc::new(Mutex::new(waiting));
-        for index in 0..limits.handlers.max(1) {
-            let waiting = Arc::clone(&waiting);
-            let source = Arc::clone(&source);
-            let digest = digest.to_owned();
-            std::thread::Builder::new()
-                .name(format!("abgen-warm-{index}"))
-                .spawn(move || handle(&waiting, &digest, source.as_ref(), limits.idle_timeout))
-                .map_err(io_error)?;
-        }
-        let accept = {
-            let stopping = Arc::clone(&stopping);
-            std::thread::Builder::new()
-                .name("abgen-warm-accept".into())
-                .spawn(move || accept_loop(&listener, &stopping, &backlog, capacity))
-                .map_err(io_error)?
+        let lock = take_lock(&path)?;
+        let (stopping, accept) = match listen(&path, digest, source, limits) {
+            Ok(listening) => listening,
+            Err(error) => {
+                // The lock is still held, so the files are this server's to remove.
+                remove_owned_files(&path);
+                return Err(error);
+            }
         };
         OWNED
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(path.socket.clone());
+            .push(path.clone());
         Ok(Self {
             path,
             stopping,
@@ -212,6 +235,51 @@ impl WarmServer {
     }
 }
 
+/// Binds the socket of `path`, whose lock the caller holds, and starts the handlers and the
+/// accept thread; the stop flag and the accept thread, for the server to own.
+fn listen(
+    path: &SocketPath,
+    digest: &str,
+    source: Arc<dyn RenderSource>,
+    limits: ServeLimits,
+) -> Result<(Arc<AtomicBool>, JoinHandle<()>), BindError> {
+    let io_error = |source| BindError::Io {
+        path: path.socket.clone(),
+        source,
+    };
+    // Holding the lock, any socket file left here belongs to a server that is gone.
+    match std::fs::remove_file(&path.socket) {
+        Ok(()) => {}
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(error) => return Err(io_error(error)),
+    }
+    let listener = UnixListener::bind(&path.socket).map_err(io_error)?;
+    std::fs::set_permissions(&path.socket, std::fs::Permissions::from_mode(0o600))
+        .map_err(io_error)?;
+    let stopping = Arc::new(AtomicBool::new(false));
+    let capacity = limits.handlers.max(1) + limits.backlog;
+    // Room for every held connection, so handing one over never fails: the bound is `held`.
+    let (backlog, waiting) = mpsc::sync_channel::<Accepted>(capacity);
+    let waiting = Arc::new(Mutex::new(waiting));
+    for index in 0..limits.handlers.max(1) {
+        let waiting = Arc::clone(&waiting);
+        let source = Arc::clone(&source);
+        let digest = digest.to_owned();
+        std::thread::Builder::new()
+            .name(format!("abgen-warm-{index}"))
+            .spawn(move || handle(&waiting, &digest, source.as_ref(), limits.idle_timeout))
+            .map_err(io_error)?;
+    }
+    let accept = {
+        let stopping = Arc::clone(&stopping);
+        std::thread::Builder::new()
+            .name("abgen-warm-accept".into())
+            .spawn(move || accept_loop(&listener, &stopping, &backlog, capacity))
+            .map_err(io_error)?
+    };
+    Ok((stopping, accept))
+}
+
 impl Drop for WarmServer {
     fn drop(&mut self) {
         self.stopping.store(true, Ordering::SeqCst);
@@ -223,8 +291,9 @@ impl Drop for WarmServer {
             let _ = accept.join();
         }
         let mut owned = OWNED.lock().unwrap_or_else(PoisonError::into_inner);
-        owned.retain(|socket| socket != &self.path.socket);
-        let _ = std::fs::remove_file(&self.path.socket);
+        owned.retain(|path| path != &self.path);
+        // The lock is still held: it is released when `_lock` drops, after this.
+        remove_owned_files(&self.path);
     }
 }
 
@@ -364,4 +433,38 @@ fn idle_refusal() -> WarmRefusal {
         "idle",
         "no request arrived in time; a client sends its request as soon as it connects",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs::File;
+    use std::path::Path;
+
+    use super::{BindError, SocketPath, holds_file_at, remove_owned_files, take_lock};
+
+    #[test]
+    fn a_lock_counts_only_on_the_file_at_the_lock_path() {
+        let base = tempfile::tempdir().unwrap();
+        let path =
+            SocketPath::in_directory(&base.path().join("abgen"), Path::new("/plugins/p"), "d")
+                .unwrap();
+        path.prepare_directory().unwrap();
+        let owner = take_lock(&path).unwrap();
+        // Opened while the owner serves, as a waiting server's bind may open it.
+        let opened_early = File::options().write(true).open(&path.lock).unwrap();
+        assert!(matches!(take_lock(&path), Err(BindError::Busy(_))));
+        // The owner stops: its files go, then its lock. A server that starts now makes the
+        // path's new file and takes its lock.
+        remove_owned_files(&path);
+        drop(owner);
+        let next = take_lock(&path).unwrap();
+        assert!(holds_file_at(&next, &path.lock).unwrap());
+        // The removed file's lock is free as well, and excludes no one: it is not the path's.
+        opened_early.try_lock().unwrap();
+        assert!(!holds_file_at(&opened_early, &path.lock).unwrap());
+        drop(opened_early);
+        assert!(matches!(take_lock(&path), Err(BindError::Busy(_))));
+        drop(next);
+        assert!(take_lock(&path).is_ok());
+    }
 }
