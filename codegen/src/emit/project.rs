@@ -195,11 +195,18 @@ fn build_checked(
         Ok(claim) => claim,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
-    // The route types render while the bundles are made (a rebuild mostly waits there).
+    // The route types render on the other thread from the start: beside the bundling (all a
+    // rebuild waits for) and then the planning and staging, whose routes take that thread back
+    // once the types are done. Beside the bundling alone, which a project without Apps or
+    // entries hardly has, the build would wait for them.
     let route_types = RouteTypes::of(&input);
-    let (bundled, route_types) = rayon::join(
-        || {
-            bundled(
+    let (bundled_and_emitted, route_types) = rayon::join(
+        || -> Result<_, BuildFailure> {
+            let Bundled {
+                mut input,
+                emit_options,
+                diagnostics,
+            } = bundled(
                 options,
                 input,
                 &checked,
@@ -207,16 +214,14 @@ fn build_checked(
                 host_binaries,
                 app_profile,
                 cache.map(|cache| &cache.scripts),
-            )
+            )?;
+            let emitted = emit_claimed_reusing(&mut input, &emit_options, &claim, emit_cache);
+            Ok((input, diagnostics, emitted))
         },
         || route_types.render(),
     );
-    let Bundled {
-        mut input,
-        emit_options,
-        diagnostics,
-    } = bundled?;
-    let emitted = match emit_claimed_reusing(&mut input, &emit_options, &claim, emit_cache) {
+    let (input, diagnostics, emitted) = bundled_and_emitted?;
+    let emitted = match emitted {
         Ok(emitted) => emitted,
         Err(error) => return Err(refused(error, &input.project_root, &checked)),
     };
