@@ -126,6 +126,61 @@ fn plan_artifact_reusing(
     options: &EmitOptions,
     cache: Option<&EmitCache>,
 ) -> Result<PlannedArtifact, EmitError> {
+    // The routes' texts, nearly all of the work, are written beside the rest of the plan, which
+    // reads none of them: the manifest's document leaves its routes to the texts.
+    let (planned, written) = rayon::join(
+        || plan_around_routes(input, options, cache),
+        || written_routes(input, schemas, cache),
+    );
+    let AroundRoutes {
+        files,
+        mut manifest,
+        document,
+        manifest_without_routes,
+        warnings,
+        targets,
+    } = planned?;
+    let WrittenRoutes {
+        routes,
+        fragments,
+        staged,
+    } = written?;
+    // Only a plan made whole is staged.
+    if let Some(cache) = cache {
+        cache.stage_manifest(staged);
+    }
+    manifest.routes = routes;
+    Ok(PlannedArtifact {
+        files,
+        manifest,
+        manifest_text: ManifestText {
+            document,
+            routes: fragments,
+        },
+        manifest_without_routes,
+        warnings,
+        targets,
+        apps: built_apps(input),
+    })
+}
+
+/// What [`plan_around_routes`] plans: every file, and the manifest without its routes (as a
+/// value, and as its canonical document around them).
+struct AroundRoutes {
+    files: FilePlan,
+    manifest: Manifest,
+    document: Spliced,
+    manifest_without_routes: Value,
+    warnings: Vec<String>,
+    targets: Vec<String>,
+}
+
+/// The plan of [`plan_artifact_reusing`] but the routes' texts.
+fn plan_around_routes(
+    input: &EmitInput,
+    options: &EmitOptions,
+    cache: Option<&EmitCache>,
+) -> Result<AroundRoutes, EmitError> {
     let mut targets: Vec<&str> = options.targets.iter().map(String::as_str).collect();
     targets.sort_unstable();
     targets.dedup();
@@ -225,17 +280,20 @@ fn plan_artifact_reusing(
         None => files.file_table(),
     };
     let digest = file_table_digest(&table)?;
-    let (routes, fragments) = written_routes(input, schemas, cache)?;
-    let mut manifest = build_manifest(input, routes, hooks, table, digest);
-    let (manifest_text, manifest_without_routes) = manifest_text(&mut manifest, fragments)?;
-    Ok(PlannedArtifact {
+    let manifest = build_manifest(input, Vec::new(), hooks, table, digest);
+    let serialize = |source| EmitError::Serialize {
+        what: "the manifest",
+        source,
+    };
+    let document = serialize_canonical_spliced(&manifest, "routes").map_err(serialize)?;
+    let manifest_without_routes = serde_json::to_value(&manifest).map_err(serialize)?;
+    Ok(AroundRoutes {
         files,
         manifest,
-        manifest_text,
+        document,
         manifest_without_routes,
         warnings,
         targets: targets.iter().map(|target| (*target).to_owned()).collect(),
-        apps: built_apps(input),
     })
 }
 
@@ -249,7 +307,7 @@ fn written_routes(
     input: &EmitInput,
     mut schemas: BTreeMap<String, EmitSchemas>,
     cache: Option<&EmitCache>,
-) -> Result<(Vec<Route>, Vec<Fragment>), EmitError> {
+) -> Result<WrittenRoutes, EmitError> {
     let mut pending: Vec<(&EmitRoute, Option<EmitSchemas>)> = input
         .routes
         .iter()
@@ -291,18 +349,25 @@ fn written_routes(
             })
         })
         .collect::<Result<_, EmitError>>()?;
-    let mut routes = Vec::with_capacity(written.len());
-    let mut fragments = Vec::with_capacity(written.len());
-    let mut kept = Vec::new();
+    let mut routes = WrittenRoutes {
+        routes: Vec::with_capacity(written.len()),
+        fragments: Vec::with_capacity(written.len()),
+        staged: Vec::new(),
+    };
     for written in written {
-        routes.push(written.route);
-        fragments.push(written.fragment);
-        kept.extend(written.staged);
+        routes.routes.push(written.route);
+        routes.fragments.push(written.fragment);
+        routes.staged.extend(written.staged);
     }
-    if let Some(cache) = cache {
-        cache.stage_manifest(kept);
-    }
-    Ok((routes, fragments))
+    Ok(routes)
+}
+
+/// The routes of a manifest, by [`written_routes`]: without their schemas, their texts, and for
+/// a watch loop what its cache keeps of each once the manifest is staged.
+struct WrittenRoutes {
+    routes: Vec<Route>,
+    fragments: Vec<Fragment>,
+    staged: Vec<StagedRoute>,
 }
 
 /// A route of the manifest written by [`written_routes`]: without its schemas, its text, and
@@ -313,28 +378,9 @@ struct WrittenRoute {
     staged: Option<StagedRoute>,
 }
 
-/// The manifest's canonical bytes (the same as [`super::canonical_json::serialize_canonical`]
-/// of it with its routes whole, pinned by a test), its routes' texts never copied into one
-/// text, and the manifest without its routes for its schema check.
-fn manifest_text(
-    manifest: &mut Manifest,
-    routes: Vec<Fragment>,
-) -> Result<(ManifestText, Value), EmitError> {
-    let serialize = |source| EmitError::Serialize {
-        what: "the manifest",
-        source,
-    };
-    let document = serialize_canonical_spliced(&*manifest, "routes").map_err(serialize)?;
-    let all_routes = std::mem::take(&mut manifest.routes);
-    let without_routes = serde_json::to_value(&*manifest);
-    manifest.routes = all_routes;
-    Ok((
-        ManifestText { document, routes },
-        without_routes.map_err(serialize)?,
-    ))
-}
-
-/// The manifest's canonical bytes: the document around its `routes`, and each route's text.
+/// The manifest's canonical bytes: the document around its `routes`, and each route's text
+/// (the bytes of [`super::canonical_json::serialize_canonical`] of the manifest with its routes
+/// whole, pinned by a test), never copied into one text.
 #[derive(Debug)]
 pub struct ManifestText {
     document: Spliced,
