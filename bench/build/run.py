@@ -7,8 +7,14 @@ that a portable build is possible at all. The JS bundling step is excluded: the 
 prebuilt stand-in worker through ABGEN_WORKER_BUNDLE and a stand-in runtime through ABGEN_HOST,
 so what is timed is abgen's own work (check, host matrix, documents, manifest, staging, swap).
 
-Usage: python3 bench/build/run.py [--routes 1000] [--rounds 7] [--no-build] [--out FILE]
+Usage: python3 bench/build/run.py [--routes 1000] [--rounds 7] [--no-build] [--baseline ABGEN]
+                                  [--out FILE]
 Writes bench/build/results.md by default. Exits non-zero only when a command fails.
+
+--baseline ABGEN times a second `abgen` binary (an earlier build, copied aside) in the same rounds:
+each round runs `check`, one build, `check`, the other build (the two builds' order alternating),
+so both builds follow a `check` alike and their ratios to `check` compare across one run, which
+this machine's noise between runs does not allow.
 """
 
 import argparse
@@ -54,6 +60,7 @@ def main():
     parser.add_argument("--routes", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--baseline", type=Path, help="an earlier abgen binary to time beside this one")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "build" / "results.md")
     args = parser.parse_args()
     if not args.no_build:
@@ -74,20 +81,38 @@ def main():
         run(check, env)
         built = run(build, env)
         files = re.search(r"\((\d+) files\)", built.stdout)
-        times = {"check": [], "build": []}
+        times = {"check": [], "build": [], "baseline": []}
+        baseline = [args.baseline, *build[1:]] if args.baseline else None
+        if baseline:
+            run(baseline, env)
         for round_index in range(args.rounds):
-            order = [("check", check), ("build", build)]
-            if round_index % 2:
-                order.reverse()
+            if baseline:
+                builds = [("build", build), ("baseline", baseline)]
+                if round_index % 2:
+                    builds.reverse()
+                order = [("check", check), builds[0], ("check", check), builds[1]]
+            else:
+                order = [("check", check), ("build", build)]
+                if round_index % 2:
+                    order.reverse()
             for name, command in order:
                 times[name].append(timed(command, env))
     check_ms = statistics.median(times["check"]) * 1000
     build_ms = statistics.median(times["build"]) * 1000
     ratio = build_ms / check_ms
+    baseline_row = baseline_summary = ""
+    if baseline:
+        baseline_ms = statistics.median(times["baseline"]) * 1000
+        per_round = statistics.median(a / b for a, b in zip(times["build"], times["baseline"]))
+        baseline_row = (f"| `abgen build`, the same, by the baseline (`{args.baseline.name}`) | "
+                        f"{baseline_ms:.0f} ms ({min(times['baseline']) * 1000:.0f} ms) |\n")
+        baseline_summary = (f"\nBaseline build / check: **{baseline_ms / check_ms:.2f}×**. This build against "
+                            f"the baseline's, median of the rounds' ratios: **{per_round:.3f}×**. Each round "
+                            "ran `check`, one build, `check`, the other build.\n")
     revision = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip()
     report = f"""# `abgen build` (all four targets) against `abgen check`
 
-Command: `python3 bench/build/run.py --routes {args.routes} --rounds {args.rounds}` at `{revision}`,
+Command: `python3 bench/build/run.py --routes {args.routes} --rounds {args.rounds}{f" --baseline {args.baseline.name}" if baseline else ""}` at `{revision}`,
 {time.strftime('%Y-%m-%d')}, {platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, load
 {os.getloadavg()[0]:.2f}. Project: `gen-projects --routes {args.routes}` ({args.routes} tools, 5 event routes
 limited to the hook hosts), built with `--target {TARGETS}` into {files.group(1) if files else '?'} files.
@@ -98,9 +123,9 @@ rounds.
 | --- | --- |
 | `abgen check` | {check_ms:.0f} ms ({min(times['check']) * 1000:.0f} ms) |
 | `abgen build --target {TARGETS}` | {build_ms:.0f} ms ({min(times['build']) * 1000:.0f} ms) |
-
+{baseline_row}
 Build / check: **{ratio:.2f}×** (target ≤ 2×).
-"""
+{baseline_summary}"""
     args.out.write_text(report)
     sys.stdout.write(report)
 
