@@ -29,8 +29,10 @@ fn claude(home: &Path, args: &[&str]) -> Output {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
         .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
-        // The plugin's MCP servers Claude starts keep their warm socket under the test's HOME.
+        // The plugin's MCP servers Claude starts keep their warm socket under the test's HOME,
+        // and Claude Code its own session files (`claude-<uid>/`), which go to /tmp otherwise.
         .env("XDG_RUNTIME_DIR", runtime_dir(home))
+        .env("CLAUDE_CODE_TMPDIR", runtime_dir(home))
         .env("DISABLE_AUTOUPDATER", "1")
         .env("DISABLE_TELEMETRY", "1")
         .env("DISABLE_ERROR_REPORTING", "1")

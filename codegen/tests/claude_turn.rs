@@ -115,6 +115,8 @@ fn claude(home: &Path, runtime: &Path, port: u16) -> Command {
         .env("HOME", home)
         .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
         .env("XDG_RUNTIME_DIR", runtime)
+        // Claude Code's own session files (`claude-<uid>/`) go to /tmp otherwise.
+        .env("CLAUDE_CODE_TMPDIR", runtime)
         .env("ABGEN_HOOK_LOG", hook_log)
         .env("DISABLE_AUTOUPDATER", "1")
         .env("DISABLE_TELEMETRY", "1")
