@@ -33,7 +33,10 @@ async function within(ms, condition, what) {
   }
 }
 
+// The test's runtime and state directories pass through, so the warm socket and the workers'
+// code cache stay in the test's own directories.
 const env = { ...getDefaultEnvironment(), XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? '' };
+if (process.env.XDG_STATE_HOME) env.XDG_STATE_HOME = process.env.XDG_STATE_HOME;
 const transport = new StdioClientTransport({
   command: abgen,
   args: ['dev', 'proxy', '--root', project, '--server', 'desk'],

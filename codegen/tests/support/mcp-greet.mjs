@@ -14,7 +14,12 @@ assert.ok(artifact && server, 'usage: node mcp-greet.mjs <artifact dir> <server 
 const transport = new StdioClientTransport({
   command: path.join(artifact, 'bin/abgen-host'),
   args: ['mcp', '--server', server, '--artifact', artifact],
-  env: { PATH: process.env.PATH, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR, HOME: process.env.HOME },
+  env: {
+    PATH: process.env.PATH,
+    XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR,
+    HOME: process.env.HOME,
+    ...(process.env.XDG_STATE_HOME ? { XDG_STATE_HOME: process.env.XDG_STATE_HOME } : {}),
+  },
   stderr: 'inherit',
 });
 const client = new Client({ name: 'abgen-npm-test', version: '1.0.0' });
