@@ -455,7 +455,9 @@ impl Serialize for AnyOf<'_> {
 pub fn differs_from_canonical(profile: Profile, canonical: &Value) -> bool {
     match profile {
         Profile::Canonical | Profile::Claude => false,
-        Profile::Codex => any_schema(canonical, &mut |node| lacks_properties(node)),
+        // Its only edits change subschemas, never the root's `$schema`.
+        Profile::Codex => Edits::of(profile)
+            .is_some_and(|edits| any_schema(canonical, &mut |node| edits.change(node))),
         // Their `$schema` differs at any object root; a boolean schema is its own form.
         Profile::Draft07Lax | Profile::Cursor => !canonical.is_boolean(),
     }
